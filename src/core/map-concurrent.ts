@@ -1,0 +1,18 @@
+/**
+ * Maps `items` through `fn` with at most `limit` calls in flight; results keep the order of `items`,
+ * whatever order the calls finish in. Rejects with the first rejection.
+ */
+export async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  if (items.length === 1) return [await fn(items[0] as T)];
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
+  await Promise.all(workers);
+  return results;
+}

@@ -1,0 +1,61 @@
+import type { AgentEvent } from "./events.js";
+import type { Step, ToolCall } from "./types.js";
+
+/** Which optional steps a recorder writes. */
+export type StepRecorderOptions = {
+  /** Record the text of an assistant turn that also calls tools as a `thought` step (ReAct, book 5.1). */
+  thoughts?: boolean;
+};
+
+/**
+ * Builds a run's trajectory from loop events: per turn an optional thought, then an action and an
+ * observation per tool call (in call order, whatever order they finish in), or the final answer.
+ */
+export class StepRecorder {
+  readonly steps: Step[] = [];
+  readonly #thoughts: boolean;
+  readonly #pending = new Map<ToolCall, Step>();
+
+  constructor(options: StepRecorderOptions = {}) {
+    this.#thoughts = options.thoughts ?? false;
+  }
+
+  /** Feed every agent event here. */
+  readonly listen = (event: AgentEvent): void => {
+    if (event.type === "model-call-end") {
+      const { message, stopReason } = event.response;
+      const calls = message.toolCalls ?? [];
+      if (calls.length === 0) {
+        if (stopReason !== "pause_turn") this.steps.push({ index: event.turn, kind: "final", detail: message.content });
+        return;
+      }
+      if (this.#thoughts && message.content) this.steps.push({ index: event.turn, kind: "thought", detail: message.content });
+      for (const call of calls) {
+        this.steps.push({ index: event.turn, kind: "action", detail: formatAction(call) });
+        const observation: Step = { index: event.turn, kind: "observation", detail: "" };
+        this.steps.push(observation);
+        this.#pending.set(call, observation);
+      }
+    } else if (event.type === "tool-call-end") {
+      const observation = this.#pending.get(event.toolCall);
+      if (observation) observation.detail = event.result.content;
+      this.#pending.delete(event.toolCall);
+    }
+  };
+
+  /** Records that the run stopped without converging. */
+  recordError(index: number, detail: string): void {
+    this.steps.push({ index, kind: "error", detail });
+  }
+}
+
+/** `name({"arg":1})`: the detail of an action step. */
+export function formatAction(call: ToolCall): string {
+  let args: string;
+  try {
+    args = JSON.stringify(call.arguments) ?? String(call.arguments);
+  } catch {
+    args = String(call.arguments);
+  }
+  return `${call.name}(${args})`;
+}

@@ -1,0 +1,131 @@
+/**
+ * The engine's vocabulary: messages, tool calls, model responses, steps and results.
+ * Everything a provider, a pattern or a test speaks is defined here.
+ */
+
+/** A request from the model to run one tool. */
+export type ToolCall = {
+  /** Provider-assigned id; the tool message answering this call carries it as `toolCallId`. */
+  id: string;
+  /** Name of the tool to run, as the model wrote it (it may not exist). */
+  name: string;
+  /** Parsed arguments. Checked against the tool's schema before the tool runs. */
+  arguments: Record<string, unknown>;
+};
+
+/**
+ * Model reasoning that a provider asks to be sent back unchanged, such as an Anthropic
+ * `thinking` block with its signature. Recorders may read `text`; nothing parses it.
+ */
+export type ReasoningPart = {
+  /** The reasoning text, when the provider shows it ("" for redacted reasoning). */
+  text: string;
+  /** Provider signature that must accompany `text` when it is sent back. */
+  signature?: string;
+  /** Opaque encrypted reasoning (Anthropic `redacted_thinking`), sent back as is. */
+  redactedData?: string;
+  /** Which provider produced this part; other providers drop it. */
+  provider?: string;
+};
+
+/** One entry of the conversation the model sees. */
+export type Message = {
+  role: "system" | "user" | "assistant" | "tool";
+  /** Text of the message. For an assistant turn with tool calls this is the model's "thought". */
+  content: string;
+  /** Tool calls the assistant asked for in this message. */
+  toolCalls?: ToolCall[];
+  /** On a tool message: the id of the call it answers. */
+  toolCallId?: string;
+  /** On a tool message: true when the observation reports a failure (bad arguments, a throw, a timeout). */
+  isError?: boolean;
+  /** Provider-preserved reasoning on an assistant message, in the order it was produced. */
+  reasoning?: ReasoningPart[];
+};
+
+/**
+ * Why the model stopped. `tool_use` and `end_turn` are the two primitives the loop is built on;
+ * the others are reported as they happened.
+ */
+export type StopReason = "tool_use" | "end_turn" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn";
+
+/** Token accounting of one model call or of a whole run. */
+export type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens read from the provider's prompt cache (part of `inputTokens` or in addition, as the provider reports). */
+  cacheReadTokens?: number;
+  /** Input tokens written to the provider's prompt cache. */
+  cacheWriteTokens?: number;
+  /** Output tokens spent on hidden reasoning. */
+  reasoningTokens?: number;
+};
+
+/** What one model call returns. */
+export type ModelResponse = {
+  message: Message;
+  stopReason: StopReason;
+  usage?: Usage;
+};
+
+/** The description of a tool that a model is sent. */
+export type ToolSchema = {
+  name: string;
+  description: string;
+  /** A JSON Schema object describing the arguments. */
+  parameters: JsonSchema;
+};
+
+/** A JSON Schema document, as a plain object. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Events a model may emit while it streams a response (see {@link ModelCallOptions.onEvent}). */
+export type ModelStreamEvent =
+  | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string }
+  | { type: "tool-input-start"; index: number; id: string; name: string }
+  | { type: "tool-input-delta"; index: number; argumentsDelta: string }
+  | { type: "tool-input-end"; index: number; toolCall: ToolCall }
+  | { type: "usage"; usage: Usage };
+
+/** Per-call options the engine passes to a model. */
+export type ModelCallOptions = {
+  /** Aborts the call; a model must reject promptly with an AbortError. */
+  signal?: AbortSignal;
+  /** When given, a model that can stream does so and reports deltas here; it still resolves to the full response. */
+  onEvent?: (event: ModelStreamEvent) => void;
+};
+
+/** A language model the engine can call. Implement this to plug in any provider. */
+export interface Model {
+  /** Provider name for traces and errors, e.g. "anthropic". */
+  readonly provider?: string;
+  /** Model id for traces, e.g. "claude-sonnet-4-5". */
+  readonly modelId?: string;
+  /** Sends the conversation and the available tools; resolves to the model's next message. */
+  complete(messages: Message[], tools: ToolSchema[], options?: ModelCallOptions): Promise<ModelResponse>;
+}
+
+/** Kinds of step a recorder writes. Patterns add their own (e.g. "plan", "reflection"). */
+export type StepKind = "thought" | "action" | "observation" | "final" | "error" | (string & {});
+
+/** One entry of a run's trajectory. */
+export type Step = {
+  /** The 0-based turn (model call) the step belongs to. */
+  index: number;
+  kind: StepKind;
+  /** Human-readable detail: the thought text, `tool(args)`, the tool's result, the final answer. */
+  detail: string;
+};
+
+/** What a run returns. */
+export type RunResult = {
+  /** The whole conversation, including any history the run continued. */
+  messages: Message[];
+  /** The recorded trajectory. */
+  steps: Step[];
+  /** The final answer; "" when the run did not converge. */
+  final: string;
+  /** Tokens used by all model calls of the run. */
+  usage: Usage;
+};

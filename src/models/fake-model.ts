@@ -1,0 +1,67 @@
+import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../core/types.js";
+import { throwIfAborted, UsageError } from "../errors.js";
+import { serialize } from "../tools/execute-tool-call.js";
+
+/** One scripted reply: a final answer, a whole response, or a function of what the model was sent. */
+export type FakeModelScriptItem =
+  | string
+  | ModelResponse
+  | ((messages: Message[], tools: ToolSchema[]) => ModelResponse | Promise<ModelResponse>);
+
+/** What a FakeModel was sent on one call (copies, as they were at that call). */
+export type FakeModelRequest = { messages: Message[]; tools: ToolSchema[] };
+
+/**
+ * A scripted model for tests and offline demos: it answers each call with the next script item
+ * and records every request for assertions (`fake.requests[0].tools`).
+ */
+export class FakeModel implements Model {
+  readonly provider = "fake";
+  readonly modelId = "fake-model";
+  /** Every request received, in order. */
+  readonly requests: FakeModelRequest[] = [];
+  readonly #script: readonly FakeModelScriptItem[];
+
+  constructor(script: readonly FakeModelScriptItem[]) {
+    if (!Array.isArray(script)) throw new UsageError("FakeModel expects an array of script items (strings, ModelResponses or functions).");
+    this.#script = script;
+  }
+
+  /** How many script items have not been used yet. */
+  get remaining(): number {
+    return this.#script.length - this.requests.length;
+  }
+
+  async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
+    throwIfAborted(options.signal);
+    const call = this.requests.length;
+    // Messages are never mutated once appended, so a shallow copy preserves what was sent.
+    this.requests.push({ messages: messages.slice(), tools: tools.slice() });
+    const item = this.#script[call];
+    if (item === undefined) {
+      throw new UsageError(
+        `FakeModel script ran out: call ${call + 1} was made but the script has ${this.#script.length} item(s). Add a reply for this call.`,
+      );
+    }
+    const response = typeof item === "function" ? await item(messages.slice(), tools) : toResponse(item);
+    throwIfAborted(options.signal);
+    if (options.onEvent) streamResponse(response, options.onEvent);
+    return response;
+  }
+}
+
+function toResponse(item: string | ModelResponse): ModelResponse {
+  return typeof item === "string" ? { message: { role: "assistant", content: item }, stopReason: "end_turn" } : item;
+}
+
+/** Replays a scripted response as stream events, so streaming consumers can be tested offline. */
+function streamResponse(response: ModelResponse, onEvent: NonNullable<ModelCallOptions["onEvent"]>): void {
+  for (const part of response.message.reasoning ?? []) if (part.text) onEvent({ type: "reasoning-delta", text: part.text });
+  if (response.message.content) onEvent({ type: "text-delta", text: response.message.content });
+  response.message.toolCalls?.forEach((toolCall, index) => {
+    onEvent({ type: "tool-input-start", index, id: toolCall.id, name: toolCall.name });
+    onEvent({ type: "tool-input-delta", index, argumentsDelta: serialize(toolCall.arguments) });
+    onEvent({ type: "tool-input-end", index, toolCall });
+  });
+  if (response.usage) onEvent({ type: "usage", usage: response.usage });
+}

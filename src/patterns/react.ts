@@ -1,0 +1,12 @@
+import { Agent } from "../core/agent.js";
+import { StepRecorder } from "../core/step-recorder.js";
+
+/**
+ * ReAct (book 5.1): the same loop as {@link Agent}, recording Thought / Action / Observation.
+ * The text of an assistant turn that also calls tools is its thought; nothing is parsed.
+ */
+export class ReActAgent extends Agent {
+  protected override createRecorder(): StepRecorder {
+    return new StepRecorder({ thoughts: true });
+  }
+}

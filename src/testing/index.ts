@@ -1,0 +1,2 @@
+export { FakeModel, type FakeModelRequest, type FakeModelScriptItem } from "../models/fake-model.js";
+export { reply, toolCall, withUsage } from "./script.js";

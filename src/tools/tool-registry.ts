@@ -1,0 +1,112 @@
+import type { Ajv as AjvInstance } from "ajv";
+import type { ToolResult } from "../core/events.js";
+import type { ToolExecutor } from "../core/loop-types.js";
+import type { ToolCall, ToolSchema } from "../core/types.js";
+import { UsageError } from "../errors.js";
+import { executeToolCall, failure, type PreparedTool, truncate } from "./execute-tool-call.js";
+import type { Tool, ToolParameters } from "./tool.js";
+import { compileToolSchema, createAjv } from "./tool-schema.js";
+
+/** Settings shared by all tools of a registry. */
+export type ToolRegistryOptions = {
+  /** Milliseconds a tool may run before it is abandoned with a timeout observation (default 60,000). A tool's own `timeoutMs` wins. */
+  timeoutMs?: number;
+  /** Longest observation in characters; longer results are cut with a marker (default 50,000). */
+  maxResultLength?: number;
+};
+
+/** Per-call options. */
+export type ToolCallOptions = { signal?: AbortSignal };
+
+/**
+ * Decides whether a call may run. Return `undefined` to allow it, or the text of the observation that
+ * refuses it (the tool's `execute` is then not called). Plan mode is one such check.
+ */
+export type PermissionCheck = (call: ToolCall, tool: Tool) => string | undefined;
+
+const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** The set of tools an agent offers the model; it runs calls and turns every failure into an observation. */
+export class ToolRegistry implements ToolExecutor {
+  readonly #tools = new Map<string, PreparedTool>();
+  readonly #checks: PermissionCheck[] = [];
+  readonly #timeoutMs: number;
+  readonly #maxResultLength: number;
+  #schemas: ToolSchema[] | undefined;
+  #ajv: AjvInstance | undefined;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.#timeoutMs = positive("timeoutMs", options.timeoutMs ?? 60_000);
+    this.#maxResultLength = positive("maxResultLength", options.maxResultLength ?? 50_000);
+  }
+
+  /** Adds a tool. Throws a UsageError on a duplicate or invalid name, or on parameters that are not an object schema. */
+  add<P extends ToolParameters>(tool: Tool<P>): this {
+    if (typeof tool?.name !== "string" || !namePattern.test(tool.name)) {
+      throw new UsageError(`Tool name ${JSON.stringify(tool?.name)} is invalid: use 1–64 letters, digits, "_" or "-".`);
+    }
+    if (this.#tools.has(tool.name)) throw new UsageError(`A tool named "${tool.name}" is already registered; tool names must be unique.`);
+    if (typeof tool.execute !== "function") throw new UsageError(`Tool "${tool.name}" has no execute function.`);
+    const schema = compileToolSchema(tool.name, tool.parameters, () => (this.#ajv ??= createAjv()));
+    this.#tools.set(tool.name, { tool: tool as unknown as Tool, schema });
+    this.#schemas = undefined;
+    return this;
+  }
+
+  /** Adds a permission check consulted before every call (see {@link PermissionCheck}). */
+  addCheck(check: PermissionCheck): this {
+    this.#checks.push(check);
+    return this;
+  }
+
+  /** The registered tool with this name, if any. */
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name)?.tool;
+  }
+
+  /** Names of the registered tools, in the order they were added. */
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  /** The schemas to send to the model. The same array is returned until a tool is added. */
+  schemas(): ToolSchema[] {
+    this.#schemas ??= [...this.#tools.values()].map(({ tool, schema }) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: schema.jsonSchema,
+    }));
+    return this.#schemas;
+  }
+
+  /** Runs a tool call and returns the observation text. Never rejects for the model's mistakes; rejects only when aborted. */
+  async call(toolCall: ToolCall, options: ToolCallOptions = {}): Promise<string> {
+    return (await this.execute(toolCall, options)).content;
+  }
+
+  /** Like {@link call}, and also says whether the observation reports a failure. */
+  async execute(toolCall: ToolCall, options: ToolCallOptions = {}): Promise<ToolResult> {
+    const prepared = this.#tools.get(toolCall.name);
+    if (!prepared) return failure(this.#unknownTool(toolCall.name));
+    for (const check of this.#checks) {
+      const refusal = check(toolCall, prepared.tool);
+      if (refusal !== undefined) return failure(refusal);
+    }
+    return executeToolCall(prepared, toolCall, {
+      ...(options.signal && { signal: options.signal }),
+      timeoutMs: this.#timeoutMs,
+      maxResultLength: this.#maxResultLength,
+    });
+  }
+
+  #unknownTool(name: unknown): string {
+    const available = this.names();
+    const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
+    return `Unknown tool ${JSON.stringify(truncate(String(name), 100))}. ${list}`;
+  }
+}
+
+function positive(option: string, value: number): number {
+  if (!(value > 0)) throw new UsageError(`ToolRegistry option ${option} must be a positive number of ${option === "timeoutMs" ? "milliseconds" : "characters"}, got ${value}.`);
+  return value;
+}

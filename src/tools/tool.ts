@@ -1,0 +1,60 @@
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
+import type { JsonSchema } from "../core/types.js";
+
+/** What a tool's `execute` receives besides its arguments. */
+export type ToolContext = {
+  /** Aborted when the run is aborted or the tool's timeout passes; long work should stop. */
+  signal: AbortSignal;
+  /** Id of the tool call being answered. */
+  toolCallId: string;
+};
+
+/**
+ * A schema library object usable as tool parameters: any Standard Schema that can also convert
+ * itself to JSON Schema (zod 4, for one). It validates the arguments; its JSON Schema is sent to the model.
+ */
+export type StandardToolSchema<Input = unknown, Output = Input> = StandardSchemaV1<Input, Output> &
+  StandardJSONSchemaV1<Input, Output>;
+
+/** Tool parameters: a JSON Schema object (`{ type: "object", … }`) or a {@link StandardToolSchema}. */
+export type ToolParameters = JsonSchema | StandardToolSchema;
+
+/** The arguments `execute` receives for given parameters: inferred from a schema library, else a plain record. */
+export type ToolArguments<P> = P extends StandardSchemaV1<unknown, infer Output> ? Output : Record<string, unknown>;
+
+/** A capability the model can call. */
+export interface Tool<P extends ToolParameters = ToolParameters> {
+  /** Unique name the model calls the tool by (letters, digits, `_` and `-`, at most 64). */
+  name: string;
+  /** What the tool does and when to use it: the model reads this. */
+  description: string;
+  /** The arguments' schema; arguments are validated against it before `execute` runs. */
+  parameters: P;
+  /**
+   * Does the work. Return a string (the observation), or any value (sent as JSON).
+   * Throw to report a failure the model can read; throw a ToolError to choose the exact text.
+   */
+  execute(args: ToolArguments<P>, context: ToolContext): unknown;
+  /** Milliseconds before the call is abandoned with a timeout observation. Default: the registry's. */
+  timeoutMs?: number;
+  /** True when the tool only reads and changes nothing (plan mode allows only these). */
+  readOnly?: boolean;
+}
+
+/**
+ * Identity function that infers `execute`'s argument type from `parameters`.
+ * @example
+ * const weather = defineTool({
+ *   name: "weather", description: "Current weather of a city",
+ *   parameters: z.object({ city: z.string() }),
+ *   execute: ({ city }) => lookUp(city),
+ * });
+ */
+export function defineTool<P extends ToolParameters>(tool: Tool<P>): Tool<P> {
+  return tool;
+}
+
+/** True when `parameters` is a schema-library object rather than a plain JSON Schema. */
+export function isStandardSchema(parameters: ToolParameters): parameters is StandardToolSchema {
+  return typeof parameters === "object" && parameters !== null && "~standard" in parameters;
+}
