@@ -1,4 +1,5 @@
 export { Agent, type AgentOptions, type RunOptions } from "./core/agent.js";
+export type { AgentStream } from "./core/event-stream.js";
 export type { AgentEvent, AgentEventListener, LoopEvent, ToolResult } from "./core/events.js";
 export { runLoop } from "./core/loop.js";
 export type { LoopOptions, LoopOutcome, ToolExecutor } from "./core/loop-types.js";

@@ -1,4 +1,5 @@
 import { UsageError } from "../errors.js";
+import { type AgentStream, streamEvents } from "./event-stream.js";
 import type { AgentEvent, AgentEventListener } from "./events.js";
 import { runLoop } from "./loop.js";
 import type { ToolExecutor } from "./loop-types.js";
@@ -81,6 +82,15 @@ export class Agent {
       emit({ type: "run-error", error });
       throw error;
     }
+  }
+
+  /**
+   * Runs like {@link run} and yields every event as it happens: streamed text and reasoning deltas,
+   * tool calls and their results, the run's end. `stream.result` is the RunResult.
+   * @example for await (const event of agent.stream("…")) if (event.type === "text-delta") process.stdout.write(event.text);
+   */
+  stream(input: string, options: Omit<RunOptions, "onEvent"> = {}): AgentStream {
+    return streamEvents((onEvent) => this.run(input, { ...options, onEvent }));
   }
 
   /** The recorder that turns events into steps; ReActAgent records thoughts too. */
