@@ -11,6 +11,12 @@ export type ToolCall = {
   name: string;
   /** Parsed arguments. Checked against the tool's schema before the tool runs. */
   arguments: Record<string, unknown>;
+  /**
+   * Set by a model adapter when the model's arguments could not be read as a JSON object (invalid or
+   * truncated JSON): why, in words the model can act on. `arguments` is then `{}`, and the executor
+   * answers the call with this as an error observation instead of running the tool.
+   */
+  argumentsError?: string;
 };
 
 /**

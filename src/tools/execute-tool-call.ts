@@ -25,6 +25,9 @@ const timedOut = Symbol("timed out");
  */
 export async function executeToolCall(prepared: PreparedTool, call: ToolCall, options: ExecuteOptions): Promise<ToolResult> {
   const { tool, schema } = prepared;
+  if (call.argumentsError !== undefined) {
+    return failure(`Invalid arguments for tool "${tool.name}": ${call.argumentsError} Call it again with a JSON object matching its schema.`);
+  }
   const args: unknown = call.arguments;
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return failure(`Invalid arguments for tool "${tool.name}": expected a JSON object, got ${describeType(args)}. Call it again with an object matching its schema.`);
