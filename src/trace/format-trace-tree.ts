@@ -1,0 +1,93 @@
+import { traceAttributes } from "./gen-ai-attributes.js";
+import { childSpans, type Trace, type TraceSpan } from "./trace.js";
+
+/** How the tree is drawn. */
+export type FormatTraceTreeOptions = {
+  /** Width of the timeline bar in characters; 0 hides it (default 24). */
+  timelineWidth?: number;
+  /** Longest preview of arguments and results on a line (default 60). */
+  previewLength?: number;
+};
+
+/**
+ * Draws a trace as a tree, one span per line: duration, a timeline bar (overlapping bars are tool
+ * calls that ran in parallel), then the span with its outcome, tokens, arguments or result.
+ * Durations and bars come first, in fixed-width columns, so wide characters in names never break alignment.
+ */
+export function formatTraceTree(trace: Trace, options: FormatTraceTreeOptions = {}): string {
+  const root = trace.spans.find((span) => span.parentSpanId === undefined) ?? trace.spans[0];
+  if (!root) return `trace ${trace.traceId} (no spans)\n`;
+  const width = options.timelineWidth ?? 24;
+  const previewLength = options.previewLength ?? 60;
+  const lines = [`trace ${trace.traceId}  ${new Date(root.startTime).toISOString()}`];
+  const visit = (span: TraceSpan, prefix: string, branch: string): void => {
+    const bar = width > 0 ? `  ${timeline(span, root, width)}` : "";
+    lines.push(`${formatDuration(span.durationMs).padStart(9)}${bar}  ${prefix}${branch}${describe(span, previewLength)}`);
+    const children = childSpans(trace, span);
+    const childPrefix = prefix + (branch === "├─ " ? "│  " : branch === "└─ " ? "   " : "");
+    children.forEach((child, index) => visit(child, childPrefix, index === children.length - 1 ? "└─ " : "├─ "));
+  };
+  visit(root, "", "");
+  return `${lines.join("\n")}\n`;
+}
+
+/** `0.42 ms`, `12.3 ms`, `2.41 s`. */
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds >= 1000) return `${(milliseconds / 1000).toFixed(2)} s`;
+  if (milliseconds >= 10) return `${milliseconds.toFixed(1)} ms`;
+  return `${milliseconds.toFixed(2)} ms`;
+}
+
+function describe(span: TraceSpan, previewLength: number): string {
+  const parts = [span.name];
+  const attributes = span.attributes;
+  const error = span.status.code === "error" ? `✗ ${preview(span.status.message, previewLength)}` : undefined;
+  switch (span.type) {
+    case "run": {
+      const turns = attributes[traceAttributes.runTurns];
+      parts.push(error ?? (turns === undefined ? "" : `✓ converged in ${turns} turn${turns === 1 ? "" : "s"}`), tokens(span));
+      break;
+    }
+    case "model-call": {
+      const reasons = attributes[traceAttributes.responseFinishReasons];
+      parts.push(error ?? (Array.isArray(reasons) ? reasons.join(",") : ""), tokens(span));
+      break;
+    }
+    case "tool-call": {
+      const args = attributes[traceAttributes.toolCallArguments];
+      parts.push(typeof args === "string" ? preview(args, previewLength) : "");
+      break;
+    }
+    case "tool-execution": {
+      const result = attributes[traceAttributes.toolCallResult];
+      parts.push(error ?? (typeof result === "string" ? `→ ${preview(result, previewLength)}` : ""));
+      break;
+    }
+    default:
+      parts.push(error ?? "");
+  }
+  return parts.filter((part) => part !== "").join("  ");
+}
+
+function tokens(span: TraceSpan): string {
+  const input = span.attributes[traceAttributes.inputTokens];
+  const output = span.attributes[traceAttributes.outputTokens];
+  if (typeof input !== "number" || typeof output !== "number" || input + output === 0) return "";
+  const cached = span.attributes[traceAttributes.cacheReadInputTokens];
+  return `${input} in / ${output} out tokens${typeof cached === "number" && cached > 0 ? ` (${cached} cached)` : ""}`;
+}
+
+/** One line of at most `length` characters. */
+function preview(text: string, length: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > length ? `${line.slice(0, length - 1)}…` : line;
+}
+
+/** `[   ████     ]`: where the span lies within the run. */
+function timeline(span: TraceSpan, root: TraceSpan, width: number): string {
+  const total = root.durationMs;
+  if (total <= 0) return `[${"█".repeat(width)}]`;
+  const from = Math.min(width - 1, Math.floor(((span.startTime - root.startTime) / total) * width));
+  const to = Math.max(from + 1, Math.min(width, Math.ceil(((span.endTime - root.startTime) / total) * width)));
+  return `[${" ".repeat(from)}${"█".repeat(to - from)}${" ".repeat(width - to)}]`;
+}

@@ -1,0 +1,83 @@
+import type { Message, StopReason, Usage } from "../core/types.js";
+import type { SpanAttributes } from "./trace.js";
+
+/**
+ * Attribute names of the OpenTelemetry GenAI semantic conventions that minagent writes, and its own
+ * (`minagent.*`) where the conventions have none.
+ * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/
+ */
+export const traceAttributes = {
+  operationName: "gen_ai.operation.name",
+  providerName: "gen_ai.provider.name",
+  agentName: "gen_ai.agent.name",
+  requestModel: "gen_ai.request.model",
+  responseFinishReasons: "gen_ai.response.finish_reasons",
+  timeToFirstChunk: "gen_ai.response.time_to_first_chunk",
+  inputTokens: "gen_ai.usage.input_tokens",
+  outputTokens: "gen_ai.usage.output_tokens",
+  cacheReadInputTokens: "gen_ai.usage.cache_read.input_tokens",
+  cacheCreationInputTokens: "gen_ai.usage.cache_creation.input_tokens",
+  reasoningOutputTokens: "gen_ai.usage.reasoning.output_tokens",
+  inputMessages: "gen_ai.input.messages",
+  outputMessages: "gen_ai.output.messages",
+  toolName: "gen_ai.tool.name",
+  toolType: "gen_ai.tool.type",
+  toolCallId: "gen_ai.tool.call.id",
+  toolCallArguments: "gen_ai.tool.call.arguments",
+  toolCallResult: "gen_ai.tool.call.result",
+  errorType: "error.type",
+  /** The run's user input. */
+  runInput: "minagent.run.input",
+  /** The run's final answer. */
+  runFinal: "minagent.run.final",
+  runConverged: "minagent.run.converged",
+  /** Model calls the run made. */
+  runTurns: "minagent.run.turns",
+  /** The 0-based turn, as in the trajectory's `[i]`. */
+  turnIndex: "minagent.turn.index",
+  /** Names of the tools offered to the model on this call. */
+  requestToolNames: "minagent.request.tool_names",
+  /** Messages sent on this call (the whole conversation so far). */
+  requestMessageCount: "minagent.request.message_count",
+} as const;
+
+/** `gen_ai.operation.name` values minagent uses. */
+export const genAiOperations = { invokeAgent: "invoke_agent", chat: "chat", executeTool: "execute_tool" } as const;
+
+/** Token counts as GenAI attributes; optional counters only when reported. */
+export function usageAttributes(usage: Usage): SpanAttributes {
+  const attributes: SpanAttributes = {
+    [traceAttributes.inputTokens]: usage.inputTokens,
+    [traceAttributes.outputTokens]: usage.outputTokens,
+  };
+  if (usage.cacheReadTokens !== undefined) attributes[traceAttributes.cacheReadInputTokens] = usage.cacheReadTokens;
+  if (usage.cacheWriteTokens !== undefined) attributes[traceAttributes.cacheCreationInputTokens] = usage.cacheWriteTokens;
+  if (usage.reasoningTokens !== undefined) attributes[traceAttributes.reasoningOutputTokens] = usage.reasoningTokens;
+  return attributes;
+}
+
+/** A message part in the conventions' `gen_ai.input.messages` / `gen_ai.output.messages` JSON. */
+type GenAiPart =
+  | { type: "text"; content: string }
+  | { type: "reasoning"; content: string }
+  | { type: "tool_call"; id: string; name: string; arguments: unknown }
+  | { type: "tool_call_response"; id: string; response: string };
+
+/** A message in the conventions' JSON shape. */
+export type GenAiMessage = { role: Message["role"]; parts: GenAiPart[]; finish_reason?: StopReason };
+
+/**
+ * Converts messages to the shape the conventions define for `gen_ai.input.messages`, so that GenAI-aware
+ * backends can display them. Pass `stopReason` for an output message.
+ * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-input-messages.json
+ */
+export function toGenAiMessages(messages: readonly Message[], stopReason?: StopReason): GenAiMessage[] {
+  return messages.map((message) => {
+    const parts: GenAiPart[] = [];
+    for (const part of message.reasoning ?? []) if (part.text) parts.push({ type: "reasoning", content: part.text });
+    if (message.role === "tool") parts.push({ type: "tool_call_response", id: message.toolCallId ?? "", response: message.content });
+    else if (message.content) parts.push({ type: "text", content: message.content });
+    for (const call of message.toolCalls ?? []) parts.push({ type: "tool_call", id: call.id, name: call.name, arguments: call.arguments });
+    return stopReason ? { role: message.role, parts, finish_reason: stopReason } : { role: message.role, parts };
+  });
+}

@@ -1,0 +1,102 @@
+import { truncate } from "../tools/execute-tool-call.js";
+
+/** What to hide and how much to keep. */
+export type ScrubOptions = {
+  /**
+   * Exact values that must never be written, such as `process.env.ANTHROPIC_API_KEY`.
+   * `undefined` and values shorter than 4 characters are ignored (hiding every "a" helps no one).
+   */
+  secrets?: readonly (string | undefined)[];
+  /** More object keys whose values are always hidden (matched case-insensitively), e.g. `["sessionId"]`. */
+  secretKeys?: readonly string[];
+  /** Longest payload or text kept, in characters; longer ones are cut with a marker (default 8,000). */
+  maxPayloadLength?: number;
+};
+
+/** Replaces hidden values. */
+export const redacted = "[redacted]";
+
+/** Object keys whose values are credentials, whatever the value looks like. */
+const secretKeyNames = [
+  "authorization",
+  "proxy-authorization",
+  "x-api-key",
+  "api-key",
+  "apikey",
+  "api_key",
+  "access_token",
+  "access-token",
+  "accesstoken",
+  "refresh_token",
+  "refreshtoken",
+  "token",
+  "secret",
+  "client_secret",
+  "password",
+  "passwd",
+  "cookie",
+  "set-cookie",
+];
+
+/**
+ * Credentials recognised in free text. `key: value` pairs go first so that "Authorization: Bearer x"
+ * loses the whole value, not just the token.
+ */
+const secretPatterns: readonly [RegExp, string][] = [
+  [
+    /\b(authorization|x-api-key|api[-_]?key|access[-_]?token|client[-_]?secret|password)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic)\s+)?[^\s"',;&]+/gi,
+    `$1$2${redacted}`,
+  ],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${redacted}`],
+  [/\bsk-[A-Za-z0-9_-]{16,}/g, redacted], // OpenAI and Anthropic (sk-ant-…) keys
+  [/\bAKIA[0-9A-Z]{16}\b/g, redacted], // AWS access key ids
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, redacted], // GitHub tokens
+  [/\bAIza[0-9A-Za-z_-]{35}\b/g, redacted], // Google API keys
+  [/\bxox[abposr]-[A-Za-z0-9-]{10,}/g, redacted], // Slack tokens
+];
+
+/** Hides secrets in what a trace or a cassette is about to store. */
+export type SecretScrubber = {
+  /** The text with every recognised secret replaced by `[redacted]`, then truncated. */
+  text(value: string): string;
+  /** A value as JSON with secrets hidden (secret keys' values included), then truncated. */
+  payload(value: unknown): string;
+  /** A deep copy of a JSON value with secrets hidden and nothing truncated (for cassettes, which must replay exactly). */
+  value<T>(value: T): T;
+};
+
+/**
+ * Creates the scrubber traces and cassettes share: built-in patterns for API keys, bearer tokens and
+ * `authorization: …` text, secret object keys, and the values the user marks secret.
+ * Secrets are hidden before truncating, so a cut can never leave half a key behind.
+ */
+export function createSecretScrubber(options: ScrubOptions = {}): SecretScrubber {
+  const secrets = (options.secrets ?? []).filter((secret): secret is string => typeof secret === "string" && secret.length >= 4);
+  // Longest first, so a secret that contains another is hidden whole.
+  secrets.sort((a, b) => b.length - a.length);
+  const keys = new Set([...secretKeyNames, ...(options.secretKeys ?? [])].map((key) => key.toLowerCase()));
+  const limit = options.maxPayloadLength ?? 8_000;
+  const hide = (text: string): string => {
+    let result = text;
+    for (const secret of secrets) if (result.includes(secret)) result = result.replaceAll(secret, redacted);
+    for (const [pattern, replacement] of secretPatterns) result = result.replace(pattern, replacement);
+    return result;
+  };
+  const replacer = (key: string, value: unknown): unknown => {
+    if (key !== "" && keys.has(key.toLowerCase())) return redacted;
+    return typeof value === "string" ? hide(value) : value;
+  };
+  return {
+    text: (value) => truncate(hide(value), limit),
+    payload: (value) => truncate(typeof value === "string" ? hide(value) : stringify(value, replacer), limit),
+    value: (value) => (value === undefined ? value : (JSON.parse(stringify(value, replacer)) as typeof value)),
+  };
+}
+
+function stringify(value: unknown, replacer: (key: string, value: unknown) => unknown): string {
+  try {
+    return JSON.stringify(value, replacer) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
