@@ -48,7 +48,8 @@ const secretPatterns: readonly [RegExp, string][] = [
     `$1$2${redacted}`,
   ],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${redacted}`],
-  [/\bsk-[A-Za-z0-9_-]{16,}/g, redacted], // OpenAI and Anthropic (sk-ant-…) keys
+  // OpenAI and Anthropic (sk-ant-…) keys; no word boundary, so a key glued to other text is still found.
+  [/sk-[A-Za-z0-9_-]{20,}/g, redacted],
   [/\bAKIA[0-9A-Z]{16}\b/g, redacted], // AWS access key ids
   [/\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, redacted], // GitHub tokens
   [/\bAIza[0-9A-Za-z_-]{35}\b/g, redacted], // Google API keys
