@@ -45,7 +45,8 @@ export class Agent {
 
   constructor(model: Model, registry: ToolExecutor, options: AgentOptions = {}) {
     if (typeof model?.complete !== "function") throw new UsageError("Agent needs a model with a complete() method as its first argument.");
-    if (typeof registry?.schemas !== "function") throw new UsageError("Agent needs a ToolRegistry as its second argument (an empty one is fine).");
+    if (typeof registry?.schemas !== "function")
+      throw new UsageError("Agent needs a ToolRegistry as its second argument (an empty one is fine).");
     this.model = model;
     this.registry = registry;
     this.options = options;

@@ -24,13 +24,15 @@ export function streamEvents(run: (listener: (event: AgentEvent) => void) => Pro
     queue.push(event);
     notify();
   });
-  result.then(
-    () => {},
-    () => {},
-  ).finally(() => {
-    settled = true;
-    notify();
-  });
+  result
+    .then(
+      () => {},
+      () => {},
+    )
+    .finally(() => {
+      settled = true;
+      notify();
+    });
   async function* iterate(): AsyncGenerator<AgentEvent> {
     let next = 0;
     while (true) {

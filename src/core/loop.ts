@@ -26,13 +26,13 @@ export async function runLoop(messages: Message[], options: LoopOptions): Promis
       if (response.stopReason === "pause_turn") continue;
       return { messages, usage, final: response.message.content, converged: true, turns: turn + 1 };
     }
-    const results = await mapConcurrent(calls, options.toolConcurrency, async (toolCall) => {
+    const toolMessages = await mapConcurrent(calls, options.toolConcurrency, async (toolCall) => {
       emit({ type: "tool-call-start", turn, toolCall });
       const result = await tools.execute(toolCall, signal ? { signal } : {});
       emit({ type: "tool-call-end", turn, toolCall, result });
-      return result;
+      return toToolMessage(toolCall, result);
     });
-    calls.forEach((call, i) => messages.push(toToolMessage(call, results[i] as ToolResult)));
+    messages.push(...toolMessages);
   }
   return { messages, usage, final: "", converged: false, turns: options.maxSteps };
 }

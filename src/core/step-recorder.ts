@@ -1,4 +1,5 @@
 import type { AgentEvent } from "./events.js";
+import { toText } from "./to-text.js";
 import type { Step, ToolCall } from "./types.js";
 
 /** Which optional steps a recorder writes. */
@@ -51,11 +52,5 @@ export class StepRecorder {
 
 /** `name({"arg":1})`: the detail of an action step. */
 export function formatAction(call: ToolCall): string {
-  let args: string;
-  try {
-    args = JSON.stringify(call.arguments) ?? String(call.arguments);
-  } catch {
-    args = String(call.arguments);
-  }
-  return `${call.name}(${args})`;
+  return `${call.name}(${toText(call.arguments)})`;
 }

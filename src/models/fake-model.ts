@@ -1,6 +1,6 @@
+import { toText } from "../core/to-text.js";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../core/types.js";
 import { throwIfAborted, UsageError } from "../errors.js";
-import { serialize } from "../tools/execute-tool-call.js";
 
 /** One scripted reply: a final answer, a whole response, or a function of what the model was sent. */
 export type FakeModelScriptItem =
@@ -60,7 +60,7 @@ function streamResponse(response: ModelResponse, onEvent: NonNullable<ModelCallO
   if (response.message.content) onEvent({ type: "text-delta", text: response.message.content });
   response.message.toolCalls?.forEach((toolCall, index) => {
     onEvent({ type: "tool-input-start", index, id: toolCall.id, name: toolCall.name });
-    onEvent({ type: "tool-input-delta", index, argumentsDelta: serialize(toolCall.arguments) });
+    onEvent({ type: "tool-input-delta", index, argumentsDelta: toText(toolCall.arguments) });
     onEvent({ type: "tool-input-end", index, toolCall });
   });
   if (response.usage) onEvent({ type: "usage", usage: response.usage });

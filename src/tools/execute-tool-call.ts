@@ -1,4 +1,5 @@
 import type { ToolResult } from "../core/events.js";
+import { toText } from "../core/to-text.js";
 import type { ToolCall } from "../core/types.js";
 import { abortPromise, ToolError, toAbortError } from "../errors.js";
 import type { Tool } from "./tool.js";
@@ -26,11 +27,15 @@ const timedOut = Symbol("timed out");
 export async function executeToolCall(prepared: PreparedTool, call: ToolCall, options: ExecuteOptions): Promise<ToolResult> {
   const { tool, schema } = prepared;
   if (call.argumentsError !== undefined) {
-    return failure(`Invalid arguments for tool "${tool.name}": ${call.argumentsError} Call it again with a JSON object matching its schema.`);
+    return failure(
+      `Invalid arguments for tool "${tool.name}": ${call.argumentsError} Call it again with a JSON object matching its schema.`,
+    );
   }
   const args: unknown = call.arguments;
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return failure(`Invalid arguments for tool "${tool.name}": expected a JSON object, got ${describeType(args)}. Call it again with an object matching its schema.`);
+    return failure(
+      `Invalid arguments for tool "${tool.name}": expected a JSON object, got ${describeType(args)}. Call it again with an object matching its schema.`,
+    );
   }
   const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();
@@ -77,7 +82,7 @@ function invalidArguments(toolName: string, problems: string[]): ToolResult {
 function describeError(error: unknown): string {
   if (error instanceof ToolError) return error.message;
   if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return `Error: ${typeof error === "string" ? error : serialize(error)}`;
+  return `Error: ${toText(error)}`;
 }
 
 function describeType(value: unknown): string {
@@ -86,15 +91,9 @@ function describeType(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Strings pass through; anything else becomes JSON (or its String form when JSON cannot represent it). */
+/** Strings pass through; `undefined` is ""; anything else becomes JSON (see {@link toText}). */
 export function serialize(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === undefined) return "";
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return value === undefined ? "" : toText(value);
 }
 
 /** Cuts `text` to `limit` characters, saying how much was cut. */

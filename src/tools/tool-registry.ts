@@ -107,6 +107,9 @@ export class ToolRegistry implements ToolExecutor {
 }
 
 function positive(option: string, value: number): number {
-  if (!(value > 0)) throw new UsageError(`ToolRegistry option ${option} must be a positive number of ${option === "timeoutMs" ? "milliseconds" : "characters"}, got ${value}.`);
+  if (!(value > 0))
+    throw new UsageError(
+      `ToolRegistry option ${option} must be a positive number of ${option === "timeoutMs" ? "milliseconds" : "characters"}, got ${value}.`,
+    );
   return value;
 }

@@ -50,7 +50,10 @@ export function createAjv(): AjvInstance {
   return new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
 }
 
-function compileStandardSchema(toolName: string, schema: StandardSchemaV1 & Partial<{ "~standard": { jsonSchema?: unknown } }>): CompiledSchema {
+function compileStandardSchema(
+  toolName: string,
+  schema: StandardSchemaV1 & Partial<{ "~standard": { jsonSchema?: unknown } }>,
+): CompiledSchema {
   const props = schema["~standard"] as StandardSchemaV1.Props & { jsonSchema?: { input(options: { target: string }): JsonSchema } };
   if (typeof props.jsonSchema?.input !== "function") {
     throw new UsageError(

@@ -13,8 +13,7 @@ export type ToolContext = {
  * A schema library object usable as tool parameters: any Standard Schema that can also convert
  * itself to JSON Schema (zod 4, for one). It validates the arguments; its JSON Schema is sent to the model.
  */
-export type StandardToolSchema<Input = unknown, Output = Input> = StandardSchemaV1<Input, Output> &
-  StandardJSONSchemaV1<Input, Output>;
+export type StandardToolSchema<Input = unknown, Output = Input> = StandardSchemaV1<Input, Output> & StandardJSONSchemaV1<Input, Output>;
 
 /** Tool parameters: a JSON Schema object (`{ type: "object", … }`) or a {@link StandardToolSchema}. */
 export type ToolParameters = JsonSchema | StandardToolSchema;

@@ -1,0 +1,234 @@
+import { describe, expect, expectTypeOf, it, vi } from "vitest";
+import { z } from "zod";
+import { defineTool, type ToolCall, ToolError, ToolRegistry, UsageError } from "../../src/index.js";
+
+const call = (name: string, args: unknown, id = "t1"): ToolCall => ({ id, name, arguments: args as Record<string, unknown> });
+
+const addSchema = {
+  type: "object",
+  properties: { a: { type: "number" }, b: { type: "number" } },
+  required: ["a", "b"],
+  additionalProperties: false,
+};
+
+describe("ToolRegistry: registration", () => {
+  it("add() is chainable and schemas() lists the tools in order", () => {
+    const registry = new ToolRegistry()
+      .add({ name: "add", description: "adds", parameters: addSchema, execute: () => 0 })
+      .add({ name: "now", description: "time", parameters: { type: "object", properties: {} }, execute: () => "t" });
+    expect(registry.schemas().map((schema) => schema.name)).toEqual(["add", "now"]);
+    expect(registry.schemas()[0]).toEqual({ name: "add", description: "adds", parameters: addSchema });
+    expect(registry.schemas()).toBe(registry.schemas()); // cached: no per-turn rebuilding
+  });
+
+  it("throws on a duplicate name, an invalid name, or parameters that are not an object schema", () => {
+    const registry = new ToolRegistry().add({ name: "add", description: "", parameters: addSchema, execute: () => 0 });
+    expect(() => registry.add({ name: "add", description: "", parameters: addSchema, execute: () => 0 })).toThrow(
+      new UsageError('A tool named "add" is already registered; tool names must be unique.'),
+    );
+    expect(() => registry.add({ name: "has space", description: "", parameters: addSchema, execute: () => 0 })).toThrow(/invalid/);
+    expect(() => registry.add({ name: "s", description: "", parameters: { type: "string" }, execute: () => 0 })).toThrow(
+      /must describe an object/,
+    );
+    expect(() =>
+      registry.add({
+        name: "bad",
+        description: "",
+        parameters: { type: "object", properties: { x: { type: "nonsense" } } },
+        execute: () => 0,
+      }),
+    ).toThrow(/not a valid JSON Schema/);
+  });
+
+  it("sends a zod tool's JSON Schema without the $schema dialect marker", () => {
+    const registry = new ToolRegistry().add(
+      defineTool({
+        name: "weather",
+        description: "w",
+        parameters: z.object({ city: z.string().describe("City name") }),
+        execute: () => "",
+      }),
+    );
+    expect(registry.schemas()[0]?.parameters).toEqual({
+      type: "object",
+      properties: { city: { type: "string", description: "City name" } },
+      required: ["city"],
+    });
+  });
+});
+
+describe("ToolRegistry: every bad model output becomes an observation", () => {
+  it("arguments that break a JSON Schema name the field and the rule, and execute is not called", async () => {
+    const execute = vi.fn(() => 0);
+    const registry = new ToolRegistry().add({ name: "add", description: "", parameters: addSchema, execute });
+    const result = await registry.execute(call("add", { a: "one", c: 1 }));
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('Invalid arguments for tool "add"');
+    expect(result.content).toContain("a: must be number (rule: type)");
+    expect(result.content).toContain("(arguments): must have required property 'b' (rule: required)");
+    expect(result.content).toContain("must NOT have additional properties (rule: additionalProperties)");
+    expect(execute).not.toHaveBeenCalled();
+  });
+
+  it("arguments that break a zod schema name the field and zod's message; valid ones arrive parsed", async () => {
+    const execute = vi.fn(({ city, days }: { city: string; days: number }) => `${city}:${days}`);
+    const registry = new ToolRegistry().add(
+      defineTool({
+        name: "forecast",
+        description: "",
+        parameters: z.object({ city: z.string().min(2), days: z.coerce.number().int().default(1) }),
+        execute,
+      }),
+    );
+    const bad = await registry.execute(call("forecast", { city: 7 }));
+    expect(bad).toEqual({ isError: true, content: expect.stringContaining("city: Invalid input: expected string, received number") });
+    expect(execute).not.toHaveBeenCalled();
+    expect(await registry.call(call("forecast", { city: "Rome", days: "3" }))).toBe("Rome:3");
+    expect(await registry.call(call("forecast", { city: "Oslo" }))).toBe("Oslo:1");
+  });
+
+  it("infers execute's argument types from a zod schema", () => {
+    defineTool({
+      name: "typed",
+      description: "",
+      parameters: z.object({ city: z.string(), days: z.number().optional() }),
+      execute: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ city: string; days?: number | undefined }>();
+        return args.city;
+      },
+    });
+  });
+
+  it("a tool the registry does not have names it and lists the available tools", async () => {
+    const registry = new ToolRegistry()
+      .add({ name: "add", description: "", parameters: addSchema, execute: () => 0 })
+      .add({ name: "now", description: "", parameters: { type: "object" }, execute: () => 0 });
+    expect(await registry.execute(call("delete_everything", {}))).toEqual({
+      isError: true,
+      content: 'Unknown tool "delete_everything". Available tools: add, now.',
+    });
+    expect((await new ToolRegistry().execute(call("x", {}))).content).toBe('Unknown tool "x". No tools are available.');
+  });
+
+  it("arguments that are not an object are refused before validation", async () => {
+    const registry = new ToolRegistry().add({ name: "add", description: "", parameters: addSchema, execute: () => 0 });
+    for (const [args, said] of [
+      [null, "null"],
+      [[1, 2], "an array"],
+      ["{a:1}", "a string"],
+    ] as const) {
+      const result = await registry.execute(call("add", args));
+      expect(result.content).toBe(
+        `Invalid arguments for tool "add": expected a JSON object, got ${said}. Call it again with an object matching its schema.`,
+      );
+    }
+  });
+
+  it("a throw or a rejection becomes an observation with the error's message", async () => {
+    const registry = new ToolRegistry()
+      .add({
+        name: "sync",
+        description: "",
+        parameters: { type: "object" },
+        execute: () => {
+          throw new TypeError("boom");
+        },
+      })
+      .add({ name: "async", description: "", parameters: { type: "object" }, execute: async () => Promise.reject(new Error("disk full")) })
+      .add({
+        name: "chosen",
+        description: "",
+        parameters: { type: "object" },
+        execute: () => {
+          throw new ToolError("No such file: a.txt. Try list_files first.");
+        },
+      })
+      .add({
+        name: "odd",
+        description: "",
+        parameters: { type: "object" },
+        execute: () => {
+          throw { code: 42 };
+        },
+      });
+    expect(await registry.execute(call("sync", {}))).toEqual({ isError: true, content: "TypeError: boom" });
+    expect(await registry.execute(call("async", {}))).toEqual({ isError: true, content: "Error: disk full" });
+    expect(await registry.execute(call("chosen", {}))).toEqual({ isError: true, content: "No such file: a.txt. Try list_files first." });
+    expect(await registry.execute(call("odd", {}))).toEqual({ isError: true, content: 'Error: {"code":42}' });
+  });
+
+  it("a tool past its timeout becomes an observation, and its signal is aborted", async () => {
+    let signal: AbortSignal | undefined;
+    const registry = new ToolRegistry({ timeoutMs: 5_000 }).add({
+      name: "slow",
+      description: "",
+      parameters: { type: "object" },
+      timeoutMs: 30,
+      execute: (_args, context) => {
+        signal = context.signal;
+        return new Promise(() => {}); // never settles
+      },
+    });
+    const started = performance.now();
+    const result = await registry.execute(call("slow", {}));
+    expect(result).toEqual({ isError: true, content: 'Tool "slow" timed out after 30 ms and was abandoned.' });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it("uses the registry's default timeout for tools without their own", async () => {
+    const registry = new ToolRegistry({ timeoutMs: 20 }).add({
+      name: "slow",
+      description: "",
+      parameters: { type: "object" },
+      execute: () => new Promise(() => {}),
+    });
+    expect((await registry.execute(call("slow", {}))).content).toBe('Tool "slow" timed out after 20 ms and was abandoned.');
+  });
+
+  it("passes the tool call id and a live signal in the context", async () => {
+    const registry = new ToolRegistry().add({
+      name: "ctx",
+      description: "",
+      parameters: { type: "object" },
+      execute: (_args, context) => ({ id: context.toolCallId, aborted: context.signal.aborted }),
+    });
+    expect(await registry.call(call("ctx", {}, "call_9"))).toBe('{"id":"call_9","aborted":false}');
+  });
+
+  it("serialises non-string results as JSON and truncates long ones with a marker", async () => {
+    const registry = new ToolRegistry({ maxResultLength: 10 })
+      .add({ name: "object", description: "", parameters: { type: "object" }, execute: () => ({ ok: 1 }) })
+      .add({ name: "nothing", description: "", parameters: { type: "object" }, execute: () => undefined })
+      .add({ name: "long", description: "", parameters: { type: "object" }, execute: () => "x".repeat(25) })
+      .add({ name: "big", description: "", parameters: { type: "object" }, execute: () => 10n });
+    expect(await registry.execute(call("object", {}))).toEqual({ isError: false, content: '{"ok":1}' });
+    expect(await registry.call(call("nothing", {}))).toBe("");
+    expect(await registry.call(call("long", {}))).toBe(`${"x".repeat(10)}\n…[truncated 15 of 25 characters]`);
+    expect(await registry.call(call("big", {}))).toBe("10");
+  });
+
+  it("never splits a surrogate pair when truncating", async () => {
+    const registry = new ToolRegistry({ maxResultLength: 3 }).add({
+      name: "emoji",
+      description: "",
+      parameters: { type: "object" },
+      execute: () => "ab😀cd",
+    });
+    expect(await registry.call(call("emoji", {}))).toBe("ab\n…[truncated 4 of 6 characters]");
+  });
+
+  it("a permission check can refuse a call; execute is then not called", async () => {
+    const execute = vi.fn(() => "written");
+    const registry = new ToolRegistry()
+      .add({ name: "write", description: "", parameters: { type: "object" }, execute })
+      .addCheck((toolCall) => (toolCall.name === "write" ? "Writing is not allowed now." : undefined));
+    expect(await registry.execute(call("write", {}))).toEqual({ isError: true, content: "Writing is not allowed now." });
+    expect(execute).not.toHaveBeenCalled();
+  });
+
+  it("rejects invalid registry options", () => {
+    expect(() => new ToolRegistry({ timeoutMs: 0 })).toThrow(/timeoutMs must be a positive number of milliseconds/);
+    expect(() => new ToolRegistry({ maxResultLength: -1 })).toThrow(/maxResultLength/);
+  });
+});
