@@ -1,0 +1,119 @@
+import Anthropic from "@anthropic-ai/sdk";
+import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../core/types.js";
+import { UsageError } from "../../errors.js";
+import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "../with-retry.js";
+import type { AnthropicRequest, AnthropicStreamEvent } from "./anthropic-wire-types.js";
+import { collectAnthropicStream } from "./collect-anthropic-stream.js";
+import { convertAnthropicResponse } from "./convert-anthropic-response.js";
+import { convertToAnthropicMessages, convertToAnthropicTools } from "./convert-to-anthropic-messages.js";
+import { createAnthropicError } from "./create-anthropic-error.js";
+
+/** Settings of an {@link AnthropicModel}. */
+export type AnthropicModelOptions = {
+  /** Model id, e.g. "claude-sonnet-4-5". */
+  model: string;
+  /** API key. Default: the `ANTHROPIC_API_KEY` environment variable. */
+  apiKey?: string;
+  /** API base URL, e.g. a proxy or a local test server. Default: the SDK's (`ANTHROPIC_BASE_URL` or api.anthropic.com). */
+  baseURL?: string;
+  /** Most tokens the model may write per call (default 4096, or the thinking budget plus 4096). */
+  maxTokens?: number;
+  /** Extended thinking: the model reasons before it answers, within this many tokens (at least 1024). */
+  thinking?: { budgetTokens: number };
+  /** Sampling temperature (not allowed together with thinking). */
+  temperature?: number;
+  /** Sequences that stop generation (reported as the `stop_sequence` stop reason). */
+  stopSequences?: string[];
+  /** Retries of a failed call (default 2): rate limits, overload (529), server errors, dropped connections. */
+  maxRetries?: number;
+  /** Backoff settings of those retries. */
+  retry?: Omit<RetryOptions, "maxRetries">;
+  /** Milliseconds before one HTTP request is abandoned (default: the SDK's, 10 minutes). */
+  timeoutMs?: number;
+  /** Extra HTTP headers sent with every request (e.g. an `anthropic-beta` flag). */
+  headers?: Record<string, string>;
+  /** A fetch implementation, e.g. to record traffic. Default: the global fetch. */
+  fetch?: typeof fetch;
+};
+
+/**
+ * A Claude model through the Messages API, on the official `@anthropic-ai/sdk`.
+ * Streams when the engine passes `onEvent`, and resolves to the same response either way.
+ * Retries are minagent's own ({@link withRetry}'s policy), not the SDK's, so that `maxRetries` is
+ * exact and the backoff can be tuned.
+ * @example
+ * const model = new AnthropicModel({ model: "claude-sonnet-4-5", thinking: { budgetTokens: 2048 } });
+ * const result = await new Agent(model, registry).run("What is 17 * 23?");
+ */
+export class AnthropicModel implements Model {
+  readonly provider = "anthropic";
+  readonly modelId: string;
+  readonly #client: Anthropic;
+  readonly #options: AnthropicModelOptions;
+  readonly #maxTokens: number;
+  readonly #retry: RetryPolicy;
+
+  constructor(options: AnthropicModelOptions) {
+    if (typeof options?.model !== "string" || options.model === "") throw new UsageError('AnthropicModel needs a model id, e.g. { model: "claude-sonnet-4-5" }.');
+    const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
+    if (!apiKey) throw new UsageError("AnthropicModel needs an API key: set the ANTHROPIC_API_KEY environment variable or pass { apiKey }.");
+    this.modelId = options.model;
+    this.#options = options;
+    this.#maxTokens = checkTokens(options);
+    this.#retry = resolveRetryOptions({ ...options.retry, maxRetries: options.maxRetries ?? 2 });
+    this.#client = new Anthropic({
+      apiKey,
+      maxRetries: 0, // the SDK's retries cannot be tuned, and they also retry 409 and 408; ours are in completeWithRetries
+      ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
+      ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+      ...(options.headers && { defaultHeaders: options.headers }),
+      ...(options.fetch && { fetch: options.fetch }),
+    });
+  }
+
+  async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
+    const request = this.createRequest(messages, tools);
+    return completeWithRetries((attempt) => this.#send(request, attempt), options, this.#retry);
+  }
+
+  /** The request body this model sends for a conversation (without `stream`). */
+  createRequest(messages: readonly Message[], tools: readonly ToolSchema[]): AnthropicRequest {
+    const { system, messages: converted } = convertToAnthropicMessages(messages);
+    const { thinking, temperature, stopSequences } = this.#options;
+    return {
+      model: this.modelId,
+      max_tokens: this.#maxTokens,
+      messages: converted,
+      ...(system !== undefined && { system }),
+      ...(tools.length > 0 && { tools: convertToAnthropicTools(tools) }),
+      ...(thinking && { thinking: { type: "enabled", budget_tokens: thinking.budgetTokens } }),
+      ...(temperature !== undefined && { temperature }),
+      ...(stopSequences && { stop_sequences: stopSequences }),
+    };
+  }
+
+  async #send(request: AnthropicRequest, { signal, onEvent }: ModelCallOptions): Promise<ModelResponse> {
+    const requestOptions = signal ? { signal } : {};
+    try {
+      if (!onEvent) return convertAnthropicResponse(await this.#client.messages.create({ ...request, stream: false }, requestOptions));
+      const stream = await this.#client.messages.create({ ...request, stream: true }, requestOptions);
+      const response = await collectAnthropicStream(stream as AsyncIterable<AnthropicStreamEvent>, onEvent);
+      signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete
+      return response;
+    } catch (error) {
+      throw createAnthropicError(error, signal);
+    }
+  }
+}
+
+function checkTokens({ maxTokens, thinking }: AnthropicModelOptions): number {
+  if (thinking && !(Number.isInteger(thinking.budgetTokens) && thinking.budgetTokens >= 1024)) {
+    throw new UsageError(`AnthropicModel thinking.budgetTokens must be a whole number ≥ 1024, got ${thinking.budgetTokens}.`);
+  }
+  const tokens = maxTokens ?? (thinking ? thinking.budgetTokens + 4096 : 4096);
+  if (!Number.isInteger(tokens) || tokens < 1) throw new UsageError(`AnthropicModel maxTokens must be a positive whole number, got ${tokens}.`);
+  if (thinking && tokens <= thinking.budgetTokens) {
+    throw new UsageError(`AnthropicModel maxTokens (${tokens}) must be larger than thinking.budgetTokens (${thinking.budgetTokens}).`);
+  }
+  return tokens;
+}

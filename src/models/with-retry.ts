@@ -1,0 +1,108 @@
+import type { Model, ModelCallOptions, ModelResponse } from "../core/types.js";
+import { abortPromise, throwIfAborted, UsageError } from "../errors.js";
+import { ProviderError } from "./provider-error.js";
+
+/** How a model call is retried when the provider reports a retryable failure. */
+export type RetryOptions = {
+  /** Retries after the first attempt (default 2): `maxRetries: 0` makes exactly one attempt. */
+  maxRetries?: number;
+  /** Delay before the first retry in milliseconds (default 500); it doubles with each retry, with jitter. */
+  baseDelayMs?: number;
+  /**
+   * Longest wait between attempts in milliseconds (default 60,000). A provider asking to wait longer
+   * (`retry-after`) gets no retry: the error is thrown at once rather than blocking the run.
+   */
+  maxDelayMs?: number;
+  /** Called before each wait, e.g. to tell a user "rate limited, retrying in 2 s". */
+  onRetry?: (retry: RetryEvent) => void;
+};
+
+/** One retry about to happen. */
+export type RetryEvent = {
+  /** The attempt that failed (1 for the first call). */
+  attempt: number;
+  /** How long the retry waits, in milliseconds. */
+  delayMs: number;
+  /** Why the attempt failed. */
+  error: ProviderError;
+};
+
+/**
+ * Wraps a model so that retryable provider failures (rate limits, overload, server errors, dropped
+ * connections: {@link ProviderError.retryable}) are tried again with exponential backoff and jitter,
+ * honouring the provider's `retry-after`. Past the budget the last ProviderError is thrown, with
+ * `attempts` set. Only the model call is repeated; tools run after it returns, so never twice.
+ * A streamed attempt that already emitted events is not retried, so a listener never sees text twice.
+ * @example const model = withRetry(myModel, { maxRetries: 4 });
+ */
+export function withRetry(model: Model, options: RetryOptions = {}): Model {
+  const policy = resolveRetryOptions(options);
+  return {
+    ...(model.provider !== undefined && { provider: model.provider }),
+    ...(model.modelId !== undefined && { modelId: model.modelId }),
+    complete: (messages, tools, callOptions = {}) =>
+      completeWithRetries((attemptOptions) => model.complete(messages, tools, attemptOptions), callOptions, policy),
+  };
+}
+
+/** Retry settings with defaults applied. */
+export type RetryPolicy = Required<Omit<RetryOptions, "onRetry">> & Pick<RetryOptions, "onRetry">;
+
+/** Applies defaults and checks the values (a misuse is thrown early). */
+export function resolveRetryOptions(options: RetryOptions = {}): RetryPolicy {
+  const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.baseDelayMs ?? 500, maxDelayMs: options.maxDelayMs ?? 60_000 };
+  if (!Number.isInteger(policy.maxRetries) || policy.maxRetries < 0) throw new UsageError(`maxRetries must be a whole number ≥ 0, got ${policy.maxRetries}.`);
+  for (const key of ["baseDelayMs", "maxDelayMs"] as const) {
+    if (!(policy[key] >= 0)) throw new UsageError(`${key} must be a number of milliseconds ≥ 0, got ${policy[key]}.`);
+  }
+  return { ...policy, ...(options.onRetry && { onRetry: options.onRetry }) };
+}
+
+/** Runs `attempt` until it succeeds, fails with a non-retryable error, or the policy's budget is spent. */
+export async function completeWithRetries(
+  attempt: (options: ModelCallOptions) => Promise<ModelResponse>,
+  options: ModelCallOptions,
+  policy: RetryPolicy,
+): Promise<ModelResponse> {
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    let streamed = false;
+    const { onEvent } = options;
+    const attemptOptions: ModelCallOptions = onEvent
+      ? { ...options, onEvent: (event) => ((streamed = true), onEvent(event)) }
+      : options;
+    try {
+      return await attempt(attemptOptions);
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      const failed = error.attempts === attemptNumber ? error : error.withAttempts(attemptNumber);
+      const delayMs = retryDelay(failed, attemptNumber, policy);
+      if (delayMs === undefined || streamed) throw failed;
+      policy.onRetry?.({ attempt: attemptNumber, delayMs, error: failed });
+      await sleep(delayMs, options.signal);
+    }
+  }
+}
+
+/** How long to wait before retrying after `attempt` failed, or undefined when it must not be retried. */
+function retryDelay(error: ProviderError, attempt: number, policy: RetryPolicy): number | undefined {
+  if (!error.retryable || attempt > policy.maxRetries) return undefined;
+  if (error.retryAfterMs !== undefined) return error.retryAfterMs <= policy.maxDelayMs ? error.retryAfterMs : undefined;
+  const backoff = Math.min(policy.baseDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
+  // Jitter spreads out clients that failed together, so they do not all come back at the same instant.
+  return backoff * (1 - Math.random() * 0.25);
+}
+
+async function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  throwIfAborted(signal);
+  let timer: NodeJS.Timeout | undefined;
+  const wait = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  const abort = signal && abortPromise(signal);
+  try {
+    await (abort ? Promise.race([wait, abort.promise]) : wait);
+  } finally {
+    clearTimeout(timer);
+    abort?.dispose();
+  }
+}

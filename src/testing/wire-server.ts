@@ -1,0 +1,161 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A request the wire server received. */
+export type WireRequest = {
+  method: string;
+  /** Path and query, e.g. "/v1/messages". */
+  path: string;
+  /** Lower-cased headers. Credentials (`authorization`, `x-api-key`, `api-key`) read "<redacted>" unless the server keeps them. */
+  headers: Record<string, string>;
+  /** The body parsed as JSON, or the raw text when it is not JSON. */
+  body: unknown;
+  /** The raw body text. */
+  text: string;
+};
+
+/** Response headers and status shared by every kind of reply. */
+type WireResponseHead = { status?: number; headers?: Record<string, string> };
+
+/**
+ * One scripted response: a JSON body, a raw body, a server-sent event stream (written in pieces of
+ * `chunkSize` bytes, to exercise parsers at arbitrary boundaries, even inside a UTF-8 character),
+ * or a dropped connection (`reset`), which clients see as a connection error.
+ */
+export type WireResponse =
+  | (WireResponseHead & { json: unknown })
+  | (WireResponseHead & { body: string })
+  | (WireResponseHead & { sse: string; chunkSize?: number })
+  | { reset: true };
+
+/** A queued reply: a response, or a function of the request that returns one. */
+export type WireReply = WireResponse | ((request: WireRequest) => WireResponse | Promise<WireResponse>);
+
+/** A local HTTP server that answers each request with the next queued reply and records what it was sent. */
+export type WireServer = {
+  /** Base URL, e.g. "http://127.0.0.1:49152". */
+  url: string;
+  /** Every request received, in order. */
+  requests: WireRequest[];
+  /** Queues replies, used one per request in order. A request with no reply left gets a 501 that says so. */
+  reply(...replies: WireReply[]): WireServer;
+  /** Stops the server and drops open connections. */
+  close(): Promise<void>;
+};
+
+/** Settings of a wire server. */
+export type WireServerOptions = {
+  /** Record credential headers as sent instead of "<redacted>" (only to assert that a key is sent). */
+  keepCredentials?: boolean;
+};
+
+const credentialHeaders = new Set(["authorization", "x-api-key", "api-key", "proxy-authorization"]);
+
+/**
+ * Starts a wire-format server on 127.0.0.1 at a random port, for testing model adapters (or anything
+ * speaking HTTP) offline: queue the bodies a provider would send, run the real SDK against `url`,
+ * then assert on `requests`. Always `close()` it (e.g. in `afterEach`).
+ * @example
+ * const server = await startWireServer();
+ * server.reply({ json: { content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn" } });
+ * const model = new AnthropicModel({ model: "claude-test", apiKey: "test", baseURL: server.url });
+ */
+export async function startWireServer(options: WireServerOptions = {}): Promise<WireServer> {
+  const queue: WireReply[] = [];
+  const requests: WireRequest[] = [];
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" });
+      response.end(`wire server failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const received = await readRequest(request, options.keepCredentials ?? false);
+    requests.push(received);
+    const next = queue.shift();
+    if (next === undefined) {
+      const message = `wire server: no reply queued for request ${requests.length} (${received.method} ${received.path})`;
+      response.writeHead(501, { "content-type": "application/json" });
+      response.end(JSON.stringify({ type: "error", error: { type: "no_reply_queued", message } }));
+      return;
+    }
+    await send(response, typeof next === "function" ? await next(received) : next);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const wire: WireServer = {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    reply(...replies) {
+      queue.push(...replies);
+      return wire;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  return wire;
+}
+
+async function readRequest(request: IncomingMessage, keepCredentials: boolean): Promise<WireRequest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    headers[name] = !keepCredentials && credentialHeaders.has(name) ? "<redacted>" : Array.isArray(value) ? value.join(", ") : value;
+  }
+  return { method: request.method ?? "GET", path: request.url ?? "/", headers, body: parseJson(text), text };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function send(response: ServerResponse, reply: WireResponse): Promise<void> {
+  if ("reset" in reply) {
+    response.socket?.destroy();
+    return;
+  }
+  const status = reply.status ?? 200;
+  if ("json" in reply) {
+    response.writeHead(status, { "content-type": "application/json", ...reply.headers });
+    response.end(JSON.stringify(reply.json));
+  } else if ("body" in reply) {
+    response.writeHead(status, { "content-type": "application/json", ...reply.headers });
+    response.end(reply.body);
+  } else {
+    response.writeHead(status, { "content-type": "text/event-stream", "cache-control": "no-cache", ...reply.headers });
+    const bytes = Buffer.from(reply.sse, "utf8");
+    const size = reply.chunkSize ?? bytes.length;
+    for (let start = 0; start < bytes.length; start += size) {
+      response.write(bytes.subarray(start, start + size));
+      // Yield between pieces so that they leave as separate writes rather than one coalesced buffer.
+      if (size < bytes.length) await new Promise((resolve) => setImmediate(resolve));
+    }
+    response.end();
+  }
+}
+
+/**
+ * Frames payloads as a server-sent event stream: `event:` lines where given, one `data:` line each,
+ * blank-line separators. Pass `done: true` to end with OpenAI's `data: [DONE]`.
+ * @example formatServerSentEvents([{ event: "message_stop", data: '{"type":"message_stop"}' }])
+ */
+export function formatServerSentEvents(events: readonly { event?: string; data: string }[], options: { done?: boolean } = {}): string {
+  const frames = events.map(({ event, data }) => `${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`);
+  if (options.done) frames.push("data: [DONE]\n\n");
+  return frames.join("");
+}

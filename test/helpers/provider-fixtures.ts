@@ -1,0 +1,44 @@
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { formatServerSentEvents, type WireResponse } from "../../src/testing/wire-server.js";
+
+/** The recorded provider responses shared by the team (read-only; see their README and PROVENANCE). */
+export const fixturesRoot = fileURLToPath(new URL("../../../shared/fixtures/providers/", import.meta.url));
+
+/** Response headers worth replaying: the ones that change what a client does. */
+const replayedHeaders = ["retry-after", "retry-after-ms", "x-should-retry", "request-id", "x-request-id"];
+
+/** The raw text of a fixture file, e.g. "anthropic/messages-end-turn-text.json". */
+export function fixtureText(file: string): string {
+  return readFileSync(`${fixturesRoot}${file}`, "utf8");
+}
+
+/** A JSON fixture, parsed. */
+export function fixtureJson<T = unknown>(file: string): T {
+  return JSON.parse(fixtureText(file)) as T;
+}
+
+type Meta = { status?: number; headers?: Record<string, string> | null };
+
+/**
+ * A fixture as a wire-server reply, with the status and retry-relevant headers of its `.meta.json`.
+ * `.json` bodies are served byte for byte; `.sse` streams as recorded; `.chunks.jsonl` payloads are
+ * framed the way their provider frames them (Anthropic names each event after its `type`; OpenAI-style
+ * streams end with `data: [DONE]`).
+ */
+export function fixtureReply(name: string, options: { chunkSize?: number; status?: number; headers?: Record<string, string> } = {}): WireResponse {
+  const base = name.replace(/\.(json|sse|chunks\.jsonl)$/, "");
+  const metaFile = `${fixturesRoot}${base}.meta.json`;
+  const meta: Meta = existsSync(metaFile) ? (JSON.parse(readFileSync(metaFile, "utf8")) as Meta) : {};
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(meta.headers ?? {})) if (replayedHeaders.includes(key)) headers[key] = value;
+  Object.assign(headers, options.headers);
+  const status = options.status ?? meta.status ?? 200;
+  if (name.endsWith(".json")) return { status, headers, body: fixtureText(name) };
+  const chunkSize = options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {};
+  if (name.endsWith(".sse")) return { status, headers, sse: fixtureText(name), ...chunkSize };
+  const lines = fixtureText(name).split("\n").filter((line) => line.trim() !== "");
+  const anthropic = name.startsWith("anthropic/");
+  const events = lines.map((data) => (anthropic ? { event: (JSON.parse(data) as { type: string }).type, data } : { data }));
+  return { status, headers, sse: formatServerSentEvents(events, { done: !anthropic }), ...chunkSize };
+}
