@@ -66,7 +66,8 @@ function describe(span: TraceSpan, previewLength: number): string {
     default:
       parts.push(error ?? "");
   }
-  return parts.filter((part) => part !== "").join("  ");
+  const [name, ...details] = parts.filter((part) => part !== "");
+  return details.length > 0 ? `${name}  ${details.join(" · ")}` : (name ?? "");
 }
 
 function tokens(span: TraceSpan): string {

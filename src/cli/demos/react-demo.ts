@@ -1,13 +1,20 @@
 import type { RunResult } from "../../core/types.js";
 import { FakeModel } from "../../models/fake-model.js";
 import { ReActAgent } from "../../patterns/react.js";
-import { reply, toolCall } from "../../testing/script.js";
+import { reply, toolCall, withUsage } from "../../testing/script.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
+import type { Tracer } from "../../trace/tracer.js";
 
 const forecasts: Record<string, string> = { 北京: "晴 24°C", 上海: "多云 27°C" };
 
+/** Options of the demo. */
+export type ReactDemoOptions = {
+  /** Traces the run (`minagent demo react --trace out.json`). */
+  tracer?: Tracer;
+};
+
 /** The book's two-city weather example (5.1.4) on a scripted model: think, act, observe, twice, then answer. */
-export async function runReactDemo(): Promise<RunResult> {
+export async function runReactDemo(options: ReactDemoOptions = {}): Promise<RunResult> {
   const registry = new ToolRegistry().add({
     name: "weather",
     description: "查询某城市当前天气",
@@ -15,11 +22,13 @@ export async function runReactDemo(): Promise<RunResult> {
     readOnly: true,
     execute: ({ city }) => forecasts[city as string] ?? "未知",
   });
+  // Plausible token counts, so that a trace of the demo shows what a real model's would.
   const model = new FakeModel([
-    reply("Thought: 用户要比两城天气，先查北京。", toolCall("weather", { city: "北京" }, "c1")),
-    reply("Thought: 北京拿到了，再查上海。", toolCall("weather", { city: "上海" }, "c2")),
-    "北京晴 24°C，上海多云 27°C，两地都适合出行。",
+    withUsage(reply("Thought: 用户要比两城天气，先查北京。", toolCall("weather", { city: "北京" }, "c1")), { inputTokens: 92, outputTokens: 31 }),
+    withUsage(reply("Thought: 北京拿到了，再查上海。", toolCall("weather", { city: "上海" }, "c2")), { inputTokens: 141, outputTokens: 29 }),
+    withUsage(reply("北京晴 24°C，上海多云 27°C，两地都适合出行。"), { inputTokens: 188, outputTokens: 24 }),
   ]);
   const agent = new ReActAgent(model, registry, { system: "你是一个天气助手，先想再做。" });
-  return agent.run("对比北京和上海的天气");
+  const onEvent = options.tracer?.listener({ model, agentName: "weather-assistant" });
+  return agent.run("对比北京和上海的天气", onEvent ? { onEvent } : {});
 }
