@@ -1,0 +1,79 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { toAbortError } from "../../errors.js";
+import { ProviderError } from "../provider-error.js";
+import { isRetryableStatus, parseRetryAfter } from "../retry-hints.js";
+
+/** Error types that mean "try again later" when they arrive inside a stream, where there is no HTTP status. */
+const retryableTypes = new Set(["server_error", "rate_limit_exceeded", "overloaded_error"]);
+
+/**
+ * The one place where failures of a Chat Completions call become minagent errors (see
+ * createAnthropicError). A 429 is retryable unless retrying cannot fix it: an exhausted quota
+ * (`insufficient_quota`), or a single request larger than the tokens-per-minute limit.
+ * @see https://platform.openai.com/docs/guides/error-codes
+ */
+export function createOpenAIError(error: unknown, provider: string, signal?: AbortSignal): Error {
+  if (signal?.aborted) return toAbortError(signal);
+  if (error instanceof ProviderError) return error;
+  if (error instanceof APIUserAbortError) return toAbortError(AbortSignal.abort(error));
+  if (error instanceof APIConnectionTimeoutError) {
+    return new ProviderError({ provider, errorType: "timeout", providerMessage: "the request timed out", retryable: true }, { cause: error });
+  }
+  if (error instanceof APIConnectionError) {
+    const reason = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return new ProviderError(
+      { provider, errorType: "connection_error", providerMessage: `the connection failed${reason}`, retryable: true },
+      { cause: error },
+    );
+  }
+  if (error instanceof APIError) return fromApiError(error, provider);
+  if (error instanceof SyntaxError) return createMalformedResponseError(provider, `the body is not valid JSON (${error.message})`, error);
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+type ErrorBody = { message?: unknown; type?: unknown; code?: unknown; metadata?: { raw?: unknown } };
+
+function fromApiError(error: APIError, provider: string): ProviderError {
+  const body = (error.error ?? {}) as ErrorBody;
+  // `code` is the precise one ("insufficient_quota", "rate_limit_exceeded"); some servers send a number there.
+  const errorType = typeof body.code === "string" ? body.code : typeof body.type === "string" ? body.type : undefined;
+  let providerMessage = typeof body.message === "string" ? body.message : error.message;
+  // Gateways (OpenRouter) put the upstream provider's explanation in metadata.raw.
+  if (typeof body.metadata?.raw === "string") providerMessage += `: ${body.metadata.raw}`;
+  const status = error.status;
+  const retryable =
+    error.headers?.get("x-should-retry") === "false"
+      ? false
+      : status !== undefined
+        ? isRetryableStatus(status) && !(status === 429 && cannotSucceedLater(body, providerMessage))
+        : retryableTypes.has(errorType ?? "") || retryableTypes.has(String(body.type));
+  return new ProviderError(
+    { provider, status, errorType, providerMessage, retryable, retryAfterMs: parseRetryAfter(error.headers), requestId: error.requestID ?? undefined },
+    { cause: error },
+  );
+}
+
+/** A 429 that waiting cannot fix: no quota left, or one request larger than the per-minute limit. */
+function cannotSucceedLater(body: ErrorBody, message: string): boolean {
+  if (body.code === "insufficient_quota" || body.type === "insufficient_quota") return true;
+  if (/request too large/i.test(message)) return true;
+  const sizes = /Limit ([\d,]+), Requested ([\d,]+)/.exec(message);
+  return sizes !== null && toNumber(sizes[2]) > toNumber(sizes[1]);
+}
+
+function toNumber(text: string | undefined): number {
+  return Number((text ?? "").replaceAll(",", ""));
+}
+
+/** The response is not what the Chat Completions API promises. */
+export function createMalformedResponseError(provider: string, problem: string, cause?: unknown): ProviderError {
+  return new ProviderError(
+    { provider, errorType: "malformed_response", providerMessage: `malformed response: ${problem}`, retryable: false },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** The stream ended before the completion was (e.g. the connection dropped). */
+export function createIncompleteStreamError(provider: string, problem: string): ProviderError {
+  return new ProviderError({ provider, errorType: "incomplete_stream", providerMessage: problem, retryable: true });
+}

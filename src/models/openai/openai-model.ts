@@ -1,0 +1,113 @@
+import OpenAI from "openai";
+import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../core/types.js";
+import { UsageError } from "../../errors.js";
+import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "../with-retry.js";
+import { collectOpenAIStream } from "./collect-openai-stream.js";
+import { convertOpenAIResponse } from "./convert-openai-response.js";
+import { convertToOpenAIMessages, convertToOpenAITools } from "./convert-to-openai-messages.js";
+import { createOpenAIError } from "./create-openai-error.js";
+import type { OpenAIChunk, OpenAIRequest } from "./openai-wire-types.js";
+
+/** Settings of an {@link OpenAIModel}. */
+export type OpenAIModelOptions = {
+  /** Model id, e.g. "gpt-4.1" or, on a local server, "llama3.2". */
+  model: string;
+  /**
+   * API key. Default: the `OPENAI_API_KEY` environment variable, but only for OpenAI itself: with a
+   * `baseURL`, pass the server's key here (or none, for local servers), so your OpenAI key never
+   * reaches another host.
+   */
+  apiKey?: string;
+  /** An OpenAI-compatible server's base URL, e.g. "http://localhost:11434/v1" for Ollama. */
+  baseURL?: string;
+  /** Provider name in errors and traces. Default: "openai", or "openai-compatible" with a `baseURL`. */
+  provider?: string;
+  /** Most tokens the model may write per call (sent as `max_completion_tokens` to OpenAI, `max_tokens` to other servers). */
+  maxTokens?: number;
+  /** Sampling temperature. */
+  temperature?: number;
+  /** Sequences that stop generation. */
+  stopSequences?: string[];
+  /** Ask a stream to end with a usage chunk (`stream_options.include_usage`, default true). */
+  streamUsage?: boolean;
+  /** Retries of a failed call (default 2): rate limits, server errors, dropped connections. */
+  maxRetries?: number;
+  /** Backoff settings of those retries. */
+  retry?: Omit<RetryOptions, "maxRetries">;
+  /** Milliseconds before one HTTP request is abandoned (default: the SDK's, 10 minutes). */
+  timeoutMs?: number;
+  /** Extra HTTP headers sent with every request. */
+  headers?: Record<string, string>;
+  /** A fetch implementation, e.g. to record traffic. Default: the global fetch. */
+  fetch?: typeof fetch;
+};
+
+/**
+ * A model behind the OpenAI Chat Completions API, on the official `openai` SDK: OpenAI itself, or any
+ * OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio) through `baseURL`.
+ * Streams when the engine passes `onEvent`, and resolves to the same response either way.
+ * @example
+ * const local = new OpenAIModel({ model: "llama3.2", baseURL: "http://localhost:11434/v1" });
+ */
+export class OpenAIModel implements Model {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly #client: OpenAI;
+  readonly #options: OpenAIModelOptions;
+  readonly #retry: RetryPolicy;
+
+  constructor(options: OpenAIModelOptions) {
+    if (typeof options?.model !== "string" || options.model === "") throw new UsageError('OpenAIModel needs a model id, e.g. { model: "gpt-4.1" }.');
+    const official = options.baseURL === undefined;
+    const apiKey = options.apiKey ?? (official ? process.env.OPENAI_API_KEY : undefined);
+    if (!apiKey && official) throw new UsageError("OpenAIModel needs an API key: set the OPENAI_API_KEY environment variable or pass { apiKey }.");
+    this.provider = options.provider ?? (official ? "openai" : "openai-compatible");
+    this.modelId = options.model;
+    this.#options = options;
+    this.#retry = resolveRetryOptions({ ...options.retry, maxRetries: options.maxRetries ?? 2 });
+    this.#client = new OpenAI({
+      // A keyless local server: the SDK insists on a key, so give it a placeholder and send no Authorization header.
+      apiKey: apiKey || "no-key",
+      maxRetries: 0, // the SDK retries every 429, even insufficient_quota; ours are in completeWithRetries
+      ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
+      ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+      defaultHeaders: { ...options.headers, ...(!apiKey && { authorization: null }) },
+      ...(options.fetch && { fetch: options.fetch }),
+    });
+  }
+
+  async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
+    const request = this.createRequest(messages, tools);
+    const usedIds = new Set(messages.flatMap((message) => message.toolCalls?.map((call) => call.id) ?? []));
+    return completeWithRetries((attempt) => this.#send(request, usedIds, attempt), options, this.#retry);
+  }
+
+  /** The request body this model sends for a conversation (without `stream`). */
+  createRequest(messages: readonly Message[], tools: readonly ToolSchema[]): OpenAIRequest {
+    const { maxTokens, temperature, stopSequences, baseURL } = this.#options;
+    return {
+      model: this.modelId,
+      messages: convertToOpenAIMessages(messages),
+      ...(tools.length > 0 && { tools: convertToOpenAITools(tools) }),
+X
+      ...(maxTokens !== undefined && (baseURL === undefined ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens })),
+      ...(temperature !== undefined && { temperature }),
+      ...(stopSequences && { stop: stopSequences }),
+    };
+  }
+
+  async #send(request: OpenAIRequest, usedIds: ReadonlySet<string>, { signal, onEvent }: ModelCallOptions): Promise<ModelResponse> {
+    const context = { provider: this.provider, usedIds };
+    const requestOptions = signal ? { signal } : {};
+    try {
+      if (!onEvent) return convertOpenAIResponse(await this.#client.chat.completions.create({ ...request, stream: false }, requestOptions), context);
+      const streamOptions = this.#options.streamUsage === false ? {} : { stream_options: { include_usage: true } };
+      const stream = await this.#client.chat.completions.create({ ...request, stream: true, ...streamOptions }, requestOptions);
+      const response = await collectOpenAIStream(stream as AsyncIterable<OpenAIChunk>, onEvent, context);
+      signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete
+      return response;
+    } catch (error) {
+      throw createOpenAIError(error, this.provider, signal);
+    }
+  }
+}
