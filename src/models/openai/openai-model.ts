@@ -89,7 +89,7 @@ export class OpenAIModel implements Model {
       model: this.modelId,
       messages: convertToOpenAIMessages(messages),
       ...(tools.length > 0 && { tools: convertToOpenAITools(tools) }),
-X
+      // OpenAI's newer models reject max_tokens; compatible servers have understood max_tokens for longer.
       ...(maxTokens !== undefined && (baseURL === undefined ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens })),
       ...(temperature !== undefined && { temperature }),
       ...(stopSequences && { stop: stopSequences }),
