@@ -23,7 +23,18 @@ export type {
 export { addUsage, emptyUsage } from "./core/usage.js";
 export { AbortError, MinagentError, ToolError, UsageError } from "./errors.js";
 export { FakeModel, type FakeModelRequest, type FakeModelScriptItem } from "./models/fake-model.js";
+// Patterns import the engine from this file (its public API); ReActAgent extends Agent, so core/ must come first.
+export { PlanAndSolveAgent, type PlanAndSolveOptions, parsePlan } from "./patterns/plan-and-solve.js";
+export { type PlanDecision, type PlanMode, type PlanModeOptions, planMode } from "./patterns/plan-mode.js";
 export { ReActAgent } from "./patterns/react.js";
+export {
+  type Evaluation,
+  type LlmJudgeOptions,
+  llmJudge,
+  ReflexionAgent,
+  type ReflexionOptions,
+  type ReflexionResult,
+} from "./patterns/reflexion.js";
 export {
   defineTool,
   type StandardToolSchema,

@@ -1,5 +1,4 @@
-import { Agent } from "../core/agent.js";
-import { StepRecorder } from "../core/step-recorder.js";
+import { Agent, StepRecorder } from "../index.js";
 
 /**
  * ReAct (book 5.1): the same loop as {@link Agent}, recording Thought / Action / Observation.
