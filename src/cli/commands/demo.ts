@@ -1,18 +1,34 @@
 import { JsonFileExporter } from "../../trace/json-file-exporter.js";
 import { Tracer } from "../../trace/tracer.js";
-import type { CliIo } from "../io.js";
-import { formatTrajectory } from "../format.js";
+import type { DemoContext } from "../demos/demo-context.js";
+import { runPlanAndSolveDemo } from "../demos/plan-and-solve-demo.js";
+import { runPlanModeDemo } from "../demos/plan-mode-demo.js";
 import { runReactDemo } from "../demos/react-demo.js";
+import { runReflexionDemo } from "../demos/reflexion-demo.js";
+import { formatTrajectory } from "../format.js";
+import type { CliIo } from "../io.js";
 
-/** What a demo gets besides io: a tracer when `--trace <file>` was given. */
-type DemoOptions = { tracer?: Tracer };
-
-type Demo = { summary: string; run: (io: CliIo, options: DemoOptions) => Promise<void> };
+type Demo = { summary: string; run: (context: DemoContext) => Promise<void> };
 
 const demos: Record<string, Demo> = {
   react: {
     summary: "the book's two-city weather example as a ReAct trajectory",
-    run: async (io, options) => io.stdout(formatTrajectory(await runReactDemo(options))),
+    run: async (context) => context.io.stdout(formatTrajectory(await runReactDemo(context))),
+  },
+  "plan-and-solve": {
+    summary: "a numbered plan first (no tools), then the loop carries it out",
+    run: async (context) => context.io.stdout(formatTrajectory(await runPlanAndSolveDemo(context))),
+  },
+  reflexion: {
+    summary: "a wrong answer, a self-reflection, and a second trial that passes",
+    run: async (context) => {
+      const result = await runReflexionDemo(context);
+      context.io.stdout(`${formatTrajectory(result)}trials: ${result.trials}, passed: ${result.passed}\n`);
+    },
+  },
+  "plan-mode": {
+    summary: "a write refused while planning, a plan to approve (stdin, or --yes), then the write",
+    run: async (context) => context.io.stdout(`\n${formatTrajectory(await runPlanModeDemo(context))}`),
   },
 };
 
@@ -31,6 +47,7 @@ Demos:
 ${demoList()}
 
 Options:
+  --yes                   approve any plan without asking (plan-mode)
   --trace <file>          write the run's span tree as JSON (view it with "minagent trace show <file>")
 `;
 
@@ -56,7 +73,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
     return 2;
   }
   const tracer = options.trace === undefined ? undefined : new Tracer({ exporters: [new JsonFileExporter({ path: options.trace })] });
-  await demo.run(io, tracer ? { tracer } : {});
+  await demo.run({ io, yes: options.yes ?? false, ...(tracer && { tracer }) });
   if (tracer) {
     await tracer.flush();
     // Standard error, so the demo's printed trajectory stays the same with or without tracing.
@@ -66,11 +83,13 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
 }
 
 /** The demo options, or what is wrong with them. */
-function parseDemoOptions(args: readonly string[]): { trace?: string } | string {
-  const options: { trace?: string } = {};
+function parseDemoOptions(args: readonly string[]): { trace?: string; yes?: boolean } | string {
+  const options: { trace?: string; yes?: boolean } = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === "--trace" || arg.startsWith("--trace=")) {
+    if (arg === "--yes" || arg === "-y") {
+      options.yes = true;
+    } else if (arg === "--trace" || arg.startsWith("--trace=")) {
       const file = arg === "--trace" ? args[++i] : arg.slice("--trace=".length);
       if (!file || file.startsWith("--")) return "--trace needs a file name, e.g. --trace out.json.";
       options.trace = file;

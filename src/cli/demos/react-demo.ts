@@ -24,8 +24,14 @@ export async function runReactDemo(options: ReactDemoOptions = {}): Promise<RunR
   });
   // Plausible token counts, so that a trace of the demo shows what a real model's would.
   const model = new FakeModel([
-    withUsage(reply("Thought: 用户要比两城天气，先查北京。", toolCall("weather", { city: "北京" }, "c1")), { inputTokens: 92, outputTokens: 31 }),
-    withUsage(reply("Thought: 北京拿到了，再查上海。", toolCall("weather", { city: "上海" }, "c2")), { inputTokens: 141, outputTokens: 29 }),
+    withUsage(reply("Thought: 用户要比两城天气，先查北京。", toolCall("weather", { city: "北京" }, "c1")), {
+      inputTokens: 92,
+      outputTokens: 31,
+    }),
+    withUsage(reply("Thought: 北京拿到了，再查上海。", toolCall("weather", { city: "上海" }, "c2")), {
+      inputTokens: 141,
+      outputTokens: 29,
+    }),
     withUsage(reply("北京晴 24°C，上海多云 27°C，两地都适合出行。"), { inputTokens: 188, outputTokens: 24 }),
   ]);
   const agent = new ReActAgent(model, registry, { system: "你是一个天气助手，先想再做。" });
