@@ -1,0 +1,50 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Message, ModelResponse, ToolSchema } from "../core/types.js";
+import { UsageError } from "../errors.js";
+
+/** What a model was sent on one call. */
+export type CassetteRequest = { messages: Message[]; tools: ToolSchema[] };
+
+/** One recorded model call: the request, and the response or the error it ended with. */
+export type CassetteInteraction =
+  | { request: CassetteRequest; response: ModelResponse }
+  | { request: CassetteRequest; error: { name: string; message: string } };
+
+/**
+ * A recording of a model's calls, replayed in order by {@link ReplayModel}. The JSON file format:
+ * scrubbed of API keys and marked secrets, never containing the model's configuration.
+ */
+export type Cassette = {
+  format: "minagent-cassette";
+  version: 1;
+  /** The recorded model's names, so traces of a replay name the same model. */
+  model: { provider?: string; modelId?: string };
+  interactions: CassetteInteraction[];
+};
+
+/** Reads a cassette file. Throws a UsageError naming the file when it is missing or not a cassette. */
+export function readCassette(path: string): Cassette {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UsageError(`No cassette at ${path}: record one first (wrap the real model in a RecordingModel).`, { cause: error });
+  }
+  let cassette: Partial<Cassette> | null;
+  try {
+    cassette = JSON.parse(text) as Partial<Cassette> | null;
+  } catch (error) {
+    throw new UsageError(`Cassette ${path} is not JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (cassette?.format !== "minagent-cassette" || cassette.version !== 1 || !Array.isArray(cassette.interactions)) {
+    throw new UsageError(`${path} is not a minagent cassette (version 1).`);
+  }
+  return cassette as Cassette;
+}
+
+/** Writes a cassette file, creating its directory. Pretty-printed, so a changed cassette reads well in a diff. */
+export function writeCassette(path: string, cassette: Cassette): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(cassette, null, 2)}\n`);
+}
