@@ -51,7 +51,8 @@ export type RetryPolicy = Required<Omit<RetryOptions, "onRetry">> & Pick<RetryOp
 /** Applies defaults and checks the values (a misuse is thrown early). */
 export function resolveRetryOptions(options: RetryOptions = {}): RetryPolicy {
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.baseDelayMs ?? 500, maxDelayMs: options.maxDelayMs ?? 60_000 };
-  if (!Number.isInteger(policy.maxRetries) || policy.maxRetries < 0) throw new UsageError(`maxRetries must be a whole number ≥ 0, got ${policy.maxRetries}.`);
+  if (!Number.isInteger(policy.maxRetries) || policy.maxRetries < 0)
+    throw new UsageError(`maxRetries must be a whole number ≥ 0, got ${policy.maxRetries}.`);
   for (const key of ["baseDelayMs", "maxDelayMs"] as const) {
     if (!(policy[key] >= 0)) throw new UsageError(`${key} must be a number of milliseconds ≥ 0, got ${policy[key]}.`);
   }
@@ -67,9 +68,11 @@ export async function completeWithRetries(
   for (let attemptNumber = 1; ; attemptNumber++) {
     let streamed = false;
     const { onEvent } = options;
-    const attemptOptions: ModelCallOptions = onEvent
-      ? { ...options, onEvent: (event) => ((streamed = true), onEvent(event)) }
-      : options;
+    const onAttemptEvent: ModelCallOptions["onEvent"] = (event) => {
+      streamed = true;
+      onEvent?.(event);
+    };
+    const attemptOptions: ModelCallOptions = onEvent ? { ...options, onEvent: onAttemptEvent } : options;
     try {
       return await attempt(attemptOptions);
     } catch (error) {

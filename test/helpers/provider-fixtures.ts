@@ -26,7 +26,10 @@ type Meta = { status?: number; headers?: Record<string, string> | null };
  * framed the way their provider frames them (Anthropic names each event after its `type`; OpenAI-style
  * streams end with `data: [DONE]`).
  */
-export function fixtureReply(name: string, options: { chunkSize?: number; status?: number; headers?: Record<string, string> } = {}): WireResponse {
+export function fixtureReply(
+  name: string,
+  options: { chunkSize?: number; status?: number; headers?: Record<string, string> } = {},
+): WireResponse {
   const base = name.replace(/\.(json|sse|chunks\.jsonl)$/, "");
   const metaFile = `${fixturesRoot}${base}.meta.json`;
   const meta: Meta = existsSync(metaFile) ? (JSON.parse(readFileSync(metaFile, "utf8")) as Meta) : {};
@@ -37,7 +40,9 @@ export function fixtureReply(name: string, options: { chunkSize?: number; status
   if (name.endsWith(".json")) return { status, headers, body: fixtureText(name) };
   const chunkSize = options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {};
   if (name.endsWith(".sse")) return { status, headers, sse: fixtureText(name), ...chunkSize };
-  const lines = fixtureText(name).split("\n").filter((line) => line.trim() !== "");
+  const lines = fixtureText(name)
+    .split("\n")
+    .filter((line) => line.trim() !== "");
   const anthropic = name.startsWith("anthropic/");
   const events = lines.map((data) => (anthropic ? { event: (JSON.parse(data) as { type: string }).type, data } : { data }));
   return { status, headers, sse: formatServerSentEvents(events, { done: !anthropic }), ...chunkSize };

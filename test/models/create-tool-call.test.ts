@@ -27,7 +27,9 @@ describe("createToolCall", () => {
 
   test("a cut-off response says so, and long input is shortened", () => {
     const call = createToolCall("id", "write", `{"text": "${"x".repeat(500)}`, { truncated: true });
-    expect(call.argumentsError).toMatch(/^the response hit the output token limit \(max_tokens\) before the arguments were complete, so they are cut off\. Received: \{"text": "x+… \(510 characters\)\.$/);
+    expect(call.argumentsError).toMatch(
+      /^the response hit the output token limit \(max_tokens\) before the arguments were complete, so they are cut off\. Received: \{"text": "x+… \(510 characters\)\.$/,
+    );
   });
 
   test("the executor answers an argumentsError with an error observation and does not run the tool", async () => {
@@ -36,6 +38,8 @@ describe("createToolCall", () => {
     const result = await registry.execute(createToolCall("id", "weather", "{oops"));
     expect(runs).toBe(0);
     expect(result.isError).toBe(true);
-    expect(result.content).toMatch(/^Invalid arguments for tool "weather": the arguments are not valid JSON .* Call it again with a JSON object matching its schema\.$/);
+    expect(result.content).toMatch(
+      /^Invalid arguments for tool "weather": the arguments are not valid JSON .* Call it again with a JSON object matching its schema\.$/,
+    );
   });
 });

@@ -25,14 +25,18 @@ const chat = { model: "test", messages: [{ role: "user" as const, content: "hi" 
 
 describe("@anthropic-ai/sdk 1.10 retries (why AnthropicModel turns them off)", () => {
   test("maxRetries is exact, and 529 is retried", async () => {
-    for (let index = 0; index < 4; index++) server.reply(fixtureReply("anthropic/error-529-overloaded-with-request-id.json", { headers: soon }));
+    for (let index = 0; index < 4; index++)
+      server.reply(fixtureReply("anthropic/error-529-overloaded-with-request-id.json", { headers: soon }));
     await expect(anthropic(2).messages.create(prompt)).rejects.toMatchObject({ status: 529 });
     expect(server.requests).toHaveLength(3);
     expect(server.requests.map((request) => request.headers["x-stainless-retry-count"])).toEqual(["0", "1", "2"]);
   });
 
   test("it retries a 409 (a 4xx other than 429), which the issue says must not be retried", async () => {
-    server.reply({ status: 409, headers: soon, json: { type: "error", error: { type: "conflict_error", message: "conflict" } } }, fixtureReply("anthropic/messages-end-turn-text.json"));
+    server.reply(
+      { status: 409, headers: soon, json: { type: "error", error: { type: "conflict_error", message: "conflict" } } },
+      fixtureReply("anthropic/messages-end-turn-text.json"),
+    );
     await anthropic(1).messages.create(prompt);
     expect(server.requests).toHaveLength(2);
   });
@@ -44,7 +48,10 @@ describe("@anthropic-ai/sdk 1.10 retries (why AnthropicModel turns them off)", (
   });
 
   test("without retry-after it waits its fixed backoff (≥ 375 ms), which a test cannot shorten", async () => {
-    server.reply(fixtureReply("anthropic/error-529-overloaded.json", { headers: { "x-should-retry": "true" } }), fixtureReply("anthropic/messages-end-turn-text.json"));
+    server.reply(
+      fixtureReply("anthropic/error-529-overloaded.json", { headers: { "x-should-retry": "true" } }),
+      fixtureReply("anthropic/messages-end-turn-text.json"),
+    );
     const started = Date.now();
     await anthropic(1).messages.create(prompt);
     expect(Date.now() - started).toBeGreaterThanOrEqual(370);
@@ -72,13 +79,19 @@ describe("openai 7.55 retries (why OpenAIModel turns them off)", () => {
   });
 
   test("it retries a request larger than the tokens-per-minute limit", async () => {
-    server.reply(fixtureReply("openai/error-429-request-too-large-tpm.json", { headers: soon }), fixtureReply("openai/chat-text-stop.json"));
+    server.reply(
+      fixtureReply("openai/error-429-request-too-large-tpm.json", { headers: soon }),
+      fixtureReply("openai/chat-text-stop.json"),
+    );
     await openai(1).chat.completions.create(chat);
     expect(server.requests).toHaveLength(2);
   });
 
   test("it honours retry-after (seconds) on a 429", async () => {
-    server.reply(fixtureReply("openai/error-429-rate-limit-requests.json", { headers: { "retry-after": "0.2" } }), fixtureReply("openai/chat-text-stop.json"));
+    server.reply(
+      fixtureReply("openai/error-429-rate-limit-requests.json", { headers: { "retry-after": "0.2" } }),
+      fixtureReply("openai/chat-text-stop.json"),
+    );
     const started = Date.now();
     await openai(1).chat.completions.create(chat);
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);

@@ -6,7 +6,14 @@ import { type RetryEvent, withRetry } from "../../src/models/with-retry.js";
 
 const answer: ModelResponse = { message: { role: "assistant", content: "ok" }, stopReason: "end_turn" };
 const overloaded = (details: Partial<ConstructorParameters<typeof ProviderError>[0]> = {}) =>
-  new ProviderError({ provider: "test", status: 529, errorType: "overloaded_error", providerMessage: "Overloaded", retryable: true, ...details });
+  new ProviderError({
+    provider: "test",
+    status: 529,
+    errorType: "overloaded_error",
+    providerMessage: "Overloaded",
+    retryable: true,
+    ...details,
+  });
 
 /** A model that fails with the given errors, in order, then answers. */
 function flaky(...failures: Error[]): Model & { calls: number } {
@@ -43,14 +50,22 @@ describe("withRetry", () => {
 
   test("past the budget, the last error is thrown with the number of attempts", async () => {
     const model = flaky(overloaded(), overloaded(), overloaded({ providerMessage: "last" }), overloaded());
-    const error = (await withRetry(model, { maxRetries: 2, baseDelayMs: 1 }).complete([], []).catch((caught: unknown) => caught)) as ProviderError;
+    const error = (await withRetry(model, { maxRetries: 2, baseDelayMs: 1 })
+      .complete([], [])
+      .catch((caught: unknown) => caught)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ attempts: 3, providerMessage: "last" });
     expect(error.message).toBe("test 529 overloaded_error: last (gave up after 3 attempts)");
   });
 
   test("non-retryable provider errors and other errors are thrown at once", async () => {
-    const quota = new ProviderError({ provider: "test", status: 429, errorType: "insufficient_quota", providerMessage: "quota", retryable: false });
+    const quota = new ProviderError({
+      provider: "test",
+      status: 429,
+      errorType: "insufficient_quota",
+      providerMessage: "quota",
+      retryable: false,
+    });
     const bug = new TypeError("bug");
     for (const failure of [quota, bug]) {
       const model = flaky(failure);
@@ -61,7 +76,10 @@ describe("withRetry", () => {
 
   test("retry-after is honoured, capped by maxDelayMs (a longer wait is not attempted)", async () => {
     const delays: number[] = [];
-    await withRetry(flaky(overloaded({ retryAfterMs: 7 })), { baseDelayMs: 1000, onRetry: ({ delayMs }) => delays.push(delayMs) }).complete([], []);
+    await withRetry(flaky(overloaded({ retryAfterMs: 7 })), { baseDelayMs: 1000, onRetry: ({ delayMs }) => delays.push(delayMs) }).complete(
+      [],
+      [],
+    );
     expect(delays).toEqual([7]);
     const model = flaky(overloaded({ retryAfterMs: 5000 }));
     await expect(withRetry(model, { maxDelayMs: 1000 }).complete([], [])).rejects.toMatchObject({ retryAfterMs: 5000, attempts: 1 });
@@ -71,14 +89,18 @@ describe("withRetry", () => {
   test("an attempt that already streamed events is not retried", async () => {
     const model = flaky(overloaded());
     const texts: string[] = [];
-    await expect(withRetry(model, { baseDelayMs: 1 }).complete([], [], { onEvent: (event) => event.type === "text-delta" && texts.push(event.text) })).rejects.toBeInstanceOf(ProviderError);
+    await expect(
+      withRetry(model, { baseDelayMs: 1 }).complete([], [], { onEvent: (event) => event.type === "text-delta" && texts.push(event.text) }),
+    ).rejects.toBeInstanceOf(ProviderError);
     expect(texts).toEqual(["partial"]);
     expect(model.calls).toBe(1);
   });
 
   test("aborting during the wait rejects promptly with an AbortError", async () => {
     const controller = new AbortController();
-    const pending = withRetry(flaky(overloaded({ retryAfterMs: 10_000 })), { maxDelayMs: 60_000 }).complete([], [], { signal: controller.signal });
+    const pending = withRetry(flaky(overloaded({ retryAfterMs: 10_000 })), { maxDelayMs: 60_000 }).complete([], [], {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 10);
     const started = Date.now();
     await expect(pending).rejects.toBeInstanceOf(AbortError);

@@ -54,9 +54,11 @@ export class AnthropicModel implements Model {
   readonly #retry: RetryPolicy;
 
   constructor(options: AnthropicModelOptions) {
-    if (typeof options?.model !== "string" || options.model === "") throw new UsageError('AnthropicModel needs a model id, e.g. { model: "claude-sonnet-4-5" }.');
+    if (typeof options?.model !== "string" || options.model === "")
+      throw new UsageError('AnthropicModel needs a model id, e.g. { model: "claude-sonnet-4-5" }.');
     const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
-    if (!apiKey) throw new UsageError("AnthropicModel needs an API key: set the ANTHROPIC_API_KEY environment variable or pass { apiKey }.");
+    if (!apiKey)
+      throw new UsageError("AnthropicModel needs an API key: set the ANTHROPIC_API_KEY environment variable or pass { apiKey }.");
     this.modelId = options.model;
     this.#options = options;
     this.#maxTokens = checkTokens(options);
@@ -111,7 +113,8 @@ function checkTokens({ maxTokens, thinking }: AnthropicModelOptions): number {
     throw new UsageError(`AnthropicModel thinking.budgetTokens must be a whole number ≥ 1024, got ${thinking.budgetTokens}.`);
   }
   const tokens = maxTokens ?? (thinking ? thinking.budgetTokens + 4096 : 4096);
-  if (!Number.isInteger(tokens) || tokens < 1) throw new UsageError(`AnthropicModel maxTokens must be a positive whole number, got ${tokens}.`);
+  if (!Number.isInteger(tokens) || tokens < 1)
+    throw new UsageError(`AnthropicModel maxTokens must be a positive whole number, got ${tokens}.`);
   if (thinking && tokens <= thinking.budgetTokens) {
     throw new UsageError(`AnthropicModel maxTokens (${tokens}) must be larger than thinking.budgetTokens (${thinking.budgetTokens}).`);
   }

@@ -48,7 +48,7 @@ export async function collectAnthropicStream(
   if (!message) throw createIncompleteStreamError("the stream ended without a message");
   if (!stopped && message.stop_reason === null) throw createIncompleteStreamError("the stream ended before the message was complete");
   const response = convertAnthropicResponse({ ...message, content: message.content.filter(Boolean) });
-  response.message.toolCalls?.forEach((toolCall, index) => onEvent({ type: "tool-input-end", index, toolCall }));
+  for (const [index, toolCall] of (response.message.toolCalls ?? []).entries()) onEvent({ type: "tool-input-end", index, toolCall });
   if (response.usage) onEvent({ type: "usage", usage: response.usage });
   return response;
 }
@@ -74,7 +74,8 @@ function applyDelta(
       break;
     case "input_json_delta":
       block.input = String(block.input ?? "") + delta.partial_json;
-      if (toolIndex !== undefined && delta.partial_json !== "") onEvent({ type: "tool-input-delta", index: toolIndex, argumentsDelta: delta.partial_json });
+      if (toolIndex !== undefined && delta.partial_json !== "")
+        onEvent({ type: "tool-input-delta", index: toolIndex, argumentsDelta: delta.partial_json });
       break;
     default:
       break; // citations and future delta types do not change what minagent reads

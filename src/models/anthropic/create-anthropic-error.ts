@@ -20,7 +20,10 @@ export function createAnthropicError(error: unknown, signal?: AbortSignal): Erro
   if (error instanceof ProviderError) return error;
   if (error instanceof APIUserAbortError) return toAbortError(AbortSignal.abort(error));
   if (error instanceof APIConnectionTimeoutError) {
-    return new ProviderError({ provider, errorType: "timeout", providerMessage: "the request timed out", retryable: true }, { cause: error });
+    return new ProviderError(
+      { provider, errorType: "timeout", providerMessage: "the request timed out", retryable: true },
+      { cause: error },
+    );
   }
   if (error instanceof APIConnectionError) {
     const reason = error.cause instanceof Error ? `: ${error.cause.message}` : "";
@@ -42,8 +45,7 @@ function fromApiError(error: APIError): ProviderError {
   const status = error.status;
   // The API can say outright whether a retry may succeed; otherwise judge by status (or, in a stream, by type).
   const hint = error.headers?.get("x-should-retry");
-  const retryable =
-    hint === "false" ? false : status !== undefined ? isRetryableStatus(status) : retryableTypes.has(errorType ?? "");
+  const retryable = hint === "false" ? false : status !== undefined ? isRetryableStatus(status) : retryableTypes.has(errorType ?? "");
   return new ProviderError(
     { provider, status, errorType, providerMessage, retryable, retryAfterMs: parseRetryAfter(error.headers), requestId },
     { cause: error },

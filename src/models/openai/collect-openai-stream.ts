@@ -1,5 +1,5 @@
 import type { ModelResponse, ModelStreamEvent } from "../../core/types.js";
-import { type OpenAIConversionContext, convertOpenAIResponse, ensureUniqueId } from "./convert-openai-response.js";
+import { convertOpenAIResponse, ensureUniqueId, type OpenAIConversionContext } from "./convert-openai-response.js";
 import { createIncompleteStreamError } from "./create-openai-error.js";
 import type { OpenAIChunk, OpenAIResponse, OpenAIToolCall, OpenAIUsage } from "./openai-wire-types.js";
 
@@ -59,19 +59,28 @@ export async function collectOpenAIStream(
           content: text,
           refusal: refusal || null,
           reasoning_content: reasoning || null,
-          tool_calls: [...slots.values()].map((slot) => ({ id: slot.id, type: "function", function: { name: slot.name, arguments: slot.arguments } })),
+          tool_calls: [...slots.values()].map((slot) => ({
+            id: slot.id,
+            type: "function",
+            function: { name: slot.name, arguments: slot.arguments },
+          })),
         },
       },
     ],
     usage: usage ?? null,
   };
   const response = convertOpenAIResponse(completion, context);
-  response.message.toolCalls?.forEach((toolCall, index) => onEvent({ type: "tool-input-end", index, toolCall }));
+  for (const [index, toolCall] of (response.message.toolCalls ?? []).entries()) onEvent({ type: "tool-input-end", index, toolCall });
   if (response.usage) onEvent({ type: "usage", usage: response.usage });
   return response;
 }
 
-function applyToolCallDelta(slots: Map<string, ToolCallSlot>, call: OpenAIToolCall, ids: Set<string>, onEvent: (event: ModelStreamEvent) => void): void {
+function applyToolCallDelta(
+  slots: Map<string, ToolCallSlot>,
+  call: OpenAIToolCall,
+  ids: Set<string>,
+  onEvent: (event: ModelStreamEvent) => void,
+): void {
   const key = slotKey(slots, call);
   let slot = slots.get(key);
   if (!slot) {

@@ -7,30 +7,25 @@ import type { OpenAIMessageParam, OpenAITool } from "./openai-wire-types.js";
  * Chat Completions has no field for it (and DeepSeek rejects its own `reasoning_content` in input).
  */
 export function convertToOpenAIMessages(messages: readonly Message[]): OpenAIMessageParam[] {
-  return messages.map((message): OpenAIMessageParam => {
-    switch (message.role) {
-      case "system":
-        return { role: "system", content: message.content };
-      case "user":
-        return { role: "user", content: message.content };
-      case "tool":
-        return { role: "tool", tool_call_id: message.toolCallId ?? "", content: message.content };
-      case "assistant": {
-        const calls = message.toolCalls ?? [];
-        if (calls.length === 0) return { role: "assistant", content: message.content };
-        return {
-          role: "assistant",
-          // With tool calls and no text, the API expects null rather than "".
-          content: message.content === "" ? null : message.content,
-          tool_calls: calls.map((call) => ({
-            id: call.id,
-            type: "function",
-            function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-          })),
-        };
-      }
-    }
-  });
+  return messages.map(convertMessage);
+}
+
+function convertMessage(message: Message): OpenAIMessageParam {
+  if (message.role === "system") return { role: "system", content: message.content };
+  if (message.role === "user") return { role: "user", content: message.content };
+  if (message.role === "tool") return { role: "tool", tool_call_id: message.toolCallId ?? "", content: message.content };
+  const calls = message.toolCalls ?? [];
+  if (calls.length === 0) return { role: "assistant", content: message.content };
+  return {
+    role: "assistant",
+    // With tool calls and no text, the API expects null rather than "".
+    content: message.content === "" ? null : message.content,
+    tool_calls: calls.map((call) => ({
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+    })),
+  };
 }
 
 /** Our tool schemas as Chat Completions function tools. */

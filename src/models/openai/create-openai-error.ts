@@ -17,7 +17,10 @@ export function createOpenAIError(error: unknown, provider: string, signal?: Abo
   if (error instanceof ProviderError) return error;
   if (error instanceof APIUserAbortError) return toAbortError(AbortSignal.abort(error));
   if (error instanceof APIConnectionTimeoutError) {
-    return new ProviderError({ provider, errorType: "timeout", providerMessage: "the request timed out", retryable: true }, { cause: error });
+    return new ProviderError(
+      { provider, errorType: "timeout", providerMessage: "the request timed out", retryable: true },
+      { cause: error },
+    );
   }
   if (error instanceof APIConnectionError) {
     const reason = error.cause instanceof Error ? `: ${error.cause.message}` : "";
@@ -48,7 +51,15 @@ function fromApiError(error: APIError, provider: string): ProviderError {
         ? isRetryableStatus(status) && !(status === 429 && cannotSucceedLater(body, providerMessage))
         : retryableTypes.has(errorType ?? "") || retryableTypes.has(String(body.type));
   return new ProviderError(
-    { provider, status, errorType, providerMessage, retryable, retryAfterMs: parseRetryAfter(error.headers), requestId: error.requestID ?? undefined },
+    {
+      provider,
+      status,
+      errorType,
+      providerMessage,
+      retryable,
+      retryAfterMs: parseRetryAfter(error.headers),
+      requestId: error.requestID ?? undefined,
+    },
     { cause: error },
   );
 }

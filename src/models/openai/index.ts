@@ -2,9 +2,10 @@
  * `minagent/openai`: OpenAI and OpenAI-compatible servers through the official `openai` SDK.
  * A separate entry point, so that `import "minagent"` never loads a provider SDK.
  */
-export { OpenAIModel, type OpenAIModelOptions } from "./openai-model.js";
-export { type OpenAIConversionContext, convertOpenAIResponse } from "./convert-openai-response.js";
+
+export { convertOpenAIResponse, type OpenAIConversionContext } from "./convert-openai-response.js";
 export { convertToOpenAIMessages, convertToOpenAITools } from "./convert-to-openai-messages.js";
 export { createOpenAIError } from "./create-openai-error.js";
 export { mapOpenAIFinishReason } from "./map-openai-finish-reason.js";
 export { mapOpenAIUsage } from "./map-openai-usage.js";
+export { OpenAIModel, type OpenAIModelOptions } from "./openai-model.js";

@@ -57,10 +57,12 @@ export class OpenAIModel implements Model {
   readonly #retry: RetryPolicy;
 
   constructor(options: OpenAIModelOptions) {
-    if (typeof options?.model !== "string" || options.model === "") throw new UsageError('OpenAIModel needs a model id, e.g. { model: "gpt-4.1" }.');
+    if (typeof options?.model !== "string" || options.model === "")
+      throw new UsageError('OpenAIModel needs a model id, e.g. { model: "gpt-4.1" }.');
     const official = options.baseURL === undefined;
     const apiKey = options.apiKey ?? (official ? process.env.OPENAI_API_KEY : undefined);
-    if (!apiKey && official) throw new UsageError("OpenAIModel needs an API key: set the OPENAI_API_KEY environment variable or pass { apiKey }.");
+    if (!apiKey && official)
+      throw new UsageError("OpenAIModel needs an API key: set the OPENAI_API_KEY environment variable or pass { apiKey }.");
     this.provider = options.provider ?? (official ? "openai" : "openai-compatible");
     this.modelId = options.model;
     this.#options = options;
@@ -100,7 +102,8 @@ export class OpenAIModel implements Model {
     const context = { provider: this.provider, usedIds };
     const requestOptions = signal ? { signal } : {};
     try {
-      if (!onEvent) return convertOpenAIResponse(await this.#client.chat.completions.create({ ...request, stream: false }, requestOptions), context);
+      if (!onEvent)
+        return convertOpenAIResponse(await this.#client.chat.completions.create({ ...request, stream: false }, requestOptions), context);
       const streamOptions = this.#options.streamUsage === false ? {} : { stream_options: { include_usage: true } };
       const stream = await this.#client.chat.completions.create({ ...request, stream: true, ...streamOptions }, requestOptions);
       const response = await collectOpenAIStream(stream as AsyncIterable<OpenAIChunk>, onEvent, context);

@@ -6,8 +6,8 @@ import { AbortError } from "../../../src/errors.js";
 import { AnthropicModel, type AnthropicModelOptions } from "../../../src/models/anthropic/index.js";
 import { ProviderError } from "../../../src/models/provider-error.js";
 import type { RetryEvent } from "../../../src/models/with-retry.js";
-import { ToolRegistry } from "../../../src/tools/tool-registry.js";
 import { formatServerSentEvents, startWireServer, type WireServer } from "../../../src/testing/wire-server.js";
+import { ToolRegistry } from "../../../src/tools/tool-registry.js";
 import { fixtureReply, fixtureText } from "../../helpers/provider-fixtures.js";
 
 const apiKey = "sk-ant-api03-SECRET-test-key-0123456789";
@@ -41,19 +41,36 @@ describe("AnthropicModel: retries", () => {
     const response = await model({ retry: { baseDelayMs: 1, onRetry: (retry) => retries.push(retry) } }).complete(user, []);
     expect(response.stopReason).toBe("end_turn");
     expect(server.requests).toHaveLength(2);
-    expect(retries.map(({ attempt, delayMs, error }) => [attempt, delayMs, error.status, error.errorType])).toEqual([[1, 50, 429, "rate_limit_error"]]);
+    expect(retries.map(({ attempt, delayMs, error }) => [attempt, delayMs, error.status, error.errorType])).toEqual([
+      [1, 50, 429, "rate_limit_error"],
+    ]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
   });
 
   test("529 until the budget is spent: a typed error with status, type, message and attempts, promptly", async () => {
-    server.reply(overloaded(), fixtureReply("anthropic/error-529-overloaded-with-request-id.json"), fixtureReply("anthropic/error-529-overloaded-docs-link.json"), success());
+    server.reply(
+      overloaded(),
+      fixtureReply("anthropic/error-529-overloaded-with-request-id.json"),
+      fixtureReply("anthropic/error-529-overloaded-docs-link.json"),
+      success(),
+    );
     const started = Date.now();
     const error = await failure(model({ maxRetries: 2 }).complete(user, []));
     expect(Date.now() - started).toBeLessThan(1000);
     expect(server.requests).toHaveLength(3);
-    expect(error).toMatchObject({ name: "ProviderError", provider: "anthropic", status: 529, errorType: "overloaded_error", attempts: 3, retryable: true, requestId: "req_011CZTGFbArQvnRwr6evz8ca" });
+    expect(error).toMatchObject({
+      name: "ProviderError",
+      provider: "anthropic",
+      status: 529,
+      errorType: "overloaded_error",
+      attempts: 3,
+      retryable: true,
+      requestId: "req_011CZTGFbArQvnRwr6evz8ca",
+    });
     expect(error.providerMessage).toBe("Overloaded. https://docs.claude.com/en/api/errors");
-    expect(error.message).toBe("anthropic 529 overloaded_error: Overloaded. https://docs.claude.com/en/api/errors (gave up after 3 attempts) [request req_011CZTGFbArQvnRwr6evz8ca]");
+    expect(error.message).toBe(
+      "anthropic 529 overloaded_error: Overloaded. https://docs.claude.com/en/api/errors (gave up after 3 attempts) [request req_011CZTGFbArQvnRwr6evz8ca]",
+    );
   });
 
   test.each([0, 1, 4])("maxRetries: %i is honoured exactly", async (maxRetries) => {
@@ -102,7 +119,10 @@ describe("AnthropicModel: retries", () => {
 
   test("an error event inside a 200 stream, before any output, is retried", async () => {
     const start = fixtureText("anthropic/stream-stop-sequence.sse").split("\n\n")[0];
-    server.reply({ sse: `${start}\n\n${fixtureText("anthropic/stream-midstream-error-overloaded.sse")}` }, fixtureReply("anthropic/stream-stop-sequence.sse"));
+    server.reply(
+      { sse: `${start}\n\n${fixtureText("anthropic/stream-midstream-error-overloaded.sse")}` },
+      fixtureReply("anthropic/stream-stop-sequence.sse"),
+    );
     const response = await model().complete(user, [], { onEvent: () => {} });
     expect(response.stopReason).toBe("stop_sequence");
     expect(server.requests).toHaveLength(2);
@@ -111,7 +131,10 @@ describe("AnthropicModel: retries", () => {
   test("an error event after text was streamed is not retried (the listener would see the text twice)", async () => {
     const stream = fixtureText("anthropic/stream-stop-sequence.sse").split("\n\n");
     const prefix = stream.slice(0, stream.findIndex((frame) => frame.includes("text_delta")) + 1).join("\n\n");
-    server.reply({ sse: `${prefix}\n\n${fixtureText("anthropic/stream-midstream-error-overloaded.sse")}` }, fixtureReply("anthropic/stream-stop-sequence.sse"));
+    server.reply(
+      { sse: `${prefix}\n\n${fixtureText("anthropic/stream-midstream-error-overloaded.sse")}` },
+      fixtureReply("anthropic/stream-stop-sequence.sse"),
+    );
     const events: ModelStreamEvent[] = [];
     const error = await failure(model().complete(user, [], { onEvent: (event) => events.push(event) }));
     expect(error).toMatchObject({ status: undefined, errorType: "overloaded_error", retryable: true, attempts: 1 });
@@ -127,9 +150,19 @@ describe("AnthropicModel: retries", () => {
   });
 
   test("a retry never runs a tool twice", async () => {
-    server.reply(fixtureReply("anthropic/messages-tool-use-text-then-tool.json"), overloaded(), overloaded(), fixtureReply("anthropic/messages-end-turn-after-tool-result.json"));
+    server.reply(
+      fixtureReply("anthropic/messages-tool-use-text-then-tool.json"),
+      overloaded(),
+      overloaded(),
+      fixtureReply("anthropic/messages-end-turn-after-tool-result.json"),
+    );
     let runs = 0;
-    const registry = new ToolRegistry().add({ name: "test_tool", description: "counts", parameters: { type: "object" }, execute: () => ++runs });
+    const registry = new ToolRegistry().add({
+      name: "test_tool",
+      description: "counts",
+      parameters: { type: "object" },
+      execute: () => ++runs,
+    });
     const result = await new Agent(model({ maxRetries: 2 }), registry).run("go");
     expect(runs).toBe(1);
     expect(server.requests).toHaveLength(4);
@@ -140,8 +173,16 @@ describe("AnthropicModel: retries", () => {
 describe("AnthropicModel: malformed responses and aborts", () => {
   test.each([
     ["a body that is not JSON", { body: "<html>502 Bad Gateway</html>" }, /malformed response: the body is not valid JSON/],
-    ["JSON that is not a message", { json: { hello: "world" } }, /malformed response: expected a message object with a "content" array, got \{"hello":"world"\}/],
-    ["a text/plain body", { body: "upstream timeout", headers: { "content-type": "text/plain" } }, /malformed response: .*"upstream timeout"/],
+    [
+      "JSON that is not a message",
+      { json: { hello: "world" } },
+      /malformed response: expected a message object with a "content" array, got \{"hello":"world"\}/,
+    ],
+    [
+      "a text/plain body",
+      { body: "upstream timeout", headers: { "content-type": "text/plain" } },
+      /malformed response: .*"upstream timeout"/,
+    ],
     ["blocks without a type", { json: { content: [{ text: "hi" }], stop_reason: "end_turn" } }, /every content block needs a "type"/],
   ])("%s gives a clear, non-retryable error", async (_name, reply, message) => {
     server.reply(reply, success());

@@ -2,11 +2,18 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { Agent } from "../../../src/core/agent.js";
 import type { Message, ModelStreamEvent, ToolSchema } from "../../../src/core/types.js";
 import { AnthropicModel, type AnthropicModelOptions } from "../../../src/models/anthropic/index.js";
-import { ToolRegistry } from "../../../src/tools/tool-registry.js";
 import { startWireServer, type WireServer } from "../../../src/testing/wire-server.js";
+import { ToolRegistry } from "../../../src/tools/tool-registry.js";
 import { fixtureJson, fixtureReply } from "../../helpers/provider-fixtures.js";
 
-type AnthropicBody = { model: string; system?: string; messages: { role: string; content: Record<string, unknown>[] }[]; tools?: unknown[]; stream?: boolean; thinking?: unknown };
+type AnthropicBody = {
+  model: string;
+  system?: string;
+  messages: { role: string; content: Record<string, unknown>[] }[];
+  tools?: unknown[];
+  stream?: boolean;
+  thinking?: unknown;
+};
 
 let server: WireServer;
 beforeEach(async () => {
@@ -15,7 +22,13 @@ beforeEach(async () => {
 afterEach(() => server.close());
 
 function model(options: Partial<AnthropicModelOptions> = {}): AnthropicModel {
-  return new AnthropicModel({ model: "claude-test", apiKey: "sk-ant-test-key", baseURL: server.url, retry: { baseDelayMs: 1 }, ...options });
+  return new AnthropicModel({
+    model: "claude-test",
+    apiKey: "sk-ant-test-key",
+    baseURL: server.url,
+    retry: { baseDelayMs: 1 },
+    ...options,
+  });
 }
 
 const user = (content: string): Message[] => [{ role: "user", content }];
@@ -35,7 +48,10 @@ function testTool(calls: string[] = []) {
 
 describe("AnthropicModel: a two-turn tool loop", () => {
   test("runs a recorded tool_use turn, sends the tool_result back, and ends on end_turn", async () => {
-    server.reply(fixtureReply("anthropic/messages-tool-use-text-then-tool.json"), fixtureReply("anthropic/messages-end-turn-after-tool-result.json"));
+    server.reply(
+      fixtureReply("anthropic/messages-tool-use-text-then-tool.json"),
+      fixtureReply("anthropic/messages-end-turn-after-tool-result.json"),
+    );
     const calls: string[] = [];
     const result = await new Agent(model(), testTool(calls), { system: "Be brief." }).run("Use the test tool with value test");
 
@@ -46,13 +62,15 @@ describe("AnthropicModel: a two-turn tool loop", () => {
 
     const first = body(0);
     expect(first.system).toBe("Be brief.");
-    expect(first.tools).toEqual([{ name: "test_tool", description: "A tool for tests", input_schema: { type: "object", properties: { value: { type: "string" } } } }]);
+    expect(first.tools).toEqual([
+      { name: "test_tool", description: "A tool for tests", input_schema: { type: "object", properties: { value: { type: "string" } } } },
+    ]);
     expect(first.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Use the test tool with value test" }] }]);
     expect(body(1).messages.slice(1)).toEqual([
       {
         role: "assistant",
         content: [
-          { type: "text", text: "I'll use the test_tool with the value \"test\" as requested, then provide a final response." },
+          { type: "text", text: 'I\'ll use the test_tool with the value "test" as requested, then provide a final response.' },
           { type: "tool_use", id: "toolu_011LF2VkWpAfJnTKJcmh1PNf", name: "test_tool", input: { value: "test" } },
         ],
       },
@@ -61,7 +79,10 @@ describe("AnthropicModel: a two-turn tool loop", () => {
   });
 
   test("the same loop streamed: events arrive as the text and arguments do, and the run ends the same way", async () => {
-    server.reply(fixtureReply("anthropic/stream-tool-use-input-json-delta.sse", { chunkSize: 5 }), fixtureReply("anthropic/stream-stop-sequence.sse"));
+    server.reply(
+      fixtureReply("anthropic/stream-tool-use-input-json-delta.sse", { chunkSize: 5 }),
+      fixtureReply("anthropic/stream-stop-sequence.sse"),
+    );
     const registry = new ToolRegistry().add({
       name: "get_weather",
       description: "Weather of a place",
@@ -77,14 +98,28 @@ describe("AnthropicModel: a two-turn tool loop", () => {
         if (event.type === "tool-call-end") events.push(`result ${event.result.content}`);
       },
     });
-    expect(events).toEqual(['start get_weather', 'delta {"locati', 'delta on": "P', "delta ar", 'delta is"}', 'end {"location":"Paris"}', "result sunny in Paris"]);
+    expect(events).toEqual([
+      "start get_weather",
+      'delta {"locati',
+      'delta on": "P',
+      "delta ar",
+      'delta is"}',
+      'end {"location":"Paris"}',
+      "result sunny in Paris",
+    ]);
     expect(body(0).stream).toBe(true);
-    expect(body(1).messages[2]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01NRLabsLyVHZPKxbKvkfSMn", content: "sunny in Paris" }] });
+    expect(body(1).messages[2]).toEqual({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "toolu_01NRLabsLyVHZPKxbKvkfSMn", content: "sunny in Paris" }],
+    });
     expect(result.messages.at(-1)?.role).toBe("assistant");
   });
 
   test("an error observation is sent as a tool_result with is_error", async () => {
-    server.reply(fixtureReply("anthropic/messages-tool-use-text-then-tool.json"), fixtureReply("anthropic/messages-end-turn-after-tool-result.json"));
+    server.reply(
+      fixtureReply("anthropic/messages-tool-use-text-then-tool.json"),
+      fixtureReply("anthropic/messages-end-turn-after-tool-result.json"),
+    );
     const registry = new ToolRegistry().add({
       name: "test_tool",
       description: "fails",
@@ -94,7 +129,9 @@ describe("AnthropicModel: a two-turn tool loop", () => {
       },
     });
     await new Agent(model(), registry).run("go");
-    expect(body(1).messages[2]?.content).toEqual([{ type: "tool_result", tool_use_id: "toolu_011LF2VkWpAfJnTKJcmh1PNf", content: "Error: disk full", is_error: true }]);
+    expect(body(1).messages[2]?.content).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_011LF2VkWpAfJnTKJcmh1PNf", content: "Error: disk full", is_error: true },
+    ]);
   });
 });
 
@@ -104,12 +141,21 @@ describe("AnthropicModel: extended thinking", () => {
   test("thinking blocks go to reasoning (never content) and return on the next request exactly as received", async () => {
     const recorded = fixtureJson<{ content: Record<string, unknown>[] }>("anthropic/messages-tool-use-after-thinking.json");
     server.reply(fixtureReply("anthropic/messages-tool-use-after-thinking.json"), fixtureReply("anthropic/messages-end-turn-text.json"));
-    const registry = new ToolRegistry().add({ name: "get_user_country", description: "The user's country", parameters: { type: "object" }, execute: () => "France" });
+    const registry = new ToolRegistry().add({
+      name: "get_user_country",
+      description: "The user's country",
+      parameters: { type: "object" },
+      execute: () => "France",
+    });
     const result = await new Agent(model({ thinking: { budgetTokens: 1024 } }), registry).run("Largest city in my country?");
 
     const assistant = result.messages[1] as Message;
-    expect(assistant.content).toBe("I'll help you find the largest city in your country. First, let me determine which country you're from.");
-    expect(assistant.reasoning).toEqual([{ text: recorded.content[0]?.thinking, signature: recorded.content[0]?.signature, provider: "anthropic" }]);
+    expect(assistant.content).toBe(
+      "I'll help you find the largest city in your country. First, let me determine which country you're from.",
+    );
+    expect(assistant.reasoning).toEqual([
+      { text: recorded.content[0]?.thinking, signature: recorded.content[0]?.signature, provider: "anthropic" },
+    ]);
     expect(body(0).thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
     const sentBack = body(1).messages[1];
     expect(sentBack?.role).toBe("assistant");
@@ -168,8 +214,16 @@ describe("AnthropicModel: stop reasons", () => {
   });
 
   test("max_tokens cutting a tool_use short gives the call an error the model reads, not a crash", async () => {
-    server.reply(fixtureReply("anthropic/stream-max-tokens-mid-tool-input.sse", { chunkSize: 3 }), fixtureReply("anthropic/stream-stop-sequence.sse"));
-    const registry = new ToolRegistry().add({ name: "make_file", description: "Writes a file", parameters: { type: "object" }, execute: () => "written" });
+    server.reply(
+      fixtureReply("anthropic/stream-max-tokens-mid-tool-input.sse", { chunkSize: 3 }),
+      fixtureReply("anthropic/stream-stop-sequence.sse"),
+    );
+    const registry = new ToolRegistry().add({
+      name: "make_file",
+      description: "Writes a file",
+      parameters: { type: "object" },
+      execute: () => "written",
+    });
     const steps: string[] = [];
     const result = await new Agent(model(), registry).run("Write taxes.txt", {
       onEvent: (event) => {
@@ -208,7 +262,7 @@ describe("AnthropicModel: parallel tool calls", () => {
     expect(body(1).messages).toHaveLength(3);
   });
 
-  test("streamed calls without arguments (partial_json \"\") get empty argument objects", async () => {
+  test('streamed calls without arguments (partial_json "") get empty argument objects', async () => {
     server.reply(fixtureReply("anthropic/stream-tool-use-parallel-empty-input.sse", { chunkSize: 1 }));
     const ends: ModelStreamEvent[] = [];
     const response = await model().complete(user("hi"), [], { onEvent: (event) => event.type === "tool-input-end" && ends.push(event) });

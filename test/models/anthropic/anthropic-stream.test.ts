@@ -36,7 +36,9 @@ describe("Anthropic streams", () => {
     const { response } = await streamed(fixture);
     server.reply(fixtureReply(fixture));
     const client = new Anthropic({ apiKey: "test", baseURL: server.url, maxRetries: 0 });
-    const accumulated = await client.messages.stream({ model: "claude-test", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+    const accumulated = await client.messages
+      .stream({ model: "claude-test", max_tokens: 16, messages: [{ role: "user", content: "hi" }] })
+      .finalMessage();
     expect(response).toEqual(convertAnthropicResponse(accumulated));
   });
 
@@ -54,7 +56,9 @@ describe("Anthropic streams", () => {
     const calls = response.message.toolCalls ?? [];
     expect(events.flatMap((event) => (event.type === "tool-input-end" ? [event.toolCall] : []))).toEqual(calls);
     for (const [index, call] of calls.entries()) {
-      const deltas = events.flatMap((event) => (event.type === "tool-input-delta" && event.index === index ? [event.argumentsDelta] : [])).join("");
+      const deltas = events
+        .flatMap((event) => (event.type === "tool-input-delta" && event.index === index ? [event.argumentsDelta] : []))
+        .join("");
       expect(deltas === "" ? {} : JSON.parse(deltas)).toEqual(call.arguments);
     }
     expect(events.filter((event) => event.type === "usage")).toEqual(response.usage ? [{ type: "usage", usage: response.usage }] : []);

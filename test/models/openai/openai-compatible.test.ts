@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { Agent } from "../../../src/core/agent.js";
 import type { Message, ModelResponse, ModelStreamEvent } from "../../../src/core/types.js";
-import { ProviderError } from "../../../src/models/provider-error.js";
 import { OpenAIModel, type OpenAIModelOptions } from "../../../src/models/openai/index.js";
-import { ToolRegistry } from "../../../src/tools/tool-registry.js";
+import { ProviderError } from "../../../src/models/provider-error.js";
 import { startWireServer, type WireServer } from "../../../src/testing/wire-server.js";
+import { ToolRegistry } from "../../../src/tools/tool-registry.js";
 import { fixtureJson, fixtureReply } from "../../helpers/provider-fixtures.js";
 
 let server: WireServer;
@@ -18,7 +18,11 @@ function model(options: Partial<OpenAIModelOptions> = {}): OpenAIModel {
 }
 const user: Message[] = [{ role: "user", content: "hi" }];
 
-async function complete(fixture: string, streamed: boolean, history: Message[] = user): Promise<{ response: ModelResponse; events: ModelStreamEvent[] }> {
+async function complete(
+  fixture: string,
+  streamed: boolean,
+  history: Message[] = user,
+): Promise<{ response: ModelResponse; events: ModelStreamEvent[] }> {
   server.reply(fixtureReply(fixture, streamed ? { chunkSize: 7 } : {}));
   const events: ModelStreamEvent[] = [];
   const response = await model().complete(history, [], streamed ? { onEvent: (event) => events.push(event) } : {});
@@ -42,8 +46,14 @@ describe("OpenAI-compatible servers: known deviations", () => {
 
   test("arguments delivered as an object and a missing id (Ollama's native tool call, in a chat completion)", async () => {
     const native = fixtureJson<{ message: Record<string, unknown> }>("openai-compatible/ollama-api-chat-tool-call.json");
-    const twoCalls = { ...native.message, tool_calls: [...(native.message.tool_calls as unknown[]), ...(native.message.tool_calls as unknown[])] };
-    server.reply({ json: { choices: [{ index: 0, message: twoCalls, finish_reason: "stop" }] } }, { json: { choices: [{ index: 0, message: { role: "assistant", content: "18°C in Paris" }, finish_reason: "stop" }] } });
+    const twoCalls = {
+      ...native.message,
+      tool_calls: [...(native.message.tool_calls as unknown[]), ...(native.message.tool_calls as unknown[])],
+    };
+    server.reply(
+      { json: { choices: [{ index: 0, message: twoCalls, finish_reason: "stop" }] } },
+      { json: { choices: [{ index: 0, message: { role: "assistant", content: "18°C in Paris" }, finish_reason: "stop" }] } },
+    );
     let runs = 0;
     const registry = new ToolRegistry().add({
       name: "get_current_weather",
@@ -53,16 +63,24 @@ describe("OpenAI-compatible servers: known deviations", () => {
     });
     const result = await new Agent(model(), registry).run("Weather in Paris?");
     const calls = result.messages[1]?.toolCalls ?? [];
-    expect(calls.map((call) => call.arguments)).toEqual([{ format: "celsius", location: "Paris, FR" }, { format: "celsius", location: "Paris, FR" }]);
+    expect(calls.map((call) => call.arguments)).toEqual([
+      { format: "celsius", location: "Paris, FR" },
+      { format: "celsius", location: "Paris, FR" },
+    ]);
     expect(calls[0]?.id).toMatch(/^call_[0-9a-f]{24}$/);
     expect(new Set(calls.map((call) => call.id)).size).toBe(2);
-    expect(result.messages.filter((message) => message.role === "tool").map((message) => message.toolCallId)).toEqual(calls.map((call) => call.id));
+    expect(result.messages.filter((message) => message.role === "tool").map((message) => message.toolCallId)).toEqual(
+      calls.map((call) => call.id),
+    );
     expect(result.final).toBe("18°C in Paris");
     expect(result.usage).toEqual({ inputTokens: 0, outputTokens: 0 }); // no usage reported: nothing invented
   });
 
   test("an empty tool-call id (Gemini, Snowflake) gets a generated one; an empty finish_reason with calls is tool_use", async () => {
-    for (const fixture of ["openai-compatible/gemini-openai-compat-tool-call-empty-id.json", "openai-compatible/snowflake-cortex-tool-call-empty-finish-reason.json"]) {
+    for (const fixture of [
+      "openai-compatible/gemini-openai-compat-tool-call-empty-id.json",
+      "openai-compatible/snowflake-cortex-tool-call-empty-finish-reason.json",
+    ]) {
       const { response } = await complete(fixture, false);
       expect(response.stopReason).toBe("tool_use");
       expect(response.message.toolCalls?.[0]?.id).toMatch(/^(call_|toolu_)/);
@@ -96,7 +114,10 @@ describe("OpenAI-compatible servers: known deviations", () => {
   test("reasoning is not sent back to the server", async () => {
     const { response } = await complete("openai-compatible/deepseek-tool-call-reasoning-content.json", false);
     server.reply(fixtureReply("openai/chat-text-stop.json"));
-    await model().complete([...user, response.message, { role: "tool", content: "sunny", toolCallId: response.message.toolCalls?.[0]?.id ?? "" }], []);
+    await model().complete(
+      [...user, response.message, { role: "tool", content: "sunny", toolCallId: response.message.toolCalls?.[0]?.id ?? "" }],
+      [],
+    );
     expect(server.requests[1]?.text).not.toContain("reasoning");
   });
 
@@ -115,13 +136,36 @@ describe("OpenAI-compatible servers: known deviations", () => {
 
 describe("OpenAI-compatible servers: streams", () => {
   const streams: [string, { name: string; arguments: Record<string, unknown> }[], string][] = [
-    ["openai-compatible/ollama-v1-stream-parallel-tool-calls.chunks.jsonl", [{ name: "run_command", arguments: { command: "ls -la" } }, { name: "run_command", arguments: { command: "ls -la", cwd: "/path/to/directory" } }], "tool_use"],
-    ["openai-compatible/qwen-dashscope-stream-tool-call-empty-id.chunks.jsonl", [{ name: "weather", arguments: { location: "San Francisco" } }], "tool_use"],
-    ["openai-compatible/mistral-stream-tool-call-no-index.chunks.jsonl", [{ name: "weather", arguments: { location: "San Francisco" } }], "tool_use"],
-    ["openai-compatible/mistral-hosted-glm-stream-tool-call-split-name.chunks.jsonl", [{ name: "webSearchTool", arguments: { query: "current Berlin weather" } }], "tool_use"],
+    [
+      "openai-compatible/ollama-v1-stream-parallel-tool-calls.chunks.jsonl",
+      [
+        { name: "run_command", arguments: { command: "ls -la" } },
+        { name: "run_command", arguments: { command: "ls -la", cwd: "/path/to/directory" } },
+      ],
+      "tool_use",
+    ],
+    [
+      "openai-compatible/qwen-dashscope-stream-tool-call-empty-id.chunks.jsonl",
+      [{ name: "weather", arguments: { location: "San Francisco" } }],
+      "tool_use",
+    ],
+    [
+      "openai-compatible/mistral-stream-tool-call-no-index.chunks.jsonl",
+      [{ name: "weather", arguments: { location: "San Francisco" } }],
+      "tool_use",
+    ],
+    [
+      "openai-compatible/mistral-hosted-glm-stream-tool-call-split-name.chunks.jsonl",
+      [{ name: "webSearchTool", arguments: { query: "current Berlin weather" } }],
+      "tool_use",
+    ],
     ["openai-compatible/groq-stream-tool-call-x-groq-usage.chunks.jsonl", [{ name: "weather", arguments: {} }], "tool_use"],
     ["openai-compatible/vllm-stream-tool-call.chunks.jsonl", [{ name: "run_command", arguments: { command: "ls" } }], "tool_use"],
-    ["openai-compatible/anthropic-openai-compat-stream-tool-index-1.sse", [{ name: "read_file", arguments: { path: "a.txt" } }], "tool_use"],
+    [
+      "openai-compatible/anthropic-openai-compat-stream-tool-index-1.sse",
+      [{ name: "read_file", arguments: { path: "a.txt" } }],
+      "tool_use",
+    ],
     ["openai-compatible/ollama-v1-stream-text.chunks.jsonl", [], "end_turn"],
     ["openai-compatible/vllm-stream-text.sse", [], "end_turn"],
   ];
@@ -156,23 +200,40 @@ describe("OpenAI-compatible servers: streams", () => {
 
 describe("OpenAI-compatible servers: errors", () => {
   test("llama.cpp's 500 for tools with stream: retried, then a typed error with the server's words", async () => {
-    server.reply(fixtureReply("openai-compatible/llamacpp-error-500-tools-with-stream.json"), fixtureReply("openai-compatible/llamacpp-error-500-tools-with-stream.json"));
-    const error = (await model({ maxRetries: 1 }).complete(user, [], { onEvent: () => {} }).catch((caught: unknown) => caught)) as ProviderError;
+    server.reply(
+      fixtureReply("openai-compatible/llamacpp-error-500-tools-with-stream.json"),
+      fixtureReply("openai-compatible/llamacpp-error-500-tools-with-stream.json"),
+    );
+    const error = (await model({ maxRetries: 1 })
+      .complete(user, [], { onEvent: () => {} })
+      .catch((caught: unknown) => caught)) as ProviderError;
     expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ provider: "ollama", status: 500, errorType: "server_error", providerMessage: "Cannot use tools with stream", attempts: 2 });
+    expect(error).toMatchObject({
+      provider: "ollama",
+      status: 500,
+      errorType: "server_error",
+      providerMessage: "Cannot use tools with stream",
+      attempts: 2,
+    });
   });
 
   test("OpenRouter's 429 with a numeric code is retried, and its upstream explanation kept", async () => {
     server.reply(fixtureReply("openai-compatible/openrouter-error-429.json"), fixtureReply("openai-compatible/openrouter-error-429.json"));
-    const error = (await model({ maxRetries: 1 }).complete(user, []).catch((caught: unknown) => caught)) as ProviderError;
+    const error = (await model({ maxRetries: 1 })
+      .complete(user, [])
+      .catch((caught: unknown) => caught)) as ProviderError;
     expect(error).toMatchObject({ status: 429, retryable: true, attempts: 2 });
-    expect(error.providerMessage).toMatch(/^Provider returned error: google\/gemini-2.0-flash-exp:free is temporarily rate-limited upstream/);
+    expect(error.providerMessage).toMatch(
+      /^Provider returned error: google\/gemini-2.0-flash-exp:free is temporarily rate-limited upstream/,
+    );
     expect(JSON.stringify(error)).not.toContain("user_2wT5");
   });
 
   test("Groq's 400 tool_use_failed is not retried", async () => {
     server.reply(fixtureReply("openai-compatible/groq-error-400-tool-use-failed.json"));
-    const error = (await model().complete(user, []).catch((caught: unknown) => caught)) as ProviderError;
+    const error = (await model()
+      .complete(user, [])
+      .catch((caught: unknown) => caught)) as ProviderError;
     expect(error).toMatchObject({ status: 400, errorType: "tool_use_failed", retryable: false, attempts: 1 });
   });
 });

@@ -2,13 +2,20 @@ import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { Agent } from "../../../src/core/agent.js";
 import type { Message, ModelStreamEvent } from "../../../src/core/types.js";
-import { ProviderError } from "../../../src/models/provider-error.js";
 import { OpenAIModel, type OpenAIModelOptions } from "../../../src/models/openai/index.js";
-import { ToolRegistry } from "../../../src/tools/tool-registry.js";
+import { ProviderError } from "../../../src/models/provider-error.js";
 import { formatServerSentEvents, startWireServer, type WireServer } from "../../../src/testing/wire-server.js";
+import { ToolRegistry } from "../../../src/tools/tool-registry.js";
 import { fixtureJson, fixtureReply } from "../../helpers/provider-fixtures.js";
 
-type OpenAIBody = { model: string; messages: Record<string, unknown>[]; tools?: unknown[]; stream?: boolean; stream_options?: unknown; max_completion_tokens?: number };
+type OpenAIBody = {
+  model: string;
+  messages: Record<string, unknown>[];
+  tools?: unknown[];
+  stream?: boolean;
+  stream_options?: unknown;
+  max_completion_tokens?: number;
+};
 
 const apiKey = "sk-proj-SECRET-test-key-0123456789";
 let server: WireServer;
@@ -19,7 +26,14 @@ afterEach(() => server.close());
 
 function model(options: Partial<OpenAIModelOptions> = {}): OpenAIModel {
   // The SDK appends /chat/completions to the base URL; the key is passed explicitly because a baseURL is set.
-  return new OpenAIModel({ model: "gpt-test", apiKey, baseURL: `${server.url}/v1`, provider: "openai", retry: { baseDelayMs: 1 }, ...options });
+  return new OpenAIModel({
+    model: "gpt-test",
+    apiKey,
+    baseURL: `${server.url}/v1`,
+    provider: "openai",
+    retry: { baseDelayMs: 1 },
+    ...options,
+  });
 }
 const user: Message[] = [{ role: "user", content: "hi" }];
 const body = (index: number) => server.requests[index]?.body as OpenAIBody;
@@ -36,8 +50,21 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 
 function fileTools(deleted: string[]) {
   return new ToolRegistry()
-    .add({ name: "delete_file", description: "Deletes a file", parameters: { type: "object", properties: { path: { type: "string" } } }, execute: ({ path }) => (deleted.push(String(path)), "deleted") })
-    .add({ name: "create_file", description: "Creates a file", parameters: { type: "object", properties: { path: { type: "string" } } }, execute: () => "created" });
+    .add({
+      name: "delete_file",
+      description: "Deletes a file",
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+      execute: ({ path }) => {
+        deleted.push(String(path));
+        return "deleted";
+      },
+    })
+    .add({
+      name: "create_file",
+      description: "Creates a file",
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+      execute: () => "created",
+    });
 }
 
 describe("OpenAIModel: a two-turn tool loop", () => {
@@ -47,10 +74,19 @@ describe("OpenAIModel: a two-turn tool loop", () => {
     const result = await new Agent(model(), fileTools(deleted), { system: "You manage files." }).run("Delete .env and create test.txt");
     expect(deleted).toEqual([".env"]);
     expect(result.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool", "tool", "assistant"]);
-    expect(result.usage.inputTokens).toBe(71 + (fixtureJson<{ usage: { prompt_tokens: number } }>("openai/chat-text-stop.json").usage.prompt_tokens));
+    expect(result.usage.inputTokens).toBe(
+      71 + fixtureJson<{ usage: { prompt_tokens: number } }>("openai/chat-text-stop.json").usage.prompt_tokens,
+    );
 
     expect(server.requests[0]?.path).toBe("/v1/chat/completions");
-    expect(body(0).tools?.[0]).toEqual({ type: "function", function: { name: "delete_file", description: "Deletes a file", parameters: { type: "object", properties: { path: { type: "string" } } } } });
+    expect(body(0).tools?.[0]).toEqual({
+      type: "function",
+      function: {
+        name: "delete_file",
+        description: "Deletes a file",
+        parameters: { type: "object", properties: { path: { type: "string" } } },
+      },
+    });
     expect(body(0).stream).toBe(false);
     expect(body(1).messages.slice(0, 1)).toEqual([{ role: "system", content: "You manage files." }]);
     expect(body(1).messages.slice(2)).toEqual([
@@ -68,8 +104,16 @@ describe("OpenAIModel: a two-turn tool loop", () => {
   });
 
   test("streamed: argument fragments are reassembled exactly and usage is asked for", async () => {
-    server.reply(fixtureReply("openai/stream-tool-call-argument-fragments.sse", { chunkSize: 9 }), fixtureReply("openai/stream-text-stop-usage.sse", { chunkSize: 4 }));
-    const registry = new ToolRegistry().add({ name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } } }, execute: ({ city }) => `rain in ${String(city)}` });
+    server.reply(
+      fixtureReply("openai/stream-tool-call-argument-fragments.sse", { chunkSize: 9 }),
+      fixtureReply("openai/stream-text-stop-usage.sse", { chunkSize: 4 }),
+    );
+    const registry = new ToolRegistry().add({
+      name: "get_weather",
+      description: "Weather",
+      parameters: { type: "object", properties: { city: { type: "string" } } },
+      execute: ({ city }) => `rain in ${String(city)}`,
+    });
     const deltas: string[] = [];
     let text = "";
     const result = await new Agent(model(), registry).run("Weather?", {
@@ -97,7 +141,9 @@ describe("OpenAIModel: streaming", () => {
       ["call_3rqTYrA6H21AYUaRGP4F66oq", "get_country"],
       ["call_Xw9XMKBJU48kAAd78WgIswDx", "get_product_name"],
     ]);
-    expect(events.filter((event) => event.type === "tool-input-start").map((event) => (event.type === "tool-input-start" ? event.index : -1))).toEqual([0, 1]);
+    expect(
+      events.filter((event) => event.type === "tool-input-start").map((event) => (event.type === "tool-input-start" ? event.index : -1)),
+    ).toEqual([0, 1]);
     const ends = events.flatMap((event) => (event.type === "tool-input-end" ? [event.toolCall] : []));
     expect(ends).toEqual(calls);
     expect(response.stopReason).toBe("tool_use");
@@ -105,7 +151,10 @@ describe("OpenAIModel: streaming", () => {
   });
 
   test.each([1, 2, 3, 5, 8, 13, 64])("re-chunked every %i bytes, a stream gives the same response", async (chunkSize) => {
-    server.reply(fixtureReply("openai/stream-tool-calls-parallel.sse"), fixtureReply("openai/stream-tool-calls-parallel.sse", { chunkSize }));
+    server.reply(
+      fixtureReply("openai/stream-tool-calls-parallel.sse"),
+      fixtureReply("openai/stream-tool-calls-parallel.sse", { chunkSize }),
+    );
     const whole = await model().complete(user, [], streaming);
     const pieces = await model().complete(user, [], streaming);
     expect(pieces).toEqual(whole);
@@ -122,7 +171,11 @@ describe("OpenAIModel: streaming", () => {
   test("a refusal streamed in delta.refusal is the answer, with stop reason refusal", async () => {
     server.reply(fixtureReply("openai/stream-refusal-structured-output.sse"));
     let text = "";
-    const response = await model().complete(user, [], { onEvent: (event) => event.type === "text-delta" && (text += event.text) });
+    const response = await model().complete(user, [], {
+      onEvent: (event) => {
+        if (event.type === "text-delta") text += event.text;
+      },
+    });
     expect(response.stopReason).toBe("refusal");
     expect(response.message.content).toMatch(/^I'm (very )?sorry/);
     expect(text).toBe(response.message.content);
@@ -135,7 +188,10 @@ describe("OpenAIModel: streaming", () => {
   });
 
   test("an error chunk inside the stream becomes a ProviderError", async () => {
-    server.reply({ sse: formatServerSentEvents([{ data: JSON.stringify({ error: { message: "The server had an error", type: "server_error" } }) }]) }, fixtureReply("openai/stream-text-stop-usage.sse"));
+    server.reply(
+      { sse: formatServerSentEvents([{ data: JSON.stringify({ error: { message: "The server had an error", type: "server_error" } }) }]) },
+      fixtureReply("openai/stream-text-stop-usage.sse"),
+    );
     const response = await model().complete(user, [], streaming);
     expect(response.stopReason).toBe("end_turn");
     expect(server.requests).toHaveLength(2);
@@ -143,7 +199,9 @@ describe("OpenAIModel: streaming", () => {
 });
 
 describe("OpenAIModel: finish reasons and usage", () => {
-  const completion = (finish_reason: string, message: Record<string, unknown> = { role: "assistant", content: "x" }) => ({ json: { choices: [{ index: 0, message, finish_reason }] } });
+  const completion = (finish_reason: string, message: Record<string, unknown> = { role: "assistant", content: "x" }) => ({
+    json: { choices: [{ index: 0, message, finish_reason }] },
+  });
 
   test.each([
     ["stop", "end_turn"],
@@ -163,7 +221,12 @@ describe("OpenAIModel: finish reasons and usage", () => {
 
   test("usage maps cached and reasoning tokens", async () => {
     server.reply(fixtureReply("openai-compatible/deepseek-tool-call-reasoning-content.json"));
-    expect((await model().complete(user, [])).usage).toEqual({ inputTokens: 339, outputTokens: 92, cacheReadTokens: 320, reasoningTokens: 48 });
+    expect((await model().complete(user, [])).usage).toEqual({
+      inputTokens: 339,
+      outputTokens: 92,
+      cacheReadTokens: 320,
+      reasoningTokens: 48,
+    });
   });
 
   test("invalid-JSON arguments become an error observation; the other calls still run", async () => {
@@ -172,21 +235,31 @@ describe("OpenAIModel: finish reasons and usage", () => {
       { id: "call_2", type: "function", function: { name: "delete_file", arguments: '{"path": "a.txt"}' } },
       { id: "call_3", type: "function", function: { name: "delete_file", arguments: '["a.txt"]' } },
     ];
-    server.reply(completion("tool_calls", { role: "assistant", content: null, tool_calls: calls }), fixtureReply("openai/chat-text-stop.json"));
+    server.reply(
+      completion("tool_calls", { role: "assistant", content: null, tool_calls: calls }),
+      fixtureReply("openai/chat-text-stop.json"),
+    );
     const deleted: string[] = [];
     const result = await new Agent(model(), fileTools(deleted)).run("Delete");
     expect(deleted).toEqual(["a.txt"]);
     const observations = result.messages.filter((message) => message.role === "tool");
     expect(observations.map((message) => message.isError ?? false)).toEqual([true, false, true]);
-    expect(observations[0]?.content).toMatch(/^Invalid arguments for tool "delete_file": the arguments are not valid JSON \(.+\)\. Received: \{"path": "\.env"\./);
+    expect(observations[0]?.content).toMatch(
+      /^Invalid arguments for tool "delete_file": the arguments are not valid JSON \(.+\)\. Received: \{"path": "\.env"\./,
+    );
     expect(observations[2]?.content).toMatch(/the arguments are not a JSON object\. Received: \["a\.txt"\]/);
-    expect(body(1).messages[1]).toMatchObject({ tool_calls: [{ function: { arguments: "{}" } }, { function: { arguments: '{"path":"a.txt"}' } }, { function: { arguments: "{}" } }] });
+    expect(body(1).messages[1]).toMatchObject({
+      tool_calls: [{ function: { arguments: "{}" } }, { function: { arguments: '{"path":"a.txt"}' } }, { function: { arguments: "{}" } }],
+    });
   });
 });
 
 describe("OpenAIModel: retries and errors", () => {
   test("a 429 rate limit with retry-after waits, then succeeds", async () => {
-    server.reply(fixtureReply("openai/error-429-rate-limit-requests.json", { headers: { "retry-after-ms": "30" } }), fixtureReply("openai/chat-text-stop.json"));
+    server.reply(
+      fixtureReply("openai/error-429-rate-limit-requests.json", { headers: { "retry-after-ms": "30" } }),
+      fixtureReply("openai/chat-text-stop.json"),
+    );
     const delays: number[] = [];
     const response = await model({ retry: { onRetry: ({ delayMs }) => delays.push(delayMs) } }).complete(user, []);
     expect(response.stopReason).toBe("end_turn");
@@ -215,7 +288,11 @@ describe("OpenAIModel: retries and errors", () => {
   });
 
   test("500s until the budget is spent: attempts counted, promptly", async () => {
-    for (let index = 0; index < 4; index++) server.reply({ status: 500, json: { error: { message: "The server had an error while processing your request.", type: "server_error" } } });
+    for (let index = 0; index < 4; index++)
+      server.reply({
+        status: 500,
+        json: { error: { message: "The server had an error while processing your request.", type: "server_error" } },
+      });
     const error = await failure(model({ maxRetries: 3 }).complete(user, [], streaming));
     expect(error).toMatchObject({ provider: "openai", status: 500, errorType: "server_error", attempts: 4 });
     expect(server.requests).toHaveLength(4);

@@ -1,0 +1,103 @@
+import type { Model } from "../core/types.js";
+import { UsageError } from "../errors.js";
+import type { RetryOptions } from "./with-retry.js";
+
+/** Where a model string points. */
+export type ModelSpec = {
+  /** Which adapter serves it. */
+  provider: "anthropic" | "openai" | "openai-compatible" | "ollama";
+  /** The model id sent to the server. */
+  model: string;
+  /** The server's base URL, for OpenAI-compatible servers. */
+  baseURL?: string;
+  /** The environment variable the API key is read from. */
+  apiKeyVariable: string;
+  /** True when the provider cannot be used without that key (local servers need none). */
+  apiKeyRequired: boolean;
+};
+
+/** Settings for {@link resolveModel}. */
+export type ResolveModelOptions = {
+  /** Where API keys are read from (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Retries of a failed call (default 2). */
+  maxRetries?: number;
+  /** Backoff settings of those retries. */
+  retry?: Omit<RetryOptions, "maxRetries">;
+  /** A fetch implementation (e.g. to record traffic). */
+  fetch?: typeof fetch;
+};
+
+/** Ollama's OpenAI-compatible endpoint on its default port. */
+export const ollamaBaseURL = "http://localhost:11434/v1";
+
+/** The model-string syntax, for help texts. */
+export const modelSpecSyntax = `  anthropic:<model>                  Claude through the Anthropic API      (key: ANTHROPIC_API_KEY)
+  openai:<model>                     OpenAI Chat Completions               (key: OPENAI_API_KEY)
+  ollama:<model>                     a local Ollama at ${ollamaBaseURL}
+  openai-compatible:<model>@<url>    any OpenAI-compatible server, e.g. vLLM, llama.cpp, LM Studio
+                                     (key, if it needs one: OPENAI_COMPATIBLE_API_KEY)
+  e.g. anthropic:claude-sonnet-4-6, openai:gpt-4.1, ollama:qwen3:8b,
+       openai-compatible:meta-llama/Llama-3.1-8B-Instruct@http://localhost:8000/v1`;
+
+const withURL = /^(.+)@(https?:\/\/.+)$/;
+
+/**
+ * Parses a model string: `anthropic:<model>`, `openai:<model>`, `ollama:<model>` or
+ * `openai-compatible:<model>@<base-url>` (an `@<base-url>` suffix also points `ollama:` at another
+ * host). Everything after the first colon is the model id, so ids may contain colons and slashes
+ * (`ollama:qwen3:8b`). Throws a UsageError saying what is accepted.
+ */
+export function parseModelSpec(spec: string): ModelSpec {
+  const colon = spec.indexOf(":");
+  const provider = colon === -1 ? spec : spec.slice(0, colon);
+  const rest = colon === -1 ? "" : spec.slice(colon + 1);
+  const [, model = rest, baseURL] = withURL.exec(rest) ?? [];
+  const fail = (problem: string) => new UsageError(`Model "${spec}": ${problem}. Use one of:\n${modelSpecSyntax}`);
+  if (colon === -1) throw fail("name the provider before the model, as <provider>:<model>");
+  if (model === "") throw fail("no model id after the provider");
+  switch (provider) {
+    case "anthropic":
+    case "openai":
+      if (baseURL) throw fail(`${provider}: takes no URL; for another server use openai-compatible:<model>@<url>`);
+      return { provider, model, apiKeyVariable: provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY", apiKeyRequired: true };
+    case "ollama":
+      return { provider, model, baseURL: baseURL ?? ollamaBaseURL, apiKeyVariable: "OLLAMA_API_KEY", apiKeyRequired: false };
+    case "openai-compatible":
+      if (!baseURL) throw fail("an OpenAI-compatible server needs its URL: openai-compatible:<model>@<url>");
+      return { provider, model, baseURL, apiKeyVariable: "OPENAI_COMPATIBLE_API_KEY", apiKeyRequired: false };
+    default:
+      throw fail(`unknown provider "${provider}"`);
+  }
+}
+
+/**
+ * Creates the model a model string names, reading its API key from the environment (and a base URL
+ * from `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` when set). Provider SDKs
+ * are loaded only here, on demand, so importing minagent stays free of them.
+ * Throws a UsageError for an unknown string or a missing key (naming the variable to set).
+ * @example const model = await resolveModel("anthropic:claude-sonnet-4-5");
+ */
+export async function resolveModel(spec: string, options: ResolveModelOptions = {}): Promise<Model> {
+  const parsed = parseModelSpec(spec);
+  const env = options.env ?? process.env;
+  const apiKey = env[parsed.apiKeyVariable] || undefined;
+  if (parsed.apiKeyRequired && !apiKey)
+    throw new UsageError(`Model "${spec}" needs an API key: set the ${parsed.apiKeyVariable} environment variable.`);
+  const common = {
+    model: parsed.model,
+    ...(apiKey && { apiKey }),
+    ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+    ...(options.retry && { retry: options.retry }),
+    ...(options.fetch && { fetch: options.fetch }),
+  };
+  // The SDKs' own base-URL variables (a proxy, a gateway, a test server) are honoured from the same environment.
+  const baseURL = parsed.baseURL ?? env[parsed.provider === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL"];
+  const location = { ...(baseURL && { baseURL }), provider: parsed.provider };
+  if (parsed.provider === "anthropic") {
+    const { AnthropicModel } = await import("./anthropic/anthropic-model.js");
+    return new AnthropicModel({ ...common, ...(baseURL && { baseURL }) });
+  }
+  const { OpenAIModel } = await import("./openai/openai-model.js");
+  return new OpenAIModel({ ...common, ...location });
+}
