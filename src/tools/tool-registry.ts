@@ -1,11 +1,10 @@
-import type { Ajv as AjvInstance } from "ajv";
 import type { ToolResult } from "../core/events.js";
 import type { ToolExecutor } from "../core/loop-types.js";
 import type { ToolCall, ToolSchema } from "../core/types.js";
 import { UsageError } from "../errors.js";
 import { executeToolCall, failure, type PreparedTool, truncate } from "./execute-tool-call.js";
 import type { Tool, ToolParameters } from "./tool.js";
-import { compileToolSchema, createAjv } from "./tool-schema.js";
+import { compileToolSchema } from "./tool-schema.js";
 
 /** Settings shared by all tools of a registry. */
 export type ToolRegistryOptions = {
@@ -33,7 +32,6 @@ export class ToolRegistry implements ToolExecutor {
   readonly #timeoutMs: number;
   readonly #maxResultLength: number;
   #schemas: ToolSchema[] | undefined;
-  #ajv: AjvInstance | undefined;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.#timeoutMs = positive("timeoutMs", options.timeoutMs ?? 60_000);
@@ -47,7 +45,7 @@ export class ToolRegistry implements ToolExecutor {
     }
     if (this.#tools.has(tool.name)) throw new UsageError(`A tool named "${tool.name}" is already registered; tool names must be unique.`);
     if (typeof tool.execute !== "function") throw new UsageError(`Tool "${tool.name}" has no execute function.`);
-    const schema = compileToolSchema(tool.name, tool.parameters, () => (this.#ajv ??= createAjv()));
+    const schema = compileToolSchema(tool.name, tool.parameters);
     this.#tools.set(tool.name, { tool: tool as unknown as Tool, schema });
     this.#schemas = undefined;
     return this;

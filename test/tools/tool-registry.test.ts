@@ -37,7 +37,39 @@ describe("ToolRegistry: registration", () => {
         parameters: { type: "object", properties: { x: { type: "nonsense" } } },
         execute: () => 0,
       }),
-    ).toThrow(/not a valid JSON Schema/);
+    ).toThrow(
+      'Tool "bad": parameters are not a valid JSON Schema: parameters.properties.x.type is "nonsense"; use one of object, array, string, number, integer, boolean, null.',
+    );
+    // A property that happens to be called "type" is a name, not the keyword.
+    expect(() =>
+      registry.add({
+        name: "typed",
+        description: "",
+        parameters: { type: "object", properties: { type: { type: "string" } } },
+        execute: () => 0,
+      }),
+    ).not.toThrow();
+  });
+
+  it("validates nested arguments and reports the innermost reasons", async () => {
+    const registry = new ToolRegistry().add({
+      name: "book",
+      description: "",
+      parameters: {
+        type: "object",
+        properties: { guests: { type: "array", items: { type: "object", properties: { age: { type: "integer", minimum: 0 } } } } },
+      },
+      execute: () => "booked",
+    });
+    expect(await registry.call(call("book", { guests: [{ age: 30 }, { age: -1.5 }] }))).toBe(
+      [
+        'Invalid arguments for tool "book":',
+        '- guests.1.age: Instance type "number" is invalid. Expected "integer". (rule: type)',
+        "- guests.1.age: -1.5 is less than 0. (rule: minimum)",
+        "Fix the arguments to match the tool's schema and call it again.",
+      ].join("\n"),
+    );
+    expect(await registry.call(call("book", { guests: [{ age: 30 }] }))).toBe("booked");
   });
 
   it("sends a zod tool's JSON Schema without the $schema dialect marker", () => {
@@ -63,10 +95,15 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
     const registry = new ToolRegistry().add({ name: "add", description: "", parameters: addSchema, execute });
     const result = await registry.execute(call("add", { a: "one", c: 1 }));
     expect(result.isError).toBe(true);
-    expect(result.content).toContain('Invalid arguments for tool "add"');
-    expect(result.content).toContain("a: must be number (rule: type)");
-    expect(result.content).toContain("(arguments): must have required property 'b' (rule: required)");
-    expect(result.content).toContain("must NOT have additional properties (rule: additionalProperties)");
+    expect(result.content).toBe(
+      [
+        'Invalid arguments for tool "add":',
+        '- (arguments): Instance does not have required property "b". (rule: required)',
+        '- a: Instance type "string" is invalid. Expected "number". (rule: type)',
+        "- c: is not an allowed argument (rule: additionalProperties)",
+        "Fix the arguments to match the tool's schema and call it again.",
+      ].join("\n"),
+    );
     expect(execute).not.toHaveBeenCalled();
   });
 
