@@ -33,7 +33,7 @@ describe("minagent run", () => {
     const { io, stdout, stderr } = fakeIo({ ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: server.url });
     const code = await main(["run", "What is 17 * 23?", "--model", "anthropic:claude-haiku-4-5"], io);
     expect(stderr()).toBe(`→ calculator({"expression":"17 * 23"})
-← 391
+← calculator: 391
 tokens: 1,301 in · 72 out · ≈ $0.00166 at list prices
 `);
     expect(stdout()).toBe("I'll compute that.\n17 × 23 = 391.\n");
@@ -55,7 +55,7 @@ tokens: 1,301 in · 72 out · ≈ $0.00166 at list prices
     expect(code).toBe(0);
     expect(stdout()).toBe("I could not read the time on Mars.\n");
     expect(stderr()).toBe(`→ current_time({"timeZone":"Mars/Olympus"})
-✗ Unknown time zone "Mars/Olympus": use an IANA name such as Europe/Paris.
+✗ current_time: Unknown time zone "Mars/Olympus": use an IANA name such as Europe/Paris.
 tokens: 0 in · 0 out · cost: no price known for qwen3:8b
 `);
     expect(server.requests[0]?.headers.authorization).toBeUndefined();

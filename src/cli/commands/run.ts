@@ -160,7 +160,7 @@ function createPrinter(io: CliIo): ((event: AgentEvent) => void) & { endLine: ()
         io.stderr(`→ ${event.toolCall.name}(${oneLine(JSON.stringify(event.toolCall.arguments), 100)})\n`);
         break;
       case "tool-call-end":
-        io.stderr(`${event.result.isError ? "✗" : "←"} ${oneLine(event.result.content, 120)}\n`);
+        io.stderr(`${event.result.isError ? "✗" : "←"} ${event.toolCall.name}: ${oneLine(event.result.content, 120)}\n`);
         break;
       default:
         break;
