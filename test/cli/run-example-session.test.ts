@@ -48,6 +48,7 @@ async function exampleSession(): Promise<string> {
   const io: CliIo = {
     stdout: (text) => void terminal.push(text),
     stderr: (text) => void terminal.push(text),
+    readLine: async () => undefined,
     env: { ANTHROPIC_API_KEY: "sk-ant-local-test", ANTHROPIC_BASE_URL: server.url },
   };
   const code = await main(["run", "What is 17 * 23 / 4, and what time is it in Paris?", "--model", "anthropic:claude-haiku-4-5"], io);
