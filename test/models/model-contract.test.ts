@@ -1,0 +1,150 @@
+/**
+ * One contract every Model keeps, run against FakeModel and each adapter (non-streaming and
+ * streaming, through the local wire server): text, a tool round trip, stop reasons, usage.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { Agent } from "../../src/core/agent.js";
+import type { Model, ModelResponse, ModelStreamEvent, StopReason } from "../../src/core/types.js";
+import { AnthropicModel } from "../../src/models/anthropic/index.js";
+import { FakeModel } from "../../src/models/fake-model.js";
+import { OpenAIModel } from "../../src/models/openai/index.js";
+import { startWireServer, type WireReply, type WireServer } from "../../src/testing/wire-server.js";
+import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { anthropicStream, openAIStream } from "../helpers/wire-bodies.js";
+
+/** A reply in no provider's format: what the model "says". */
+type Turn = {
+  text: string;
+  call?: { name: string; input: Record<string, unknown> };
+  stop: "end_turn" | "tool_use" | "max_tokens";
+  usage: [number, number];
+};
+
+type Harness = { name: string; streaming: boolean; create(turns: Turn[]): Model };
+
+let server: WireServer;
+beforeAll(async () => {
+  server = await startWireServer();
+});
+afterAll(() => server.close());
+
+const fake: Harness = {
+  name: "FakeModel",
+  streaming: false,
+  create: (turns) =>
+    new FakeModel(
+      turns.map(
+        (turn): ModelResponse => ({
+          message: {
+            role: "assistant",
+            content: turn.text,
+            ...(turn.call && { toolCalls: [{ id: "call_1", name: turn.call.name, arguments: turn.call.input }] }),
+          },
+          stopReason: turn.stop,
+          usage: { inputTokens: turn.usage[0], outputTokens: turn.usage[1] },
+        }),
+      ),
+    ),
+};
+
+function anthropicReply(turn: Turn, streaming: boolean): WireReply {
+  const blocks = [
+    ...(turn.text ? [{ type: "text" as const, text: turn.text }] : []),
+    ...(turn.call ? [{ type: "tool_use" as const, id: "toolu_1", name: turn.call.name, input: turn.call.input }] : []),
+  ];
+  const usage = { input_tokens: turn.usage[0], output_tokens: turn.usage[1] };
+  return streaming
+    ? { sse: anthropicStream(blocks, turn.stop, usage), chunkSize: 17 }
+    : { json: { content: blocks, stop_reason: turn.stop, usage } };
+}
+
+const finishReasons = { end_turn: "stop", tool_use: "tool_calls", max_tokens: "length" } as const;
+
+function openAIReply(turn: Turn, streaming: boolean): WireReply {
+  const calls = turn.call ? [{ name: turn.call.name, arguments: turn.call.input }] : [];
+  const usage = { prompt_tokens: turn.usage[0], completion_tokens: turn.usage[1] };
+  if (streaming) {
+    const body = openAIStream(turn.text, calls, finishReasons[turn.stop]);
+    const usageChunk = `data: ${JSON.stringify({ choices: [], usage })}\n\n`;
+    return { sse: body.replace("data: [DONE]", `${usageChunk}data: [DONE]`), chunkSize: 17 };
+  }
+  const toolCalls = calls.map((call, index) => ({
+    id: `call_${index}`,
+    type: "function",
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  }));
+  const message = { role: "assistant", content: turn.text || null, ...(toolCalls.length > 0 && { tool_calls: toolCalls }) };
+  return { json: { choices: [{ index: 0, message, finish_reason: finishReasons[turn.stop] }], usage } };
+}
+
+const adapters: Harness[] = [false, true].flatMap((streaming) => [
+  {
+    name: `AnthropicModel${streaming ? " (streaming)" : ""}`,
+    streaming,
+    create: (turns: Turn[]) => {
+      server.reply(...turns.map((turn) => anthropicReply(turn, streaming)));
+      return new AnthropicModel({ model: "claude-test", apiKey: "test", baseURL: server.url, maxRetries: 0 });
+    },
+  },
+  {
+    name: `OpenAIModel${streaming ? " (streaming)" : ""}`,
+    streaming,
+    create: (turns: Turn[]) => {
+      server.reply(...turns.map((turn) => openAIReply(turn, streaming)));
+      return new OpenAIModel({ model: "gpt-test", baseURL: `${server.url}/v1`, maxRetries: 0 });
+    },
+  },
+]);
+
+describe.each([fake, ...adapters])("Model contract: $name", (harness) => {
+  const complete = async (model: Model) => {
+    const events: ModelStreamEvent[] = [];
+    const response = await model.complete(
+      [{ role: "user", content: "hi" }],
+      [],
+      harness.streaming ? { onEvent: (event) => events.push(event) } : {},
+    );
+    return { response, events };
+  };
+
+  test("text: the content, end_turn and usage", async () => {
+    const { response, events } = await complete(harness.create([{ text: "Hello there.", stop: "end_turn", usage: [12, 3] }]));
+    expect(response).toMatchObject({
+      message: { role: "assistant", content: "Hello there." },
+      stopReason: "end_turn",
+      usage: { inputTokens: 12, outputTokens: 3 },
+    });
+    expect(response.message.toolCalls).toBeUndefined();
+    if (harness.streaming)
+      expect(events.flatMap((event) => (event.type === "text-delta" ? [event.text] : [])).join("")).toBe("Hello there.");
+  });
+
+  test("a tool round trip through the Agent", async () => {
+    const model = harness.create([
+      { text: "Let me add.", call: { name: "add", input: { a: 2, b: 3 } }, stop: "tool_use", usage: [20, 8] },
+      { text: "2 + 3 = 5.", stop: "end_turn", usage: [30, 6] },
+    ]);
+    const registry = new ToolRegistry().add({
+      name: "add",
+      description: "Adds two numbers",
+      parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+      execute: ({ a, b }) => Number(a) + Number(b),
+    });
+    const result = await new Agent(model, registry).run("What is 2 + 3?", harness.streaming ? { onEvent: () => {} } : {});
+    expect(result.final).toBe("2 + 3 = 5.");
+    expect(result.messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(result.messages[1]?.toolCalls?.map(({ name, arguments: args }) => ({ name, args }))).toEqual([
+      { name: "add", args: { a: 2, b: 3 } },
+    ]);
+    expect(result.messages[2]).toMatchObject({ role: "tool", content: "5", toolCallId: result.messages[1]?.toolCalls?.[0]?.id });
+    expect(result.usage).toMatchObject({ inputTokens: 50, outputTokens: 14 });
+  });
+
+  test.each<[Turn["stop"], StopReason]>([
+    ["end_turn", "end_turn"],
+    ["max_tokens", "max_tokens"],
+  ])("stop reason %s → %s", async (stop, expected) => {
+    const { response } = await complete(harness.create([{ text: "Cut", stop, usage: [1, 1] }]));
+    expect(response.stopReason).toBe(expected);
+  });
+});
