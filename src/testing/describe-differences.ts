@@ -35,7 +35,11 @@ export function formatDifferences(differences: readonly Difference[], labels: { 
   const width = Math.max(labels.expected.length, labels.actual.length) + 1;
   return differences
     .map(({ path, expected, actual }) =>
-      [`  ${path || "(the whole value)"}:`, `    ${`${labels.expected}:`.padEnd(width)} ${show(expected)}`, `    ${`${labels.actual}:`.padEnd(width)} ${show(actual)}`].join("\n"),
+      [
+        `  ${path || "(the whole value)"}:`,
+        `    ${`${labels.expected}:`.padEnd(width)} ${show(expected)}`,
+        `    ${`${labels.actual}:`.padEnd(width)} ${show(actual)}`,
+      ].join("\n"),
     )
     .join("\n");
 }

@@ -35,7 +35,10 @@ export class RecordingModel implements Model {
     this.#scrubber = createSecretScrubber(options);
     if (inner.provider !== undefined) this.provider = inner.provider;
     if (inner.modelId !== undefined) this.modelId = inner.modelId;
-    const model = { ...(inner.provider !== undefined && { provider: inner.provider }), ...(inner.modelId !== undefined && { modelId: inner.modelId }) };
+    const model = {
+      ...(inner.provider !== undefined && { provider: inner.provider }),
+      ...(inner.modelId !== undefined && { modelId: inner.modelId }),
+    };
     this.cassette = { format: "minagent-cassette", version: 1, model, interactions: [] };
   }
 

@@ -56,7 +56,9 @@ export class ReplayModel implements Model {
     const { provider, modelId } = this.#cassette.model;
     if (provider !== undefined) this.provider = provider;
     if (modelId !== undefined) this.modelId = modelId;
-    this.#fake = new FakeModel(this.#cassette.interactions.map((interaction, call) => (messages, tools) => this.#serve(interaction, call, messages, tools)));
+    this.#fake = new FakeModel(
+      this.#cassette.interactions.map((interaction, call) => (messages, tools) => this.#serve(interaction, call, messages, tools)),
+    );
   }
 
   /** Recorded calls not served yet. A test can assert it is 0: the run made every recorded call. */
@@ -87,8 +89,8 @@ export class ReplayModel implements Model {
   #check(recorded: CassetteRequest, actual: CassetteRequest, call: number): void {
     const match = this.#match;
     if (typeof match === "function") {
-      if (match(recorded, actual, call)) return;
-      return this.#mismatch(recorded, actual, call, describeDifferences(recorded, actual));
+      if (!match(recorded, actual, call)) this.#mismatch(recorded, actual, call, describeDifferences(recorded, actual));
+      return;
     }
     const { systemPrompt = true, messages = true, tools = true } = match;
     const compared = (request: CassetteRequest) => ({

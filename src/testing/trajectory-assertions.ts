@@ -3,8 +3,8 @@
  * `expected`, and a message that carries the diff), so they read the same in vitest, node:test, or jest.
  */
 import { AssertionError } from "node:assert";
-import type { Message, RunResult, StepKind, ToolCall } from "../core/types.js";
 import { formatAction } from "../core/step-recorder.js";
+import type { Message, RunResult, StepKind, ToolCall } from "../core/types.js";
 import { show } from "./describe-differences.js";
 
 /**
@@ -16,7 +16,12 @@ export function assertStepKinds(result: Pick<RunResult, "steps">, expected: read
   const actual = result.steps.map((step) => step.kind);
   if (sameArray(actual, expected)) return;
   const steps = result.steps.map((step) => `  [${step.index}] ${step.kind.padEnd(11)} ${oneLine(step.detail)}`).join("\n");
-  fail(`The run's step kinds differ from the expected ones.\n\n${diff(actual, expected)}\n\nSteps:\n${steps}`, actual, expected, "assertStepKinds");
+  fail(
+    `The run's step kinds differ from the expected ones.\n\n${diff(actual, expected)}\n\nSteps:\n${steps}`,
+    actual,
+    expected,
+    "assertStepKinds",
+  );
 }
 
 /**
@@ -25,13 +30,22 @@ export function assertStepKinds(result: Pick<RunResult, "steps">, expected: read
  * a RegExp tests a string, and an asymmetric matcher such as vitest's `expect.any(String)` decides for itself.
  * @example assertToolCalled(result, "weather", { city: "北京" });
  */
-export function assertToolCalled(result: Pick<RunResult, "messages">, toolName: string, partialArguments: Record<string, unknown> = {}): void {
+export function assertToolCalled(
+  result: Pick<RunResult, "messages">,
+  toolName: string,
+  partialArguments: Record<string, unknown> = {},
+): void {
   const calls = toolCalls(result.messages);
   const named = calls.filter((call) => call.name === toolName);
   if (named.some((call) => matches(call.arguments, partialArguments))) return;
   const wanted = `a call to tool "${toolName}"${Object.keys(partialArguments).length > 0 ? ` with arguments including ${show(partialArguments)}` : ""}`;
   const made = calls.length > 0 ? calls.map((call, i) => `  ${i + 1}. ${formatAction(call)}`).join("\n") : "  (none)";
-  fail(`Expected ${wanted}.\n\nTool calls made:\n${made}`, named.map((call) => call.arguments), partialArguments, "assertToolCalled");
+  fail(
+    `Expected ${wanted}.\n\nTool calls made:\n${made}`,
+    named.map((call) => call.arguments),
+    partialArguments,
+    "assertToolCalled",
+  );
 }
 
 /**
@@ -58,7 +72,12 @@ export function assertConvergedWithin(result: Pick<RunResult, "steps">, turns: n
   const last = result.steps.at(-1);
   if (!final) {
     const ending = last ? `It ended with [${last.index}] ${last.kind}: ${oneLine(last.detail)}` : "It recorded no steps.";
-    fail(`Expected the run to converge within ${turns} turn(s), but it never gave a final answer. ${ending}`, undefined, turns, "assertConvergedWithin");
+    fail(
+      `Expected the run to converge within ${turns} turn(s), but it never gave a final answer. ${ending}`,
+      undefined,
+      turns,
+      "assertConvergedWithin",
+    );
   }
   const used = final.index + 1;
   if (used <= turns) return;
@@ -72,7 +91,12 @@ export function assertConvergedWithin(result: Pick<RunResult, "steps">, turns: n
 export function assertFinalAnswer(result: Pick<RunResult, "final">, expected: string | RegExp): void {
   if (typeof expected === "string") {
     if (result.final === expected) return;
-    fail(`The final answer differs from the expected one.\n\n${diff(result.final, expected, "strictEqual")}`, result.final, expected, "assertFinalAnswer");
+    fail(
+      `The final answer differs from the expected one.\n\n${diff(result.final, expected, "strictEqual")}`,
+      result.final,
+      expected,
+      "assertFinalAnswer",
+    );
   }
   if (expected.test(result.final)) return;
   fail(`Expected the final answer to match ${String(expected)}, got ${show(result.final)}.`, result.final, expected, "assertFinalAnswer");

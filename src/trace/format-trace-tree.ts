@@ -25,7 +25,7 @@ export function formatTraceTree(trace: Trace, options: FormatTraceTreeOptions = 
     lines.push(`${formatDuration(span.durationMs).padStart(9)}${bar}  ${prefix}${branch}${describe(span, previewLength)}`);
     const children = childSpans(trace, span);
     const childPrefix = prefix + (branch === "├─ " ? "│  " : branch === "└─ " ? "   " : "");
-    children.forEach((child, index) => visit(child, childPrefix, index === children.length - 1 ? "└─ " : "├─ "));
+    for (const [index, child] of children.entries()) visit(child, childPrefix, index === children.length - 1 ? "└─ " : "├─ ");
   };
   visit(root, "", "");
   return `${lines.join("\n")}\n`;

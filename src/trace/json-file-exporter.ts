@@ -43,7 +43,8 @@ export function parseTrace(text: string, source = "trace"): Trace {
   if (typeof trace !== "object" || trace === null || trace.format !== "minagent-trace") {
     throw new UsageError(`${source} is not a minagent trace (expected "format": "minagent-trace").`);
   }
-  if (trace.version !== 1) throw new UsageError(`${source} has trace format version ${String(trace.version)}; this minagent reads version 1.`);
+  if (trace.version !== 1)
+    throw new UsageError(`${source} has trace format version ${String(trace.version)}; this minagent reads version 1.`);
   if (!Array.isArray(trace.spans) || trace.spans.length === 0) throw new UsageError(`${source} has no spans.`);
   return trace as Trace;
 }

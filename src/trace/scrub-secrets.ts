@@ -77,27 +77,52 @@ export function createSecretScrubber(options: ScrubOptions = {}): SecretScrubber
   secrets.sort((a, b) => b.length - a.length);
   const keys = new Set([...secretKeyNames, ...(options.secretKeys ?? [])].map((key) => key.toLowerCase()));
   const limit = options.maxPayloadLength ?? 8_000;
+  // As they appear inside JSON text too, where quotes and backslashes are escaped.
+  const secretForms = [...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))];
   const hide = (text: string): string => {
     let result = text;
-    for (const secret of secrets) if (result.includes(secret)) result = result.replaceAll(secret, redacted);
+    for (const secret of secretForms) if (result.includes(secret)) result = result.replaceAll(secret, redacted);
     for (const [pattern, replacement] of secretPatterns) result = result.replace(pattern, replacement);
     return result;
   };
+  const quotedKey = new RegExp(`"(?:${[...keys].map(escapeRegExp).join("|")})"\\s*:`, "i");
   const replacer = (key: string, value: unknown): unknown => {
     if (key !== "" && keys.has(key.toLowerCase())) return redacted;
     return typeof value === "string" ? hide(value) : value;
   };
+  // Names and ids (tools, models, call ids) recur in every span; remember short ones instead of re-scanning them.
+  const remembered = new Map<string, string>();
+  const text = (value: string): string => {
+    if (value.length > 100) return truncate(hide(value), limit);
+    let result = remembered.get(value);
+    if (result === undefined) {
+      if (remembered.size >= 1_000) remembered.clear();
+      result = truncate(hide(value), limit);
+      remembered.set(value, result);
+    }
+    return result;
+  };
   return {
-    text: (value) => truncate(hide(value), limit),
-    payload: (value) => truncate(typeof value === "string" ? hide(value) : stringify(value, replacer), limit),
+    text,
+    payload: (value) => {
+      if (typeof value === "string") return truncate(hide(value), limit);
+      // Fast path: scan the JSON text once. Only a payload that has a secret key pays for the per-key walk.
+      let json = stringify(value);
+      if (quotedKey.test(json)) json = stringify(value, replacer);
+      return truncate(hide(json), limit);
+    },
     value: (value) => (value === undefined ? value : (JSON.parse(stringify(value, replacer)) as typeof value)),
   };
 }
 
-function stringify(value: unknown, replacer: (key: string, value: unknown) => unknown): string {
+function stringify(value: unknown, replacer?: (key: string, value: unknown) => unknown): string {
   try {
     return JSON.stringify(value, replacer) ?? String(value);
   } catch {
     return String(value);
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

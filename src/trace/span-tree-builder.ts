@@ -62,7 +62,11 @@ export class SpanTreeBuilder {
   add(event: AgentEvent): Trace | undefined {
     switch (event.type) {
       case "model-call-start":
-        this.#startTurn(event.turn, event.messages, event.tools.map((tool) => tool.name));
+        this.#startTurn(
+          event.turn,
+          event.messages,
+          event.tools.map((tool) => tool.name),
+        );
         return undefined;
       case "text-delta":
       case "reasoning-delta":
@@ -105,12 +109,19 @@ export class SpanTreeBuilder {
     this.#endTurn();
     this.#turn = this.#start("turn", "internal", `turn ${turn}`, this.#run, { [traceAttributes.turnIndex]: turn }, now);
     const modelId = this.#options.subject.model?.modelId;
-    this.#modelCall = this.#start("model-call", "client", modelId ? `chat ${modelId}` : "chat", this.#turn, {
-      [traceAttributes.operationName]: genAiOperations.chat,
-      ...this.#modelAttributes(),
-      [traceAttributes.requestMessageCount]: messages.length,
-      [traceAttributes.requestToolNames]: toolNames.map((name) => this.#options.scrubber.text(name)),
-    }, now);
+    this.#modelCall = this.#start(
+      "model-call",
+      "client",
+      modelId ? `chat ${modelId}` : "chat",
+      this.#turn,
+      {
+        [traceAttributes.operationName]: genAiOperations.chat,
+        ...this.#modelAttributes(),
+        [traceAttributes.requestMessageCount]: messages.length,
+        [traceAttributes.requestToolNames]: toolNames.map((name) => this.#options.scrubber.text(name)),
+      },
+      now,
+    );
     this.#payload(this.#modelCall, traceAttributes.inputMessages, () => toGenAiMessages(messages));
   }
 
@@ -138,12 +149,19 @@ export class SpanTreeBuilder {
 
   #startToolCall(call: ToolCall, now: number): OpenSpan {
     const name = this.#options.scrubber.text(call.name);
-    const span = this.#start("tool-call", "client", `execute_tool ${name}`, this.#turn ?? this.#run, {
-      [traceAttributes.operationName]: genAiOperations.executeTool,
-      [traceAttributes.toolName]: name,
-      [traceAttributes.toolType]: "function",
-      [traceAttributes.toolCallId]: this.#options.scrubber.text(call.id),
-    }, now);
+    const span = this.#start(
+      "tool-call",
+      "client",
+      `execute_tool ${name}`,
+      this.#turn ?? this.#run,
+      {
+        [traceAttributes.operationName]: genAiOperations.executeTool,
+        [traceAttributes.toolName]: name,
+        [traceAttributes.toolType]: "function",
+        [traceAttributes.toolCallId]: this.#options.scrubber.text(call.id),
+      },
+      now,
+    );
     this.#payload(span, traceAttributes.toolCallArguments, () => call.arguments);
     return span;
   }
@@ -152,10 +170,17 @@ export class SpanTreeBuilder {
     const now = this.#options.now();
     const spans = this.#toolSpans(call, now);
     const name = this.#options.scrubber.text(call.name);
-    spans.server = this.#start("tool-execution", "server", name, spans.client, {
-      [traceAttributes.toolName]: name,
-      [traceAttributes.toolCallId]: this.#options.scrubber.text(call.id),
-    }, now);
+    spans.server = this.#start(
+      "tool-execution",
+      "server",
+      name,
+      spans.client,
+      {
+        [traceAttributes.toolName]: name,
+        [traceAttributes.toolCallId]: this.#options.scrubber.text(call.id),
+      },
+      now,
+    );
   }
 
   #endToolCall(call: ToolCall, content: string, isError: boolean): void {
@@ -222,7 +247,14 @@ export class SpanTreeBuilder {
     span.attributes[key] = this.#options.scrubber.payload(resolved);
   }
 
-  #start(type: SpanType, kind: SpanKind, name: string, parent: OpenSpan | undefined, attributes: SpanAttributes, now = this.#options.now()): OpenSpan {
+  #start(
+    type: SpanType,
+    kind: SpanKind,
+    name: string,
+    parent: OpenSpan | undefined,
+    attributes: SpanAttributes,
+    now = this.#options.now(),
+  ): OpenSpan {
     const span: OpenSpan = {
       spanId: this.#options.createId(8),
       ...(parent && { parentSpanId: parent.spanId }),
@@ -244,18 +276,15 @@ export class SpanTreeBuilder {
   #finish(): Trace {
     // Unknown usage is left out rather than written as zero, as the conventions ask.
     if (this.#usageReported) Object.assign(this.#run.attributes, usageAttributes(this.#usage));
-    const spans = this.#spans.map(({ spanId, parentSpanId, name, type, kind, startTime, endTime = startTime, status, attributes }): TraceSpan => ({
-      spanId,
-      ...(parentSpanId !== undefined && { parentSpanId }),
-      name,
-      type,
-      kind,
-      startTime,
-      endTime,
-      durationMs: Math.round((endTime - startTime) * 1000) / 1000, // microseconds are the clock's honest precision
-      status,
-      attributes,
-    }));
+    const spans = this.#spans.map(
+      ({ spanId, parentSpanId, name, type, kind, startTime, endTime = startTime, status, attributes }): TraceSpan => {
+        // Microseconds are the clock's honest precision.
+        const durationMs = Math.round((endTime - startTime) * 1000) / 1000;
+        return parentSpanId === undefined
+          ? { spanId, name, type, kind, startTime, endTime, durationMs, status, attributes }
+          : { spanId, parentSpanId, name, type, kind, startTime, endTime, durationMs, status, attributes };
+      },
+    );
     return { format: "minagent-trace", version: 1, traceId: this.#traceId, spans };
   }
 }

@@ -48,7 +48,9 @@ describe("minagent trace show", () => {
     const { path } = await demoTrace();
     const { io, stdout } = fakeIo();
     expect(await main(["trace", "show", path, "--no-timeline"], io)).toBe(0);
-    const lines = stdout().split("\n").map((line) => line.replace(/^\s*[\d.]+ m?s {2}/, ""));
+    const lines = stdout()
+      .split("\n")
+      .map((line) => line.replace(/^\s*[\d.]+ m?s {2}/, ""));
     expect(lines.slice(1)).toEqual([
       "invoke_agent weather-assistant  ✓ converged in 3 turns · 421 in / 84 out tokens",
       "├─ turn 0",

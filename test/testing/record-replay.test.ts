@@ -80,22 +80,27 @@ describe("record and replay", () => {
   it("writes a readable cassette: each request's messages and tools, each response", async () => {
     const { path } = await record();
     const cassette = readCassette(path);
-    expect(cassette).toMatchObject({ format: "minagent-cassette", version: 1, model: { provider: "anthropic", modelId: "claude-sonnet-4-5" } });
+    expect(cassette).toMatchObject({
+      format: "minagent-cassette",
+      version: 1,
+      model: { provider: "anthropic", modelId: "claude-sonnet-4-5" },
+    });
     expect(cassette.interactions).toHaveLength(3);
     const [first, second] = cassette.interactions as [Cassette["interactions"][number], Cassette["interactions"][number]];
     expect(first.request.messages.map((message) => message.role)).toEqual(["system", "user"]);
-    expect(first.request.tools).toEqual([{ name: "weather", description: "查询某城市当前天气", parameters: expect.objectContaining({ type: "object" }) }]);
+    expect(first.request.tools).toEqual([
+      { name: "weather", description: "查询某城市当前天气", parameters: expect.objectContaining({ type: "object" }) },
+    ]);
     expect(second.request.messages.at(-1)).toEqual({ role: "tool", content: "晴 24°C", toolCallId: "toolu_01" });
     expect("response" in first && first.response.stopReason).toBe("tool_use");
   });
 
   it("never writes an API key into a cassette", async () => {
     const path = cassettePath();
-    const leaky = keyedModel([
-      reply(`I should not repeat ${apiKey}.`, toolCall("weather", { city: "北京", apiKey }, "toolu_01")),
-      "done",
-    ]);
-    await new ReActAgent(new RecordingModel(leaky, { path }), weather(), { system: `Authorization: Bearer ${apiKey}` }).run(`my key is ${apiKey}`);
+    const leaky = keyedModel([reply(`I should not repeat ${apiKey}.`, toolCall("weather", { city: "北京", apiKey }, "toolu_01")), "done"]);
+    await new ReActAgent(new RecordingModel(leaky, { path }), weather(), { system: `Authorization: Bearer ${apiKey}` }).run(
+      `my key is ${apiKey}`,
+    );
     const text = readFileSync(path, "utf8");
     expect(text).not.toContain(apiKey);
     expect(text).not.toContain("realLookingKey");
@@ -126,7 +131,12 @@ describe("record and replay", () => {
 
   it("fails when the conversation diverges, e.g. a tool now returns something else", async () => {
     const { path } = await record();
-    const changed = new ToolRegistry().add({ name: "weather", description: "查询某城市当前天气", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute: () => "雨" });
+    const changed = new ToolRegistry().add({
+      name: "weather",
+      description: "查询某城市当前天气",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      execute: () => "雨",
+    });
     const error = await rejection(new ReActAgent(new ReplayModel(path), changed, { system }).run("对比北京和上海的天气"));
     expect(error.message).toMatch(/^Replay call 2 does not match/);
     expect(error.message).toContain('  messages[3].content:\n    recorded: "晴 24°C"\n    now:      "雨"');
@@ -138,7 +148,9 @@ describe("record and replay", () => {
     expect(looser.final).toBe(recorded.final);
     const toolsIgnored = await run(new ReplayModel(path, { match: { tools: false } }), { description: "Current weather" });
     expect(toolsIgnored.final).toBe(recorded.final);
-    const custom = await run(new ReplayModel(path, { match: (saved, now) => saved.messages.length === now.messages.length }), { system: "other" });
+    const custom = await run(new ReplayModel(path, { match: (saved, now) => saved.messages.length === now.messages.length }), {
+      system: "other",
+    });
     expect(custom.final).toBe(recorded.final);
   });
 
@@ -152,7 +164,9 @@ describe("record and replay", () => {
 
   it("records and replays a model error", async () => {
     const path = cassettePath();
-    const failing: Model = { complete: () => Promise.reject(Object.assign(new Error(`401 invalid x-api-key ${apiKey}`), { name: "ProviderError" })) };
+    const failing: Model = {
+      complete: () => Promise.reject(Object.assign(new Error(`401 invalid x-api-key ${apiKey}`), { name: "ProviderError" })),
+    };
     await expect(run(new RecordingModel(failing, { path }))).rejects.toThrow(/401/);
     expect(readFileSync(path, "utf8")).not.toContain(apiKey);
     const replayed = await run(new ReplayModel(path)).catch((error: Error) => error);
@@ -193,6 +207,8 @@ describe("cassetteModel", () => {
     expect(await run(second)).toStrictEqual(recorded);
     expect(created).toBe(1);
     expect(cassetteModel(path, create, { mode: "record" })).toBeInstanceOf(RecordingModel);
-    expect(() => cassetteModel(join(path, "..", "missing.json"), create, { mode: "replay" })).toThrow(/No cassette at .*missing\.json: record one first/);
+    expect(() => cassetteModel(join(path, "..", "missing.json"), create, { mode: "replay" })).toThrow(
+      /No cassette at .*missing\.json: record one first/,
+    );
   });
 });

@@ -18,8 +18,13 @@ const registry = () =>
   new ToolRegistry().add({
     name: "weather",
     description: "Current weather of a city",
-    parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "array", items: { type: "number" } } }, required: ["city"] },
-    execute: ({ city }) => (city === "北京" ? "晴 24°C" : city === "上海" ? "多云 27°C" : Promise.reject(new Error(`unknown city ${city as string}`))),
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" }, days: { type: "array", items: { type: "number" } } },
+      required: ["city"],
+    },
+    execute: ({ city }) =>
+      city === "北京" ? "晴 24°C" : city === "上海" ? "多云 27°C" : Promise.reject(new Error(`unknown city ${city as string}`)),
   });
 
 async function demoRun(): Promise<RunResult> {
@@ -64,7 +69,7 @@ describe("trajectory assertions fail with readable messages", () => {
     expect(failed.message).toContain("The run's step kinds differ from the expected ones.");
     expect(failed.message).toContain("+ actual - expected");
     expect(failed.message).toMatch(/\+ {3}'thought'/);
-    expect(failed.message).toContain("[1] action      weather({\"city\":\"上海\"})");
+    expect(failed.message).toContain('[1] action      weather({"city":"上海"})');
     expect(failed.actual).toEqual(["thought", "action", "observation", "thought", "action", "observation", "final"]);
     expect(failed.expected).toEqual(["thought", "action", "observation", "final"]);
   });
@@ -91,7 +96,9 @@ describe("trajectory assertions fail with readable messages", () => {
   it("assertConvergedWithin says how many turns it took, or how the run ended", async () => {
     const result = await demoRun();
     expect(failure(() => assertConvergedWithin(result, 2)).message).toBe("Expected the run to converge within 2 turn(s), but it took 3.");
-    const stuck = await new Agent(new FakeModel([reply("", toolCall("weather", { city: "北京" }, "c1"))]), registry(), { maxSteps: 1 }).run("go");
+    const stuck = await new Agent(new FakeModel([reply("", toolCall("weather", { city: "北京" }, "c1"))]), registry(), { maxSteps: 1 }).run(
+      "go",
+    );
     expect(failure(() => assertConvergedWithin(stuck, 5)).message).toBe(
       "Expected the run to converge within 5 turn(s), but it never gave a final answer. It ended with [1] error: Did not converge within maxSteps (1 model calls).",
     );
@@ -102,15 +109,22 @@ describe("trajectory assertions fail with readable messages", () => {
     const failed = failure(() => assertFinalAnswer(result, "北京晴 24°C，上海小雨 20°C。"));
     expect(failed.message).toContain("The final answer differs from the expected one.");
     expect(failed.message).toContain("+ '北京晴 24°C，上海多云 27°C。'\n- '北京晴 24°C，上海小雨 20°C。'");
-    expect(failure(() => assertFinalAnswer(result, /广州/)).message).toBe("Expected the final answer to match /广州/, got \"北京晴 24°C，上海多云 27°C。\".");
+    expect(failure(() => assertFinalAnswer(result, /广州/)).message).toBe(
+      'Expected the final answer to match /广州/, got "北京晴 24°C，上海多云 27°C。".',
+    );
   });
 });
 
 describe("trajectory assertions under node:test", () => {
   const fixture = new URL("./fixtures/node-test-usage.mjs", import.meta.url);
   it("run in node's own test runner from the built package, failing with the same messages", async () => {
-    expect(existsSync(new URL("../../dist/testing/index.js", import.meta.url)), "dist/ is missing: npm test builds it first (npm run build)").toBe(true);
-    const outcome = await promisify(execFile)(process.execPath, ["--test", "--test-reporter=tap", fixture.pathname]).catch((error: { stdout: string; code: number }) => error);
+    expect(
+      existsSync(new URL("../../dist/testing/index.js", import.meta.url)),
+      "dist/ is missing: npm test builds it first (npm run build)",
+    ).toBe(true);
+    const outcome = await promisify(execFile)(process.execPath, ["--test", "--test-reporter=tap", fixture.pathname]).catch(
+      (error: { stdout: string; code: number }) => error,
+    );
     expect(outcome.stdout).toMatch(/# pass 1\n/);
     expect(outcome.stdout).toMatch(/# fail 1\n/); // the fixture's second test fails on purpose…
     expect(outcome.stdout).toContain("The run's step kinds differ from the expected ones."); // …with our message

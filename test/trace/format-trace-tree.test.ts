@@ -18,7 +18,11 @@ async function tracedRun(): Promise<Trace> {
     execute: ({ city }) => (city === "Beijing" ? "sunny, 24°C" : Promise.reject(new Error(`no forecast for ${city as string}`))),
   });
   const model = new FakeModel([
-    withUsage(reply("Both at once.", toolCall("weather", { city: "Beijing" }, "c1"), toolCall("weather", { city: "Atlantis" }, "c2")), { inputTokens: 90, outputTokens: 30, cacheReadTokens: 64 }),
+    withUsage(reply("Both at once.", toolCall("weather", { city: "Beijing" }, "c1"), toolCall("weather", { city: "Atlantis" }, "c2")), {
+      inputTokens: 90,
+      outputTokens: 30,
+      cacheReadTokens: 64,
+    }),
     withUsage(reply("Beijing is sunny; Atlantis has no forecast."), { inputTokens: 150, outputTokens: 12 }),
   ]);
   await new Agent(model, registry, { onEvent: tracer.listener({ model }) }).run("Weather in Beijing and Atlantis?");

@@ -12,7 +12,9 @@ describe("JsonFileExporter", () => {
   it("writes one file per run into a directory, named by start time and trace id", async () => {
     const directory = join(temporaryDirectory(), "traces");
     const exporter = new JsonFileExporter({ directory });
-    const agent = new Agent(new FakeModel(["one", "two"]), new ToolRegistry(), { onEvent: new Tracer({ exporters: [exporter] }).listener() });
+    const agent = new Agent(new FakeModel(["one", "two"]), new ToolRegistry(), {
+      onEvent: new Tracer({ exporters: [exporter] }).listener(),
+    });
     await agent.run("first");
     await agent.run("second");
     const files = readdirSync(directory).sort();
@@ -25,13 +27,36 @@ describe("JsonFileExporter", () => {
 
   it("writes the documented format: format, version, traceId, spans with times and status", async () => {
     const path = join(temporaryDirectory(), "nested", "out.json");
-    const agent = new Agent(new FakeModel(["hi"]), new ToolRegistry(), { onEvent: new Tracer({ exporters: [new JsonFileExporter({ path })] }).listener() });
+    const agent = new Agent(new FakeModel(["hi"]), new ToolRegistry(), {
+      onEvent: new Tracer({ exporters: [new JsonFileExporter({ path })] }).listener(),
+    });
     await agent.run("hello");
     const text = readFileSync(path, "utf8");
     const json = JSON.parse(text);
     expect(Object.keys(json)).toEqual(["format", "version", "traceId", "spans"]);
-    expect(Object.keys(json.spans[0])).toEqual(["spanId", "name", "type", "kind", "startTime", "endTime", "durationMs", "status", "attributes"]);
-    expect(Object.keys(json.spans[1])).toEqual(["spanId", "parentSpanId", "name", "type", "kind", "startTime", "endTime", "durationMs", "status", "attributes"]);
+    expect(Object.keys(json.spans[0])).toEqual([
+      "spanId",
+      "name",
+      "type",
+      "kind",
+      "startTime",
+      "endTime",
+      "durationMs",
+      "status",
+      "attributes",
+    ]);
+    expect(Object.keys(json.spans[1])).toEqual([
+      "spanId",
+      "parentSpanId",
+      "name",
+      "type",
+      "kind",
+      "startTime",
+      "endTime",
+      "durationMs",
+      "status",
+      "attributes",
+    ]);
     expect(parseTrace(text)).toEqual(json);
   });
 });

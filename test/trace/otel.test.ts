@@ -20,7 +20,10 @@ async function tracedRun() {
     execute: ({ city }) => (city === "北京" ? "晴 24°C" : Promise.reject(new Error("unknown city"))),
   });
   const model = new FakeModel([
-    withUsage(reply("", toolCall("weather", { city: "北京" }, "c1"), toolCall("weather", { city: "Atlantis" }, "c2")), { inputTokens: 30, outputTokens: 9 }),
+    withUsage(reply("", toolCall("weather", { city: "北京" }, "c1"), toolCall("weather", { city: "Atlantis" }, "c2")), {
+      inputTokens: 30,
+      outputTokens: 9,
+    }),
     withUsage(reply("北京晴 24°C。"), { inputTokens: 50, outputTokens: 7 }),
   ]);
   await new Agent(model, registry, { onEvent: tracer.listener({ model, agentName: "weather-bot" }) }).run("天气？");
@@ -88,7 +91,11 @@ describe("OpenTelemetryExporter", () => {
       "gen_ai.usage.output_tokens": 9,
     });
     const client = spans.find((span) => span.name === "execute_tool weather" && span.attributes["gen_ai.tool.call.id"] === "c1");
-    expect(client?.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "weather", "gen_ai.tool.call.arguments": '{"city":"北京"}' });
+    expect(client?.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "weather",
+      "gen_ai.tool.call.arguments": '{"city":"北京"}',
+    });
     expect(client?.status.code).toBe(SpanStatusCode.UNSET);
     const failed = spans.find((span) => span.kind === SpanKind.SERVER && span.attributes["gen_ai.tool.call.id"] === "c2");
     expect(failed?.status).toEqual({ code: SpanStatusCode.ERROR, message: "Error: unknown city" });
@@ -97,7 +104,7 @@ describe("OpenTelemetryExporter", () => {
 });
 
 describe("the minagent/otel entry point", () => {
-  it("is the only place that imports @opentelemetry, so `import \"minagent\"` never loads it", async () => {
+  it('is the only place that imports @opentelemetry, so `import "minagent"` never loads it', async () => {
     const { readdir, readFile } = await import("node:fs/promises");
     const files = (await readdir(new URL("../../src/", import.meta.url), { recursive: true })).filter((file) => file.endsWith(".ts"));
     const importing = [];

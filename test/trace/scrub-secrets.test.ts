@@ -27,7 +27,11 @@ describe("createSecretScrubber", () => {
   });
 
   it("hides the values of secret keys in payloads, whatever they look like", () => {
-    const payload = scrubber.payload({ url: "https://api.example.com", headers: { Authorization: "plain", "X-Api-Key": 42, cookie: { a: 1 } }, password: "x" });
+    const payload = scrubber.payload({
+      url: "https://api.example.com",
+      headers: { Authorization: "plain", "X-Api-Key": 42, cookie: { a: 1 } },
+      password: "x",
+    });
     expect(JSON.parse(payload)).toEqual({
       url: "https://api.example.com",
       headers: { Authorization: "[redacted]", "X-Api-Key": "[redacted]", cookie: "[redacted]" },
@@ -35,8 +39,15 @@ describe("createSecretScrubber", () => {
     });
   });
 
+  it("finds marked secrets inside JSON payloads, escaped characters and all", () => {
+    const quoted = createSecretScrubber({ secrets: ['pa"ss\\word-42'] });
+    expect(quoted.payload({ note: 'the pa"ss\\word-42 is here' })).toBe('{"note":"the [redacted] is here"}');
+  });
+
   it("hides user-chosen keys too", () => {
-    expect(createSecretScrubber({ secretKeys: ["sessionId"] }).payload({ sessionid: "s-1", user: "ada" })).toBe('{"sessionid":"[redacted]","user":"ada"}');
+    expect(createSecretScrubber({ secretKeys: ["sessionId"] }).payload({ sessionid: "s-1", user: "ada" })).toBe(
+      '{"sessionid":"[redacted]","user":"ada"}',
+    );
   });
 
   it("truncates long payloads with a marker at the configured size, after hiding secrets", () => {
@@ -48,7 +59,10 @@ describe("createSecretScrubber", () => {
 
   it("copies values for cassettes without truncating", () => {
     const scrub = createSecretScrubber({ maxPayloadLength: 5 });
-    expect(scrub.value({ content: `a long text with ${openaiKey}`, apiKey: "k" })).toEqual({ content: "a long text with [redacted]", apiKey: "[redacted]" });
+    expect(scrub.value({ content: `a long text with ${openaiKey}`, apiKey: "k" })).toEqual({
+      content: "a long text with [redacted]",
+      apiKey: "[redacted]",
+    });
   });
 });
 
@@ -72,7 +86,11 @@ describe("tracing never writes a secret", () => {
         },
       });
     const model = new FakeModel([
-      reply("", toolCall("fetch", { url: "https://x", headers: { authorization: "Bearer abcdefgh12345678" } }, "c1"), toolCall("explode", {}, "c2")),
+      reply(
+        "",
+        toolCall("fetch", { url: "https://x", headers: { authorization: "Bearer abcdefgh12345678" } }, "c1"),
+        toolCall("explode", {}, "c2"),
+      ),
       `Done. (Your key was ${anthropicKey}.)`,
     ]);
     const agent = new Agent(model, registry, { system: `Use api_key=${anthropicKey} when asked.`, onEvent: tracer.listener({ model }) });
@@ -85,7 +103,12 @@ describe("tracing never writes a secret", () => {
   it("truncates large payloads in spans", async () => {
     const memory = new MemoryTraceExporter();
     const tracer = new Tracer({ exporters: [memory], maxPayloadLength: 100 });
-    const registry = new ToolRegistry().add({ name: "dump", description: "", parameters: { type: "object" }, execute: () => "y".repeat(5_000) });
+    const registry = new ToolRegistry().add({
+      name: "dump",
+      description: "",
+      parameters: { type: "object" },
+      execute: () => "y".repeat(5_000),
+    });
     await new Agent(new FakeModel([reply("", toolCall("dump", {}, "c1")), "ok"]), registry, { onEvent: tracer.listener() }).run("go");
     const result = memory.traces[0]?.spans.find((span) => span.type === "tool-execution")?.attributes["gen_ai.tool.call.result"];
     expect(result).toBe(`${"y".repeat(100)}\n…[truncated 4900 of 5000 characters]`);

@@ -14,7 +14,7 @@ function weatherRegistry(delayMs = 0) {
     parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     execute: async ({ city }) => {
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-      if (!(city as string in forecasts)) throw new Error(`no forecast for ${city as string}`);
+      if (!((city as string) in forecasts)) throw new Error(`no forecast for ${city as string}`);
       return forecasts[city as string];
     },
   });
@@ -122,15 +122,18 @@ describe("Tracer: the span tree of a run", () => {
     await new Agent(model, weatherRegistry(5), { onEvent: tracer.listener() }).run("go");
     const trace = memory.traces[0] as Trace;
     const byId = new Map(trace.spans.map((span) => [span.spanId, span]));
-    trace.spans.forEach((span, index) => {
+    for (const [index, span] of trace.spans.entries()) {
       expect(span.endTime).toBeGreaterThanOrEqual(span.startTime);
       expect(span.durationMs).toBeCloseTo(span.endTime - span.startTime, 2);
-      if (span.parentSpanId === undefined) return expect(index).toBe(0);
+      if (span.parentSpanId === undefined) {
+        expect(index).toBe(0);
+        continue;
+      }
       const parent = byId.get(span.parentSpanId) as TraceSpan;
       expect(trace.spans.indexOf(parent)).toBeLessThan(index);
       expect(span.startTime).toBeGreaterThanOrEqual(parent.startTime);
       expect(span.endTime).toBeLessThanOrEqual(parent.endTime);
-    });
+    }
     expect(only(trace, "tool-execution")[0]?.durationMs).toBeGreaterThanOrEqual(4);
   });
 
@@ -224,7 +227,14 @@ describe("Tracer: the span tree of a run", () => {
   it("never fails a run: a throwing exporter is reported, the run resolves", async () => {
     const errors: unknown[] = [];
     const tracer = new Tracer({
-      exporters: [{ export: () => { throw new Error("disk full"); } }, { export: async () => Promise.reject(new Error("collector down")) }],
+      exporters: [
+        {
+          export: () => {
+            throw new Error("disk full");
+          },
+        },
+        { export: async () => Promise.reject(new Error("collector down")) },
+      ],
       onError: (error) => errors.push(error),
     });
     const result = await new Agent(new FakeModel(["ok"]), new ToolRegistry(), { onEvent: tracer.listener() }).run("go");
@@ -236,7 +246,14 @@ describe("Tracer: the span tree of a run", () => {
   it("flush waits for asynchronous exporters", async () => {
     const exported: string[] = [];
     const tracer = new Tracer({
-      exporters: [{ export: async (trace) => { await new Promise((resolve) => setTimeout(resolve, 10)); exported.push(trace.traceId); } }],
+      exporters: [
+        {
+          export: async (trace) => {
+            await new Promise((resolve) => setTimeout(resolve, 10));
+            exported.push(trace.traceId);
+          },
+        },
+      ],
     });
     await new Agent(new FakeModel(["ok"]), new ToolRegistry(), { onEvent: tracer.listener() }).run("go");
     expect(exported).toHaveLength(0);
