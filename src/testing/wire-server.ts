@@ -19,13 +19,14 @@ type WireResponseHead = { status?: number; headers?: Record<string, string> };
 
 /**
  * One scripted response: a JSON body, a raw body, a server-sent event stream (written in pieces of
- * `chunkSize` bytes, to exercise parsers at arbitrary boundaries, even inside a UTF-8 character),
- * or a dropped connection (`reset`), which clients see as a connection error.
+ * `chunkSize` bytes to exercise parsers at arbitrary boundaries, even inside a UTF-8 character, and
+ * optionally `chunkDelayMs` apart, as a slow model would), or a dropped connection (`reset`), which
+ * clients see as a connection error.
  */
 export type WireResponse =
   | (WireResponseHead & { json: unknown })
   | (WireResponseHead & { body: string })
-  | (WireResponseHead & { sse: string; chunkSize?: number })
+  | (WireResponseHead & { sse: string; chunkSize?: number; chunkDelayMs?: number })
   | { reset: true };
 
 /** A queued reply: a response, or a function of the request that returns one. */
@@ -142,8 +143,10 @@ async function send(response: ServerResponse, reply: WireResponse): Promise<void
     const size = reply.chunkSize ?? bytes.length;
     for (let start = 0; start < bytes.length; start += size) {
       response.write(bytes.subarray(start, start + size));
+      if (response.destroyed) return; // the client went away (an abort)
       // Yield between pieces so that they leave as separate writes rather than one coalesced buffer.
-      if (size < bytes.length) await new Promise((resolve) => setImmediate(resolve));
+      if (reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs));
+      else if (size < bytes.length) await new Promise((resolve) => setImmediate(resolve));
     }
     response.end();
   }

@@ -1,0 +1,48 @@
+import { afterEach, beforeEach, expect, test } from "vitest";
+import { Agent } from "../../src/core/agent.js";
+import type { Model } from "../../src/core/types.js";
+import { AbortError } from "../../src/errors.js";
+import { AnthropicModel } from "../../src/models/anthropic/index.js";
+import { OpenAIModel } from "../../src/models/openai/index.js";
+import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
+import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { anthropicStream, openAIStream } from "../helpers/wire-bodies.js";
+
+let server: WireServer;
+beforeEach(async () => {
+  server = await startWireServer();
+});
+afterEach(() => server.close());
+
+const longText = "word ".repeat(400);
+const cases: [string, () => Model, () => string][] = [
+  [
+    "AnthropicModel",
+    () => new AnthropicModel({ model: "claude-test", apiKey: "test", baseURL: server.url }),
+    () => anthropicStream([{ type: "text", text: longText }], "end_turn"),
+  ],
+  ["OpenAIModel", () => new OpenAIModel({ model: "gpt-test", baseURL: `${server.url}/v1` }), () => openAIStream(longText, [], "stop")],
+];
+
+test.each(cases)("%s: aborting a run in the middle of a slow stream rejects promptly with an AbortError", async (_name, create, body) => {
+  // About 40 s of stream in total; the abort comes after the first words.
+  server.reply({ sse: body(), chunkSize: 64, chunkDelayMs: 100 });
+  const controller = new AbortController();
+  let words = 0;
+  const started = Date.now();
+  const run = new Agent(create(), new ToolRegistry(), { signal: controller.signal }).run("Talk", {
+    onEvent: (event) => {
+      if (event.type === "text-delta" && ++words === 3) controller.abort();
+    },
+  });
+  await expect(run).rejects.toBeInstanceOf(AbortError);
+  expect(Date.now() - started).toBeLessThan(3000);
+});
+
+test.each(cases)("%s: an already aborted signal sends nothing", async (_name, create) => {
+  const error = await create()
+    .complete([{ role: "user", content: "hi" }], [], { signal: AbortSignal.abort() })
+    .catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(AbortError);
+  expect(server.requests).toHaveLength(0);
+});
