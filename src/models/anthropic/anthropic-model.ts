@@ -94,8 +94,10 @@ export class AnthropicModel implements Model {
     };
   }
 
-  async #send(request: AnthropicRequest, { signal, onEvent }: ModelCallOptions): Promise<ModelResponse> {
+  async #send(request: AnthropicRequest, { signal, onEvent: listener }: ModelCallOptions): Promise<ModelResponse> {
     const requestOptions = signal ? { signal } : {};
+    // The SDK refuses non-streaming requests that may run past 10 minutes (large max_tokens); stream those quietly.
+    const onEvent = listener ?? (request.max_tokens > nonStreamingTokenLimit ? () => {} : undefined);
     try {
       if (!onEvent) return convertAnthropicResponse(await this.#client.messages.create({ ...request, stream: false }, requestOptions));
       const stream = await this.#client.messages.create({ ...request, stream: true }, requestOptions);
@@ -107,6 +109,9 @@ export class AnthropicModel implements Model {
     }
   }
 }
+
+/** Above this max_tokens the SDK expects a non-streaming call to outlast its 10-minute limit (60 min × tokens / 128,000). */
+const nonStreamingTokenLimit = 21_333;
 
 function checkTokens({ maxTokens, thinking }: AnthropicModelOptions): number {
   if (thinking && !(Number.isInteger(thinking.budgetTokens) && thinking.budgetTokens >= 1024)) {

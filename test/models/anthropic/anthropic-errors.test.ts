@@ -241,6 +241,13 @@ describe("AnthropicModel: secrets", () => {
     }
   });
 
+  test("a large max_tokens is streamed even without a listener (the SDK refuses it otherwise)", async () => {
+    server.reply(fixtureReply("anthropic/stream-stop-sequence.sse"));
+    const response = await model({ maxTokens: 64_000 }).complete(user, []);
+    expect(response.stopReason).toBe("stop_sequence");
+    expect(server.requests[0]?.body).toMatchObject({ stream: true, max_tokens: 64_000 });
+  });
+
   test("thinking settings are checked early", () => {
     expect(() => model({ thinking: { budgetTokens: 100 } })).toThrow(/budgetTokens must be a whole number ≥ 1024/);
     expect(() => model({ thinking: { budgetTokens: 2048 }, maxTokens: 1024 })).toThrow(/must be larger than thinking.budgetTokens/);
