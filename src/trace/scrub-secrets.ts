@@ -47,7 +47,8 @@ const secretPatterns: readonly [RegExp, string][] = [
     /\b(authorization|x-api-key|api[-_]?key|access[-_]?token|client[-_]?secret|password)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic)\s+)?[^\s"',;&]+/gi,
     `$1$2${redacted}`,
   ],
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${redacted}`],
+  // A credential has 16+ characters and a digit somewhere: "Basic principles" is prose, not a password.
+  [/\b(Bearer|Basic)\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{16,}/g, `$1 ${redacted}`],
   // OpenAI and Anthropic (sk-ant-…) keys; no word boundary, so a key glued to other text is still found.
   [/sk-[A-Za-z0-9_-]{20,}/g, redacted],
   [/\bAKIA[0-9A-Z]{16}\b/g, redacted], // AWS access key ids

@@ -22,6 +22,8 @@ describe("createSecretScrubber", () => {
     ["my hunter2-the-password!", "my [redacted]!"],
     ["an ab stays: user-marked secrets under 4 characters are ignored", "an ab stays: user-marked secrets under 4 characters are ignored"],
     ["nothing secret in sk-short or a task", "nothing secret in sk-short or a task"],
+    ["Basic principles of Bearer instruments", "Basic principles of Bearer instruments"],
+    ["Basic dXNlcjpwYXNzd29yZDEyMw==", "Basic [redacted]"],
   ])("text(%j)", (input, expected) => {
     expect(scrubber.text(input)).toBe(expected);
   });
