@@ -97,3 +97,11 @@ describe("minagent trace show", () => {
     expect(stdout).toMatch(/└─ weather {2}→ 多云 27°C/);
   });
 });
+
+describe("minagent demo <name> --help", () => {
+  it("shows the demo help, --trace included", async () => {
+    const { io, stdout } = fakeIo();
+    expect(await main(["demo", "react", "--help"], io)).toBe(0);
+    expect(stdout()).toMatch(/--trace <file>\s+write the run's span tree as JSON/);
+  });
+});

@@ -67,6 +67,10 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
     io.stderr(`minagent demo: no demo named "${name}".\n\n${demoHelp()}`);
     return 2;
   }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(demoHelp());
+    return 0;
+  }
   const options = parseDemoOptions(rest);
   if (typeof options === "string") {
     io.stderr(`minagent demo: ${options}\n\n${demoHelp()}`);
