@@ -1,0 +1,48 @@
+// LangGraph, driven as its docs show: createReactAgent({ llm, tools }) and agent.invoke({ messages }).
+// The model is a BaseChatModel subclass (LangChain's own model interface) answering instantly from the script.
+
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+
+export const meta = { id: "langgraph", label: "LangGraph createReactAgent", package: "@langchain/langgraph" };
+
+class InstantChatModel extends BaseChatModel {
+  constructor(respond) {
+    super({});
+    this.respond = respond;
+  }
+  _llmType() {
+    return "bench-instant";
+  }
+  // createReactAgent binds the tools; a scripted model ignores them.
+  bindTools() {
+    return this;
+  }
+  async _generate() {
+    const { text, toolCalls } = this.respond();
+    const message = new AIMessage({
+      content: text,
+      tool_calls: toolCalls.map((call) => ({ id: call.id, name: call.name, args: call.args, type: "tool_call" })),
+      usage_metadata: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+    });
+    return { generations: [{ text, message }] };
+  }
+}
+
+export async function create({ tools, respond, maxSteps }) {
+  const langchainTools = tools.map((definition) =>
+    tool((args) => definition.execute(args), { name: definition.name, description: definition.description, schema: definition.schema }),
+  );
+  const agent = createReactAgent({ llm: new InstantChatModel(respond), tools: langchainTools });
+  // Each turn is two graph steps (agent, tools); the final answer one more.
+  const recursionLimit = 2 * maxSteps + 2;
+  return {
+    async run(input) {
+      const result = await agent.invoke({ messages: [{ role: "user", content: input }] }, { recursionLimit });
+      const last = result.messages.at(-1);
+      return { final: typeof last?.content === "string" ? last.content : "", result };
+    },
+  };
+}
