@@ -23,6 +23,9 @@ export type {
 export { addUsage, emptyUsage } from "./core/usage.js";
 export { AbortError, MinagentError, ToolError, UsageError } from "./errors.js";
 export { FakeModel, type FakeModelRequest, type FakeModelScriptItem } from "./models/fake-model.js";
+export { ProviderError, type ProviderErrorDetails } from "./models/provider-error.js";
+export { type ModelSpec, modelSpecSyntax, parseModelSpec, type ResolveModelOptions, resolveModel } from "./models/resolve-model.js";
+export { type RetryEvent, type RetryOptions, withRetry } from "./models/with-retry.js";
 // Patterns import the engine from this file (its public API); ReActAgent extends Agent, so core/ must come first.
 export { PlanAndSolveAgent, type PlanAndSolveOptions, parsePlan } from "./patterns/plan-and-solve.js";
 export { type PlanDecision, type PlanMode, type PlanModeOptions, planMode } from "./patterns/plan-mode.js";
@@ -49,3 +52,22 @@ export {
   ToolRegistry,
   type ToolRegistryOptions,
 } from "./tools/tool-registry.js";
+export { ConsoleTraceExporter, type ConsoleTraceExporterOptions } from "./trace/console-trace-exporter.js";
+export { type FormatTraceTreeOptions, formatDuration, formatTraceTree } from "./trace/format-trace-tree.js";
+export { genAiOperations, traceAttributes } from "./trace/gen-ai-attributes.js";
+export { JsonFileExporter, type JsonFileExporterOptions, parseTrace, readTraceFile } from "./trace/json-file-exporter.js";
+export { MemoryTraceExporter } from "./trace/memory-trace-exporter.js";
+export { createSecretScrubber, type ScrubOptions, type SecretScrubber } from "./trace/scrub-secrets.js";
+export type { TraceSubject } from "./trace/span-tree-builder.js";
+export {
+  type AttributeValue,
+  childSpans,
+  type SpanAttributes,
+  type SpanKind,
+  type SpanStatus,
+  type SpanType,
+  type Trace,
+  type TraceExporter,
+  type TraceSpan,
+} from "./trace/trace.js";
+export { Tracer, type TracerOptions } from "./trace/tracer.js";

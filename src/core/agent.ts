@@ -16,8 +16,10 @@ export type AgentOptions = {
   signal?: AbortSignal;
   /** Tool calls of one turn that may run at once (default 8). */
   toolConcurrency?: number;
-  /** Receives every event of every run, synchronously. Giving one makes models stream. */
+  /** Receives every event of every run, synchronously. */
   onEvent?: AgentEventListener;
+  /** Ask the model to stream, so listeners also get text, reasoning and tool-input deltas as they arrive (default false). */
+  stream?: boolean;
 };
 
 /** Options of one run. */
@@ -26,8 +28,10 @@ export type RunOptions = {
   history?: readonly Message[];
   /** Aborts this run (in addition to the agent's signal). */
   signal?: AbortSignal;
-  /** Receives this run's events. Giving one makes models stream. */
+  /** Receives this run's events. */
   onEvent?: AgentEventListener;
+  /** Ask the model to stream for this run (default: the agent's `stream` option; `agent.stream()` turns it on). */
+  stream?: boolean;
 };
 
 /**
@@ -65,7 +69,8 @@ export class Agent {
       for (const listener of listeners) listener(event);
     };
     const signal = combineSignals(this.options.signal, options.signal);
-    emit({ type: "run-start", input, messages });
+    const { provider, modelId } = this.model;
+    emit({ type: "run-start", input, messages, model: { ...(provider !== undefined && { provider }), ...(modelId !== undefined && { modelId }) } });
     try {
       const outcome = await runLoop(messages, {
         model: this.model,
@@ -73,7 +78,7 @@ export class Agent {
         maxSteps: this.#maxSteps,
         toolConcurrency: this.#toolConcurrency,
         signal,
-        stream: listeners.length > 1,
+        stream: options.stream ?? this.options.stream ?? false,
         emit,
       });
       if (!outcome.converged) recorder.recordError(this.#maxSteps, `Did not converge within maxSteps (${this.#maxSteps} model calls).`);
@@ -91,7 +96,7 @@ export class Agent {
    * @example for await (const event of agent.stream("…")) if (event.type === "text-delta") process.stdout.write(event.text);
    */
   stream(input: string, options: Omit<RunOptions, "onEvent"> = {}): AgentStream {
-    return streamEvents((onEvent) => this.run(input, { ...options, onEvent }));
+    return streamEvents((onEvent) => this.run(input, { stream: true, ...options, onEvent }));
   }
 
   /** The recorder that turns events into steps; ReActAgent records thoughts too. */

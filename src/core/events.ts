@@ -1,4 +1,4 @@
-import type { Message, ModelResponse, ModelStreamEvent, ToolCall, ToolSchema } from "./types.js";
+import type { Message, Model, ModelResponse, ModelStreamEvent, ToolCall, ToolSchema } from "./types.js";
 
 /** The outcome of one tool call, as the model will read it. */
 export type ToolResult = {
@@ -22,7 +22,7 @@ export type LoopEvent =
 /** Events an Agent reports: the loop's, plus the run's start and end. */
 export type AgentEvent =
   | LoopEvent
-  | { type: "run-start"; input: string; messages: readonly Message[] }
+  | { type: "run-start"; input: string; messages: readonly Message[]; model: Pick<Model, "provider" | "modelId"> }
   | { type: "run-end"; final: string; converged: boolean; turns: number }
   | { type: "run-error"; error: unknown };
 

@@ -13,3 +13,12 @@ export {
   assertStepKinds,
   assertToolCalled,
 } from "./trajectory-assertions.js";
+export {
+  formatServerSentEvents,
+  startWireServer,
+  type WireReply,
+  type WireRequest,
+  type WireResponse,
+  type WireServer,
+  type WireServerOptions,
+} from "./wire-server.js";

@@ -5,7 +5,7 @@ import { genAiOperations, toGenAiMessages, traceAttributes, usageAttributes } fr
 import type { SecretScrubber } from "./scrub-secrets.js";
 import type { SpanAttributes, SpanKind, SpanStatus, SpanType, Trace, TraceSpan } from "./trace.js";
 
-/** What the events do not say about the traced agent: which model it calls, and its name. */
+/** What a listener is told about the traced agent: its name, and optionally which model to name (else run-start's). */
 export type TraceSubject = {
   /** The agent's model; its `provider` and `modelId` name the model-call spans. */
   model?: Pick<Model, "provider" | "modelId">;
@@ -47,7 +47,7 @@ export class SpanTreeBuilder {
   #modelCall: OpenSpan | undefined;
 
   constructor(start: Extract<AgentEvent, { type: "run-start" }>, options: SpanTreeBuilderOptions) {
-    this.#options = options;
+    this.#options = options.subject.model ? options : { ...options, subject: { ...options.subject, model: start.model } };
     this.#traceId = options.createId(16);
     const { agentName } = options.subject;
     this.#run = this.#start("run", "internal", agentName ? `invoke_agent ${agentName}` : "invoke_agent", undefined, {

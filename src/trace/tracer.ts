@@ -20,7 +20,7 @@ export type TracerOptions = ScrubOptions & {
  * listener and nothing more: an agent without one runs no tracing code at all.
  * @example
  * const tracer = new Tracer({ exporters: [new JsonFileExporter({ directory: "traces" })] });
- * const agent = new Agent(model, registry, { onEvent: tracer.listener({ model }) });
+ * const agent = new Agent(model, registry, { onEvent: tracer.listener() });
  * await agent.run("…");
  * await tracer.flush();
  */
@@ -43,7 +43,7 @@ export class Tracer {
   /**
    * A listener to pass as an agent's or a run's `onEvent`. It traces one run at a time: give each
    * agent (or each concurrent run) its own listener, since events do not say which run they belong to.
-   * @param subject the model and agent name, which the events do not carry; `tracer.listener(agent)` works for a built agent.
+   * @param subject the agent's name for the run span; the model is named by the run's `run-start` event unless given here.
    */
   listener(subject: TraceSubject = {}): AgentEventListener {
     let builder: SpanTreeBuilder | undefined;

@@ -31,6 +31,7 @@ test.each(cases)("%s: aborting a run in the middle of a slow stream rejects prom
   let words = 0;
   const started = Date.now();
   const run = new Agent(create(), new ToolRegistry(), { signal: controller.signal }).run("Talk", {
+    stream: true,
     onEvent: (event) => {
       if (event.type === "text-delta" && ++words === 3) controller.abort();
     },

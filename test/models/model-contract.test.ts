@@ -130,7 +130,7 @@ describe.each([fake, ...adapters])("Model contract: $name", (harness) => {
       parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
       execute: ({ a, b }) => Number(a) + Number(b),
     });
-    const result = await new Agent(model, registry).run("What is 2 + 3?", harness.streaming ? { onEvent: () => {} } : {});
+    const result = await new Agent(model, registry).run("What is 2 + 3?", harness.streaming ? { onEvent: () => {}, stream: true } : {});
     expect(result.final).toBe("2 + 3 = 5.");
     expect(result.messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(result.messages[1]?.toolCalls?.map(({ name, arguments: args }) => ({ name, args }))).toEqual([

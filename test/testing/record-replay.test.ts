@@ -177,7 +177,7 @@ describe("record and replay", () => {
     const { path } = await record();
     const deltas: string[] = [];
     const onEvent = (event: AgentEvent) => event.type === "text-delta" && deltas.push(event.text);
-    await new ReActAgent(new ReplayModel(path), weather(), { system, onEvent }).run("对比北京和上海的天气");
+    await new ReActAgent(new ReplayModel(path), weather(), { system, onEvent, stream: true }).run("对比北京和上海的天气");
     expect(deltas).toEqual(["Thought: 先查北京。", "Thought: 再查上海。", "北京晴 24°C，上海多云 27°C。"]);
   });
 

@@ -27,6 +27,6 @@ describe("what docs/testing.md and docs/tracing.md promise", () => {
     });
     await new Agent(new FakeModel(["hello"]), registry, { onEvent: tracer.listener() }).run("hi");
     expect(printed).toHaveLength(1);
-    expect(printed[0]).toMatch(/invoke_agent {2}✓ converged in 1 turn\n.*└─ turn 0\n.* {3}└─ chat {2}end_turn\n$/);
+    expect(printed[0]).toMatch(/invoke_agent {2}✓ converged in 1 turn\n.*└─ turn 0\n.* {3}└─ chat fake-model {2}end_turn\n$/);
   });
 });

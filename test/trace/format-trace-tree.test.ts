@@ -25,7 +25,7 @@ async function tracedRun(): Promise<Trace> {
     }),
     withUsage(reply("Beijing is sunny; Atlantis has no forecast."), { inputTokens: 150, outputTokens: 12 }),
   ]);
-  await new Agent(model, registry, { onEvent: tracer.listener({ model }) }).run("Weather in Beijing and Atlantis?");
+  await new Agent(model, registry, { onEvent: tracer.listener({ model }), stream: true }).run("Weather in Beijing and Atlantis?");
   return memory.traces[0] as Trace;
 }
 

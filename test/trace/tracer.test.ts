@@ -189,7 +189,7 @@ describe("Tracer: the span tree of a run", () => {
     await expect(agent.run("go")).rejects.toThrow(/script ran out/);
     const trace = memory.traces[0] as Trace;
     const failed = trace.spans.filter((span) => span.status.code === "error").map((span) => span.name);
-    expect(failed).toEqual(["invoke_agent", "turn 1", "chat"]);
+    expect(failed).toEqual(["invoke_agent", "turn 1", "chat fake-model"]); // the model is named by run-start
     expect(trace.spans[0]?.status).toMatchObject({ message: expect.stringMatching(/^UsageError: FakeModel script ran out/) });
     expect(trace.spans[0]?.attributes["error.type"]).toBe("UsageError");
     expect(only(trace, "turn")[0]?.status).toEqual({ code: "ok" }); // the finished turn keeps its status
@@ -263,7 +263,7 @@ describe("Tracer: the span tree of a run", () => {
 
   it("records time to first chunk when the model streams", async () => {
     const { memory, tracer } = setup({ now: steppingClock() });
-    await new Agent(new FakeModel(["streamed"]), new ToolRegistry(), { onEvent: tracer.listener() }).run("go");
+    await new Agent(new FakeModel(["streamed"]), new ToolRegistry(), { onEvent: tracer.listener(), stream: true }).run("go");
     const [call] = only(memory.traces[0] as Trace, "model-call");
     expect(call?.attributes["gen_ai.response.time_to_first_chunk"]).toBeCloseTo(0.001, 6);
   });

@@ -77,7 +77,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const agent = new Agent(model, registry, { system: options.system, maxSteps: options.maxSteps });
   const printer = createPrinter(io);
   try {
-    const result = await agent.run(options.task, { onEvent: printer });
+    const result = await agent.run(options.task, { onEvent: printer, stream: true });
     if (result.final === "") io.stderr(`(no final answer within ${options.maxSteps} model calls)\n`);
     io.stderr(`${formatUsage(model.modelId ?? options.model, options.model, result.usage)}\n`);
     return result.final === "" ? 1 : 0;

@@ -32,6 +32,6 @@ export async function runPlanAndSolveDemo({ tracer }: DemoContext): Promise<RunR
     "Vienna has about 4,834 people per km² (2,005,000 people on 414.8 km²).",
   ]);
   const agent = new PlanAndSolveAgent(model, registry, { system: "You are a careful research assistant." });
-  const onEvent = tracer?.listener({ model, agentName: "density-researcher" });
+  const onEvent = tracer?.listener({ agentName: "density-researcher" });
   return agent.run("What is the population density of Vienna?", onEvent ? { onEvent } : {});
 }

@@ -45,7 +45,7 @@ export async function runPlanModeDemo({ io, yes, tracer }: DemoContext): Promise
       reply(messages.at(-1)?.role === "tool" ? `Done: notes.txt now reads "${disk.get("notes.txt")}".` : "Nothing was changed."),
   ]);
   const agent = new ReActAgent(model, registry, { system: "You edit the user's files carefully." });
-  const onEvent = tracer?.listener({ model, agentName: "file-editor" });
+  const onEvent = tracer?.listener({ agentName: "file-editor" });
   return agent.run("Add eggs to my shopping list in notes.txt", onEvent ? { onEvent } : {});
 }
 

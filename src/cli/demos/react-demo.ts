@@ -35,6 +35,6 @@ export async function runReactDemo(options: ReactDemoOptions = {}): Promise<RunR
     withUsage(reply("北京晴 24°C，上海多云 27°C，两地都适合出行。"), { inputTokens: 188, outputTokens: 24 }),
   ]);
   const agent = new ReActAgent(model, registry, { system: "你是一个天气助手，先想再做。" });
-  const onEvent = options.tracer?.listener({ model, agentName: "weather-assistant" });
+  const onEvent = options.tracer?.listener({ agentName: "weather-assistant" });
   return agent.run("对比北京和上海的天气", onEvent ? { onEvent } : {});
 }

@@ -23,6 +23,6 @@ export async function runReflexionDemo({ tracer }: DemoContext): Promise<Reflexi
   const evaluate = (result: RunResult) =>
     result.final.includes("391") ? { pass: true } : { pass: false, feedback: "The product is wrong: check it with a tool." };
   const agent = new ReflexionAgent(model, registry, { evaluate, maxTrials: 3 });
-  const onEvent = tracer?.listener({ model, agentName: "calculator" });
+  const onEvent = tracer?.listener({ agentName: "calculator" });
   return agent.run("What is 17 × 23?", onEvent ? { onEvent } : {});
 }

@@ -91,6 +91,7 @@ describe("AnthropicModel: a two-turn tool loop", () => {
     });
     const events: string[] = [];
     const result = await new Agent(model(), registry).run("Weather in Paris?", {
+      stream: true,
       onEvent: (event) => {
         if (event.type === "tool-input-delta") events.push(`delta ${event.argumentsDelta}`);
         if (event.type === "tool-input-start") events.push(`start ${event.name}`);
@@ -226,6 +227,7 @@ describe("AnthropicModel: stop reasons", () => {
     });
     const steps: string[] = [];
     const result = await new Agent(model(), registry).run("Write taxes.txt", {
+      stream: true,
       onEvent: (event) => {
         if (event.type === "model-call-end") steps.push(event.response.stopReason);
       },

@@ -117,6 +117,7 @@ describe("OpenAIModel: a two-turn tool loop", () => {
     const deltas: string[] = [];
     let text = "";
     const result = await new Agent(model(), registry).run("Weather?", {
+      stream: true,
       onEvent: (event) => {
         if (event.type === "tool-input-delta") deltas.push(event.argumentsDelta);
         if (event.type === "text-delta") text += event.text;
