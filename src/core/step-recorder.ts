@@ -4,7 +4,7 @@ import type { Step, ToolCall } from "./types.js";
 
 /** Which optional steps a recorder writes. */
 export type StepRecorderOptions = {
-  /** Record the text of an assistant turn that also calls tools as a `thought` step (ReAct, book 5.1). */
+  /** Record as `thought` steps the model's reasoning (extended thinking) and the text of a turn that also calls tools (ReAct, book 5.1). */
   thoughts?: boolean;
 };
 
@@ -26,6 +26,10 @@ export class StepRecorder {
     if (event.type === "model-call-end") {
       const { message, stopReason } = event.response;
       const calls = message.toolCalls ?? [];
+      // Extended thinking is the model's own thought: shown as is, never parsed.
+      if (this.#thoughts)
+        for (const part of message.reasoning ?? [])
+          if (part.text) this.steps.push({ index: event.turn, kind: "thought", detail: part.text });
       if (calls.length === 0) {
         if (stopReason !== "pause_turn") this.steps.push({ index: event.turn, kind: "final", detail: message.content });
         return;

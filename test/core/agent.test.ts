@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Agent, FakeModel, type Message, ReActAgent, ToolRegistry, UsageError } from "../../src/index.js";
+import { Agent, FakeModel, type Message, type ModelResponse, ReActAgent, ToolRegistry, UsageError } from "../../src/index.js";
 import { reply, toolCall, withUsage } from "../../src/testing/index.js";
 
 const forecasts: Record<string, string> = { 北京: "晴 24°C", 上海: "多云 27°C" };
@@ -64,6 +64,28 @@ describe("ReActAgent on the book's demo (5.1.4)", () => {
       },
     ]);
     expect(model.requests[2]?.messages.at(-1)).toEqual({ role: "tool", content: "多云 27°C", toolCallId: "c2" });
+  });
+
+  it("records extended thinking as thought steps, without parsing it; the plain Agent does not", async () => {
+    const thinking = (response: ModelResponse, text: string): ModelResponse => ({
+      ...response,
+      message: { ...response.message, reasoning: [{ text, signature: "sig", provider: "anthropic" }] },
+    });
+    const script = () =>
+      new FakeModel([
+        thinking(reply("", toolCall("weather", { city: "北京" })), "Need Beijing first."),
+        thinking(reply("晴"), "Thought: that answers it."),
+      ]);
+    const react = await new ReActAgent(script(), weatherRegistry()).run("?");
+    expect(react.steps.map((step) => [step.index, step.kind, step.detail])).toEqual([
+      [0, "thought", "Need Beijing first."],
+      [0, "action", 'weather({"city":"北京"})'],
+      [0, "observation", "晴 24°C"],
+      [1, "thought", "Thought: that answers it."],
+      [1, "final", "晴"],
+    ]);
+    const plain = await new Agent(script(), weatherRegistry()).run("?");
+    expect(plain.steps.map((step) => step.kind)).toEqual(["action", "observation", "final"]);
   });
 
   it("records no thought for a turn with tool calls but no text", async () => {
