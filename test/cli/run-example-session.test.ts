@@ -56,9 +56,9 @@ async function exampleSession(): Promise<string> {
   return terminal.join("");
 }
 
-test("docs/providers.md shows exactly what minagent run prints against the local test server", async () => {
+test.each(["README.md", "docs/providers.md"])("%s shows exactly what minagent run prints against the local test server", async (file) => {
   const printed = await exampleSession();
-  const docs = readFileSync(new URL("../../docs/providers.md", import.meta.url), "utf8");
+  const docs = readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
   const shown = /<!-- example-session -->\n```console\n\$ [^\n]*\n([\s\S]*?)```/.exec(docs)?.[1];
   expect(shown).toBe(printed);
 });
