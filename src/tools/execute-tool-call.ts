@@ -1,8 +1,8 @@
 import type { ToolResult } from "../core/events.js";
 import { toText } from "../core/to-text.js";
 import type { ToolCall } from "../core/types.js";
-import { abortPromise, ToolError, toAbortError } from "../errors.js";
-import type { Tool } from "./tool.js";
+import { abortPromise, ToolError, throwIfAborted, toAbortError } from "../errors.js";
+import type { Tool, ToolContext } from "./tool.js";
 import type { CompiledSchema } from "./tool-schema.js";
 
 /** A registered tool with its compiled schema. */
@@ -37,36 +37,82 @@ export async function executeToolCall(prepared: PreparedTool, call: ToolCall, op
       `Invalid arguments for tool "${tool.name}": expected a JSON object, got ${describeType(args)}. Call it again with an object matching its schema.`,
     );
   }
-  const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
-  const controller = new AbortController();
-  const runAbort = options.signal && abortPromise(options.signal);
-  const onRunAbort = () => controller.abort(options.signal?.reason);
-  options.signal?.addEventListener("abort", onRunAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof timedOut>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new ToolError(`timed out after ${timeoutMs} ms`));
-      resolve(timedOut);
-    }, timeoutMs);
-  });
+  const context = new ToolCallContext(call.id, options.signal);
   try {
-    const work = (async () => {
-      const check = await schema.validate(args as Record<string, unknown>);
-      if (!check.ok) return invalidArguments(tool.name, check.problems);
-      const value = await tool.execute(check.value as never, { signal: controller.signal, toolCallId: call.id });
-      return { content: truncate(serialize(value), options.maxResultLength), isError: false };
-    })();
-    const outcome = await Promise.race(runAbort ? [work, timeout, runAbort.promise] : [work, timeout]);
-    if (outcome === timedOut) return failure(`Tool "${tool.name}" timed out after ${timeoutMs} ms and was abandoned.`);
-    return outcome;
+    throwIfAborted(options.signal);
+    const checked = schema.validate(args as Record<string, unknown>);
+    const check = checked instanceof Promise ? await checked : checked;
+    if (!check.ok) return invalidArguments(tool.name, check.problems);
+    const returned: unknown = tool.execute(check.value as never, context);
+    // A synchronous tool has already finished: only a promise needs a timer and an abort watch.
+    const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
+    const value = isThenable(returned) ? await settleWithin(returned, timeoutMs, context, options.signal) : returned;
+    if (value === timedOut) return failure(`Tool "${tool.name}" timed out after ${timeoutMs} ms and was abandoned.`);
+    return { content: truncate(serialize(value), options.maxResultLength), isError: false };
   } catch (error) {
     if (options.signal?.aborted) throw toAbortError(options.signal);
     return failure(describeError(error));
+  }
+}
+
+/** Waits for a tool's promise, but no longer than its timeout or the run's abort; either aborts the tool's signal. */
+async function settleWithin(
+  work: PromiseLike<unknown>,
+  timeoutMs: number,
+  context: ToolCallContext,
+  runSignal: AbortSignal | undefined,
+): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof timedOut>((resolve) => {
+    timer = setTimeout(() => {
+      context.abort(new ToolError(`timed out after ${timeoutMs} ms`));
+      resolve(timedOut);
+    }, timeoutMs);
+  });
+  const runAbort = runSignal && abortPromise(runSignal);
+  const onRunAbort = () => context.abort(runSignal?.reason);
+  runSignal?.addEventListener("abort", onRunAbort, { once: true });
+  try {
+    return await Promise.race(runAbort ? [work, timeout, runAbort.promise] : [work, timeout]);
   } finally {
     clearTimeout(timer);
     runAbort?.dispose();
-    options.signal?.removeEventListener("abort", onRunAbort);
+    runSignal?.removeEventListener("abort", onRunAbort);
   }
+}
+
+/**
+ * The context a tool receives. Its AbortController is made only when the tool reads `signal`: most tools
+ * never do, and creating one costs more than the rest of a call.
+ */
+class ToolCallContext implements ToolContext {
+  readonly toolCallId: string;
+  readonly #runSignal: AbortSignal | undefined;
+  #controller: AbortController | undefined;
+  #abortReason: { reason: unknown } | undefined;
+
+  constructor(toolCallId: string, runSignal: AbortSignal | undefined) {
+    this.toolCallId = toolCallId;
+    this.#runSignal = runSignal;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#runSignal?.aborted) this.abort(this.#runSignal.reason);
+      if (this.#abortReason) this.#controller.abort(this.#abortReason.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#abortReason ??= { reason };
+    this.#controller?.abort(reason);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
 /** An error observation. */
