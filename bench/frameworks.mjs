@@ -30,7 +30,7 @@ export const frameworks = [
   },
   {
     id: "minagent-json",
-    label: "minagent Agent, JSON Schema tool (ajv)",
+    label: "minagent Agent, JSON Schema tool",
     module: "./adapters/minagent.mjs",
     variant: "json-schema",
     package: "minagent",

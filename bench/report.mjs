@@ -176,7 +176,12 @@ function targetsSection(results, find) {
       run.steps.map((step, index) => `N=${step.n}: ${ratios[index].toFixed(1)}×`).join(", "),
     );
     const growth = run.steps.at(-1).perStepUs / run.steps[0].perStepUs;
-    check(`${label(id)}: per step flat in N`, growth <= 1, `N=${run.steps.at(-1).n} / N=${run.steps[0].n}: ${growth.toFixed(2)}×`);
+    // Medians on a shared 2-core machine move by 10–20 % between runs; growth beyond that is work per history.
+    check(
+      `${label(id)}: per step flat in N (within 20 % noise)`,
+      growth <= 1.2,
+      `N=${run.steps.at(-1).n} / N=${run.steps[0].n}: ${growth.toFixed(2)}×`,
+    );
   }
   if (results.startup) {
     const minagent = results.startup.imports.find((target) => target.id === "minagent");

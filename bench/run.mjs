@@ -30,7 +30,7 @@ const settings = smoke
       s1: { ns: [5], warmupRuns: 1, warmupMs: 0, warmupCapMs: 1_000, sampleMs: 0, samples: 1, slowRunMs: 1_000, slowSamples: 1 },
       s2: { calls: 8, toolMs: 50, warmupRuns: 0, samples: 1 },
       s3: { turns: 3, modelId: "gpt-4o" },
-      s4: { resultN: 20, growthN: 5, growthRuns: 3, longN: 50, longBudgetMs: 10_000 },
+      s4: { resultN: 20, resultCopies: 2, growthN: 5, growthRuns: 3, longN: 50, longBudgetMs: 10_000 },
       s5: { runs: 1 },
       workerTimeoutMs: 60_000,
     }
@@ -47,7 +47,7 @@ const settings = smoke
       },
       s2: { calls: 8, toolMs: 50, warmupRuns: 3, samples: 15 },
       s3: { turns: 3, modelId: "gpt-4o" },
-      s4: { resultN: 500, growthN: 100, growthRuns: 45, longN: 10_000, longBudgetMs: 60_000 },
+      s4: { resultN: 500, resultCopies: 5, growthN: 100, growthRuns: 45, longN: 10_000, longBudgetMs: 60_000 },
       s5: { runs: 7 },
       workerTimeoutMs: 15 * 60_000,
     };

@@ -112,12 +112,12 @@ async function captureWire() {
   }
 }
 
-const holder = { result: undefined };
+const holder = { result: undefined, results: [] };
 
 // The result is parked in `holder` and never returned: a value an async function awaits stays reachable from
 // its suspended frame, which would keep a "released" result alive and hide the figure.
 async function runParked(agent, workload) {
-  holder.result = await runVerified(agent, workload);
+  holder.results.push(await runVerified(agent, workload));
 }
 
 async function runInto(agent, into) {
@@ -132,30 +132,32 @@ function heapAfterGc() {
   return process.memoryUsage().heapUsed;
 }
 
-/** Heap kept alive by one run's result: heap after gc with the result held, minus after it is released. */
-async function measureRetained(agent, workload) {
-  const before = heapAfterGc();
+/**
+ * Heap kept alive by one run's result: heap after gc with `copies` results held at once, minus after they are
+ * released, divided by `copies` (holding several at once divides gc noise, a few tens of KB, by as many).
+ */
+async function measureRetained(agent, workload, copies) {
+  holder.results = [];
   const start = performance.now();
-  // Held through a global: a local that is never read again may be collected early, which would hide the figure.
-  await runParked(agent, workload);
-  const ms = performance.now() - start;
+  for (let copy = 0; copy < copies; copy++) await runParked(agent, workload);
+  const ms = (performance.now() - start) / copies;
   const held = heapAfterGc();
-  holder.result = undefined;
+  holder.results = [];
   const released = heapAfterGc();
-  return { ms, retainedBytes: held - released, leftBehindBytes: released - before };
+  return { ms, retainedBytes: (held - released) / copies };
 }
 
 /** S4: a long run's time and retained memory, the retained memory of a 500-step result, and heap growth across runs. */
 async function measureMemory() {
   if (typeof globalThis.gc !== "function") throw new Error("run the worker with --expose-gc");
   const out = {};
-  // Retained memory of one `resultN`-step result (median of 3), after a warm-up run.
+  // Retained memory of one `resultN`-step result (median of 3 trials), after a warm-up run.
   {
     const workload = sequentialWorkload(settings.resultN);
     const agent = await create({ tools: workload.tools, respond: workload.respond, maxSteps: settings.resultN + 2 });
     await runVerified(agent, workload);
     const trials = [];
-    for (let trial = 0; trial < 3; trial++) trials.push(await measureRetained(agent, workload));
+    for (let trial = 0; trial < 3; trial++) trials.push(await measureRetained(agent, workload, settings.resultCopies));
     out.result = {
       n: settings.resultN,
       retainedBytes: median(trials.map((trial) => trial.retainedBytes)),

@@ -10,7 +10,7 @@ const variants = {
   agent: { label: "minagent Agent", Agent, schema: "zod" },
   react: { label: "minagent ReActAgent", Agent: ReActAgent, schema: "zod" },
   tracing: { label: "minagent Agent + tracing", Agent, schema: "zod", tracing: true },
-  "json-schema": { label: "minagent Agent (JSON Schema tool, ajv)", Agent, schema: "json" },
+  "json-schema": { label: "minagent Agent, JSON Schema tool", Agent, schema: "json" },
 };
 
 export function metaOf(variant) {
