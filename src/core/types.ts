@@ -47,6 +47,12 @@ export type Message = {
   isError?: boolean;
   /** Provider-preserved reasoning on an assistant message, in the order it was produced. */
   reasoning?: ReasoningPart[];
+  /**
+   * Opaque data a provider adapter stores on a message and reads back verbatim when the same provider
+   * is called again (e.g. the message exactly as the provider sent it), keyed by provider name. Other
+   * providers ignore it; the engine never reads it. It must stay JSON-serialisable.
+   */
+  providerMetadata?: Record<string, unknown>;
 };
 
 /**

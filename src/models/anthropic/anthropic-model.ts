@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
 import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "../with-retry.js";
-import type { AnthropicRequest, AnthropicStreamEvent } from "./anthropic-wire-types.js";
+import type { AnthropicRequest, AnthropicServerTool, AnthropicStreamEvent } from "./anthropic-wire-types.js";
 import { collectAnthropicStream } from "./collect-anthropic-stream.js";
 import { convertAnthropicResponse } from "./convert-anthropic-response.js";
 import { convertToAnthropicMessages, convertToAnthropicTools } from "./convert-to-anthropic-messages.js";
@@ -20,6 +20,14 @@ export type AnthropicModelOptions = {
   maxTokens?: number;
   /** Extended thinking: the model reasons before it answers, within this many tokens (at least 1024). */
   thinking?: { budgetTokens: number };
+  /**
+   * Tools Anthropic runs on its side, sent as given after the agent's own tools, e.g.
+   * `[{ type: "web_search_20250305", name: "web_search", max_uses: 5 }]`. Their calls and results arrive
+   * as blocks of the assistant message (kept and sent back as received); a long server-side turn may
+   * stop with `pause_turn`, and the agent continues it. Some need a beta flag in `headers`.
+   * @see https://docs.claude.com/en/docs/agents-and-tools/tool-use/web-search-tool
+   */
+  serverTools?: AnthropicServerTool[];
   /** Sampling temperature (not allowed together with thinking). */
   temperature?: number;
   /** Sequences that stop generation (reported as the `stop_sequence` stop reason). */
@@ -81,13 +89,16 @@ export class AnthropicModel implements Model {
   /** The request body this model sends for a conversation (without `stream`). */
   createRequest(messages: readonly Message[], tools: readonly ToolSchema[]): AnthropicRequest {
     const { system, messages: converted } = convertToAnthropicMessages(messages);
-    const { thinking, temperature, stopSequences } = this.#options;
+    const { thinking, temperature, stopSequences, serverTools = [] } = this.#options;
+    const clash = tools.find((tool) => serverTools.some((serverTool) => "name" in serverTool && serverTool.name === tool.name));
+    if (clash) throw new UsageError(`AnthropicModel: the tool "${clash.name}" has the name of one of the serverTools; rename one of them.`);
+    const allTools = [...convertToAnthropicTools(tools), ...serverTools];
     return {
       model: this.modelId,
       max_tokens: this.#maxTokens,
       messages: converted,
       ...(system !== undefined && { system }),
-      ...(tools.length > 0 && { tools: convertToAnthropicTools(tools) }),
+      ...(allTools.length > 0 && { tools: allTools }),
       ...(thinking && { thinking: { type: "enabled", budget_tokens: thinking.budgetTokens } }),
       ...(temperature !== undefined && { temperature }),
       ...(stopSequences && { stop_sequences: stopSequences }),

@@ -13,6 +13,11 @@ export type AnthropicMessageParam = Anthropic.MessageParam;
 export type AnthropicContentBlockParam = Anthropic.ContentBlockParam;
 /** A tool definition sent with a request. */
 export type AnthropicTool = Anthropic.Tool;
+/**
+ * A tool Anthropic defines and runs on its side, e.g. `{ type: "web_search_20250305", name: "web_search", max_uses: 5 }`.
+ * @see https://docs.claude.com/en/docs/agents-and-tools/tool-use/overview#server-tools
+ */
+export type AnthropicServerTool = Exclude<Anthropic.ToolUnion, Anthropic.Tool>;
 /** One server-sent event of a streamed response. */
 export type AnthropicStreamEvent = Anthropic.RawMessageStreamEvent;
 /** Token usage as the API reports it. */
@@ -33,3 +38,9 @@ export type AnthropicResponse = {
 
 /** A response content block: `text`, `thinking`, `redacted_thinking`, `tool_use`, or one this adapter passes over. */
 export type AnthropicContentBlock = { type: string; [field: string]: unknown };
+
+/**
+ * What the adapter keeps in `Message.providerMetadata.anthropic`: the assistant message's content blocks
+ * exactly as received (a streamed tool input parsed to its object), to send back unchanged.
+ */
+export type AnthropicMessageMetadata = { content: AnthropicContentBlock[] };

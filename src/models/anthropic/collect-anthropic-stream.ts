@@ -77,7 +77,11 @@ function applyDelta(
       if (toolIndex !== undefined && delta.partial_json !== "")
         onEvent({ type: "tool-input-delta", index: toolIndex, argumentsDelta: delta.partial_json });
       break;
+    case "citations_delta":
+      // Kept so that the block goes back as received; minagent itself does not read citations.
+      block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
+      break;
     default:
-      break; // citations and future delta types do not change what minagent reads
+      break; // future delta types do not change what minagent reads
   }
 }
