@@ -54,6 +54,13 @@ const settings = smoke
 
 let tokenizer; // loaded on first use by S3's analysis (about a second)
 const snapshot = snapshotPackage();
+// Interrupted (Ctrl-C, a CI timeout): remove the snapshot all the same.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    rmSync(snapshot, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
 const environment = { ...process.env, MINAGENT_ROOT: snapshot, NODE_ENV: "production" };
 const selected = frameworks.filter((framework) => !only || only.includes(framework.id));
 const wants = (scenario) => !scenarioFilter || scenarioFilter.includes(scenario);

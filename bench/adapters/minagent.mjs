@@ -3,9 +3,9 @@
 import { minagentUrl } from "../minagent-root.mjs";
 
 // The built package's root entry, as `import "minagent"` would load it (from a snapshot of dist/, see minagent-root.mjs).
-const { Agent, ReActAgent, ToolRegistry } = await import(minagentUrl("dist/index.js"));
+const minagent = await import(minagentUrl("dist/index.js"));
+const { Agent, ReActAgent, ToolRegistry } = minagent;
 
-// Tracer is not exported from the package root (only used by the CLI so far), so it is imported from dist.
 const variants = {
   agent: { label: "minagent Agent", Agent, schema: "zod" },
   react: { label: "minagent ReActAgent", Agent: ReActAgent, schema: "zod" },
@@ -34,7 +34,8 @@ async function createAgent(model, tools, maxSteps, setup) {
   }
   const options = { maxSteps };
   if (setup.tracing) {
-    const { Tracer } = await import(minagentUrl("dist/trace/tracer.js"));
+    // Exported from the root since 1f8e78b; older builds only had it in dist/trace.
+    const { Tracer } = minagent.Tracer ? minagent : await import(minagentUrl("dist/trace/tracer.js"));
     // A no-op exporter: the cost measured is building the span tree, not writing it anywhere.
     const tracer = new Tracer({ exporters: [{ export() {} }] });
     options.onEvent = tracer.listener({ model });
