@@ -4,7 +4,11 @@
  */
 
 export { convertOpenAIResponse, type OpenAIConversionContext } from "./convert-openai-response.js";
-export { convertToOpenAIMessages, convertToOpenAITools } from "./convert-to-openai-messages.js";
+export {
+  convertToOpenAIMessages,
+  convertToOpenAITools,
+  type OpenAIMessageConversionOptions,
+} from "./convert-to-openai-messages.js";
 export { createOpenAIError } from "./create-openai-error.js";
 export { mapOpenAIFinishReason } from "./map-openai-finish-reason.js";
 export { mapOpenAIUsage } from "./map-openai-usage.js";

@@ -28,6 +28,12 @@ export type OpenAIModelOptions = {
   temperature?: number;
   /** Sequences that stop generation. */
   stopSequences?: string[];
+  /**
+   * Send the reasoning this server returned (`reasoning_content` or `reasoning`, kept in
+   * `message.reasoning`) back as `reasoning_content` on later assistant messages (default false).
+   * DeepSeek's thinking mode with tools wants it; OpenAI and most servers do not accept it.
+   */
+  sendReasoning?: boolean;
   /** Ask a stream to end with a usage chunk (`stream_options.include_usage`, default true). */
   streamUsage?: boolean;
   /** Retries of a failed call (default 2): rate limits, server errors, dropped connections. */
@@ -86,10 +92,10 @@ export class OpenAIModel implements Model {
 
   /** The request body this model sends for a conversation (without `stream`). */
   createRequest(messages: readonly Message[], tools: readonly ToolSchema[]): OpenAIRequest {
-    const { maxTokens, temperature, stopSequences, baseURL } = this.#options;
+    const { maxTokens, temperature, stopSequences, baseURL, sendReasoning } = this.#options;
     return {
       model: this.modelId,
-      messages: convertToOpenAIMessages(messages),
+      messages: convertToOpenAIMessages(messages, sendReasoning ? { reasoningProvider: this.provider } : {}),
       ...(tools.length > 0 && { tools: convertToOpenAITools(tools) }),
       // OpenAI's newer models reject max_tokens; compatible servers have understood max_tokens for longer.
       ...(maxTokens !== undefined && (baseURL === undefined ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens })),

@@ -8,8 +8,13 @@ import type OpenAI from "openai";
 
 /** A request body, without `stream`. */
 export type OpenAIRequest = Omit<OpenAI.ChatCompletionCreateParamsNonStreaming, "stream">;
+/**
+ * An assistant message of a request. `reasoning_content` is DeepSeek's, sent only when asked for
+ * (OpenAI itself has no such field).
+ */
+export type OpenAIAssistantMessageParam = OpenAI.ChatCompletionAssistantMessageParam & { reasoning_content?: string };
 /** One message of a request. */
-export type OpenAIMessageParam = OpenAI.ChatCompletionMessageParam;
+export type OpenAIMessageParam = OpenAI.ChatCompletionMessageParam | OpenAIAssistantMessageParam;
 /** A tool definition sent with a request. */
 export type OpenAITool = OpenAI.ChatCompletionFunctionTool;
 

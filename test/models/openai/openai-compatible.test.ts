@@ -3,7 +3,7 @@ import { Agent } from "../../../src/core/agent.js";
 import type { Message, ModelResponse, ModelStreamEvent } from "../../../src/core/types.js";
 import { OpenAIModel, type OpenAIModelOptions } from "../../../src/models/openai/index.js";
 import { ProviderError } from "../../../src/models/provider-error.js";
-import { startWireServer, type WireServer } from "../../../src/testing/wire-server.js";
+import { formatServerSentEvents, startWireServer, type WireServer } from "../../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../../src/tools/tool-registry.js";
 import { fixtureJson, fixtureReply } from "../../helpers/provider-fixtures.js";
 
@@ -119,6 +119,95 @@ describe("OpenAI-compatible servers: known deviations", () => {
       [],
     );
     expect(server.requests[1]?.text).not.toContain("reasoning");
+  });
+
+  describe("reasoning round trip (sendReasoning)", () => {
+    const deepseekFixture = "openai-compatible/deepseek-tool-call-reasoning-content.json";
+    const recorded = fixtureJson<{ choices: { message: { reasoning_content: string } }[] }>(deepseekFixture);
+    const reasoningText = recorded.choices[0]?.message.reasoning_content;
+    const weather = () =>
+      new ToolRegistry().add({
+        name: "weather",
+        description: "Weather of a place",
+        parameters: { type: "object", properties: { location: { type: "string" } } },
+        execute: ({ location }) => `sunny in ${String(location)}`,
+      });
+    const sentAssistant = () => (server.requests[1]?.body as { messages: Record<string, unknown>[] } | undefined)?.messages[1];
+
+    test("DeepSeek's reasoning_content is kept as reasoning of its provider and sent back when sendReasoning is on", async () => {
+      server.reply(fixtureReply(deepseekFixture), fixtureReply("openai/chat-text-stop.json"));
+      const deepseek = model({ provider: "deepseek", model: "deepseek-reasoner", sendReasoning: true });
+      const result = await new Agent(deepseek, weather()).run("Weather in San Francisco?");
+      expect(result.messages[1]?.reasoning).toStrictEqual([{ text: reasoningText, provider: "deepseek" }]);
+      expect(sentAssistant()).toStrictEqual({
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_00_9V0vrf86Pc9aelHCJMZqnJBo",
+            type: "function",
+            function: { name: "weather", arguments: '{"location":"San Francisco"}' },
+          },
+        ],
+        reasoning_content: reasoningText,
+      });
+    });
+
+    test("by default (sendReasoning unset or false) the reasoning stays home", async () => {
+      for (const sendReasoning of [undefined, false]) {
+        server.requests.length = 0;
+        server.reply(fixtureReply(deepseekFixture), fixtureReply("openai/chat-text-stop.json"));
+        const options = sendReasoning === undefined ? {} : { sendReasoning };
+        const result = await new Agent(model({ provider: "deepseek", ...options }), weather()).run("Weather?");
+        expect(result.messages[1]?.reasoning?.[0]?.provider).toBe("deepseek");
+        expect(sentAssistant()).not.toHaveProperty("reasoning_content");
+        expect(server.requests[1]?.text).not.toContain("reasoning");
+      }
+    });
+
+    test("a streamed `reasoning` field (Ollama, vLLM) goes back as reasoning_content, under the default compatible provider", async () => {
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+        data: JSON.stringify({ id: "chatcmpl-r", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] }),
+      });
+      const call = { index: 0, id: "call_r", type: "function", function: { name: "weather", arguments: '{"location":"Oslo"}' } };
+      const sse = formatServerSentEvents(
+        [
+          chunk({ role: "assistant", content: "" }),
+          chunk({ reasoning: "Need the " }),
+          chunk({ reasoning: "weather tool." }),
+          chunk({ tool_calls: [call] }),
+          chunk({}, "tool_calls"),
+        ],
+        { done: true },
+      );
+      server.reply({ sse }, fixtureReply("openai/stream-text-stop-usage.sse"));
+      const compatible = new OpenAIModel({ model: "qwen3:8b", baseURL: `${server.url}/v1`, sendReasoning: true });
+      const result = await new Agent(compatible, weather()).run("Weather in Oslo?", { stream: true });
+      expect(result.messages[1]?.reasoning).toStrictEqual([{ text: "Need the weather tool.", provider: "openai-compatible" }]);
+      expect(sentAssistant()).toMatchObject({ role: "assistant", content: null, reasoning_content: "Need the weather tool." });
+    });
+
+    test("reasoning another provider produced is never sent, even with sendReasoning on", async () => {
+      server.reply(fixtureReply("openai/chat-text-stop.json"));
+      const history: Message[] = [
+        ...user,
+        {
+          role: "assistant",
+          content: "Hello",
+          reasoning: [
+            { text: "Claude's thought", signature: "EsigClaude", provider: "anthropic" },
+            { text: "", redactedData: "EredactedData", provider: "anthropic" },
+          ],
+        },
+        { role: "user", content: "again" },
+      ];
+      await model({ provider: "deepseek", sendReasoning: true }).complete(history, []);
+      expect(server.requests[0]?.text).not.toContain("reasoning");
+      expect((server.requests[0]?.body as { messages: unknown[] } | undefined)?.messages[1]).toStrictEqual({
+        role: "assistant",
+        content: "Hello",
+      });
+    });
   });
 
   test("finish_reason length from a router: max_tokens, with the cut-off text kept", async () => {
