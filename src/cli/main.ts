@@ -6,8 +6,16 @@ type Command = { usage: string; summary: string; run: (args: readonly string[], 
 /** The CLI's commands; each lives in its own file under commands/. */
 const commands: Record<string, Command> = {
   demo: { usage: "demo <name>", summary: "run an offline demo on the scripted model (no key, no network)", run: demoCommand },
-  run: { usage: "run <task> --model <m>", summary: "run an agent on a real model, streaming (anthropic:, openai:, ollama:, …)", run: (args, io) => import("./commands/run.js").then(({ runCommand }) => runCommand(args, io)) },
-  trace: { usage: "trace show <file>", summary: "draw a trace file as a tree of spans", run: (args, io) => import("./commands/trace.js").then(({ traceCommand }) => traceCommand(args, io)) },
+  run: {
+    usage: "run <task> --model <m>",
+    summary: "run an agent on a real model, streaming (anthropic:, openai:, ollama:, …)",
+    run: (args, io) => import("./commands/run.js").then(({ runCommand }) => runCommand(args, io)),
+  },
+  trace: {
+    usage: "trace show <file>",
+    summary: "draw a trace file as a tree of spans",
+    run: (args, io) => import("./commands/trace.js").then(({ traceCommand }) => traceCommand(args, io)),
+  },
 };
 
 function help(): string {

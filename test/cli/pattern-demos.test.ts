@@ -8,7 +8,18 @@ describe("pattern demos", () => {
   it("plan-and-solve prints the plan steps, then the solving trajectory", async () => {
     const { io, stdout } = fakeIo();
     expect(await main(["demo", "plan-and-solve"], io)).toBe(0);
-    expect(kinds(stdout())).toEqual(["0:plan", "0:plan", "0:plan", "1:action", "1:observation", "2:action", "2:observation", "3:action", "3:observation", "4:final"]);
+    expect(kinds(stdout())).toEqual([
+      "0:plan",
+      "0:plan",
+      "0:plan",
+      "1:action",
+      "1:observation",
+      "2:action",
+      "2:observation",
+      "3:action",
+      "3:observation",
+      "4:final",
+    ]);
     expect(stdout()).toMatch(/\[0\] plan {8}Look up the population of Vienna\./);
     expect(stdout()).toMatch(/最终回答: Vienna has about 4,834 people per km²/);
   });
