@@ -106,7 +106,10 @@ function agentFor(pattern, model, task) {
     case "PlanAndSolveAgent":
       return new PlanAndSolveAgent(model, registry(), options);
     case "ReflexionAgent":
-      return new ReflexionAgent(model, registry(), { ...options, evaluate: (result) => ({ pass: result.final === task.final, feedback: "Wrong product." }) });
+      return new ReflexionAgent(model, registry(), {
+        ...options,
+        evaluate: (result) => ({ pass: result.final === task.final, feedback: "Wrong product." }),
+      });
   }
 }
 
@@ -114,7 +117,12 @@ const patterns = ["Agent", "ReActAgent", "PlanAndSolveAgent", "ReflexionAgent"];
 const tokenizer = await loadO200kTokenizer();
 const lines = [`# Reasoning patterns: model calls and tokens (o200k_base), scripted runs — ${new Date().toISOString().slice(0, 10)}`, ""];
 for (const task of tasks) {
-  lines.push(`## ${task.name}`, "", "| pattern | model calls | input tokens | output tokens | total | × Agent |", "| --- | ---: | ---: | ---: | ---: | ---: |");
+  lines.push(
+    `## ${task.name}`,
+    "",
+    "| pattern | model calls | input tokens | output tokens | total | × Agent |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+  );
   let baseline;
   for (const pattern of patterns) {
     const fake = new FakeModel(scriptFor(pattern, task));
@@ -123,7 +131,9 @@ for (const task of tasks) {
     if (fake.remaining !== 0) throw new Error(`${pattern} left ${fake.remaining} scripted replies unused on "${task.name}"`);
     const total = result.usage.inputTokens + result.usage.outputTokens;
     baseline ??= total;
-    lines.push(`| ${pattern} | ${fake.requests.length} | ${result.usage.inputTokens} | ${result.usage.outputTokens} | ${total} | ${(total / baseline).toFixed(2)} |`);
+    lines.push(
+      `| ${pattern} | ${fake.requests.length} | ${result.usage.inputTokens} | ${result.usage.outputTokens} | ${total} | ${(total / baseline).toFixed(2)} |`,
+    );
   }
   lines.push("");
 }

@@ -70,7 +70,12 @@ export class Agent {
     };
     const signal = combineSignals(this.options.signal, options.signal);
     const { provider, modelId } = this.model;
-    emit({ type: "run-start", input, messages, model: { ...(provider !== undefined && { provider }), ...(modelId !== undefined && { modelId }) } });
+    emit({
+      type: "run-start",
+      input,
+      messages,
+      model: { ...(provider !== undefined && { provider }), ...(modelId !== undefined && { modelId }) },
+    });
     try {
       const outcome = await runLoop(messages, {
         model: this.model,
