@@ -28,7 +28,7 @@ export async function runLoop(messages: Message[], options: LoopOptions): Promis
     }
     const toolMessages = await mapConcurrent(calls, options.toolConcurrency, async (toolCall) => {
       emit({ type: "tool-call-start", turn, toolCall });
-      const result = await tools.execute(toolCall, signal ? { signal } : {});
+      const result = await tools.execute(toolCall, signal ? { signal } : noOptions);
       emit({ type: "tool-call-end", turn, toolCall, result });
       return toToolMessage(toolCall, result);
     });
@@ -37,7 +37,10 @@ export async function runLoop(messages: Message[], options: LoopOptions): Promis
   return { messages, usage, final: "", converged: false, turns: options.maxSteps };
 }
 
+const noOptions: ModelCallOptions = Object.freeze({});
+
 function callOptions({ signal, stream, emit }: LoopOptions, turn: number): ModelCallOptions {
+  if (!signal && !stream) return noOptions;
   const onEvent = stream ? (event: ModelStreamEvent) => emit({ ...event, turn }) : undefined;
   return { ...(signal && { signal }), ...(onEvent && { onEvent }) };
 }

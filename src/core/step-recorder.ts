@@ -15,7 +15,9 @@ export type StepRecorderOptions = {
 export class StepRecorder {
   readonly steps: Step[] = [];
   readonly #thoughts: boolean;
-  readonly #pending = new Map<ToolCall, Step>();
+  // The current turn's calls and their observation steps, by position: filled in as each call ends.
+  #turnCalls: readonly ToolCall[] = [];
+  #turnObservations: Step[] = [];
 
   constructor(options: StepRecorderOptions = {}) {
     this.#thoughts = options.thoughts ?? false;
@@ -35,16 +37,17 @@ export class StepRecorder {
         return;
       }
       if (this.#thoughts && message.content) this.steps.push({ index: event.turn, kind: "thought", detail: message.content });
+      this.#turnCalls = calls;
+      this.#turnObservations = [];
       for (const call of calls) {
         this.steps.push({ index: event.turn, kind: "action", detail: formatAction(call) });
         const observation: Step = { index: event.turn, kind: "observation", detail: "" };
         this.steps.push(observation);
-        this.#pending.set(call, observation);
+        this.#turnObservations.push(observation);
       }
     } else if (event.type === "tool-call-end") {
-      const observation = this.#pending.get(event.toolCall);
+      const observation = this.#turnObservations[this.#turnCalls.indexOf(event.toolCall)];
       if (observation) observation.detail = event.result.content;
-      this.#pending.delete(event.toolCall);
     }
   };
 

@@ -83,12 +83,12 @@ export class ToolRegistry implements ToolExecutor {
   }
 
   /** Like {@link call}, and also says whether the observation reports a failure. */
-  async execute(toolCall: ToolCall, options: ToolCallOptions = {}): Promise<ToolResult> {
+  execute(toolCall: ToolCall, options: ToolCallOptions = {}): Promise<ToolResult> {
     const prepared = this.#tools.get(toolCall.name);
-    if (!prepared) return failure(this.#unknownTool(toolCall.name));
+    if (!prepared) return Promise.resolve(failure(this.#unknownTool(toolCall.name)));
     for (const check of this.#checks) {
       const refusal = check(toolCall, prepared.tool);
-      if (refusal !== undefined) return failure(refusal);
+      if (refusal !== undefined) return Promise.resolve(failure(refusal));
     }
     return executeToolCall(prepared, toolCall, {
       ...(options.signal && { signal: options.signal }),
