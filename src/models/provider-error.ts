@@ -76,3 +76,13 @@ function describe(details: ProviderErrorDetails): string {
   const request = details.requestId ? ` [request ${details.requestId}]` : "";
   return `${head}: ${details.providerMessage}${tail}${request}`;
 }
+
+/** The error for a request that never got an HTTP answer: it timed out, or the connection failed. Both are retryable. */
+export function createTransportError(provider: string, kind: "timeout" | "connection", cause: unknown): ProviderError {
+  const reason = kind === "connection" && cause instanceof Error && cause.cause instanceof Error ? `: ${cause.cause.message}` : "";
+  const providerMessage = kind === "timeout" ? "the request timed out" : `the connection failed${reason}`;
+  return new ProviderError(
+    { provider, errorType: kind === "timeout" ? "timeout" : "connection_error", providerMessage, retryable: true },
+    { cause },
+  );
+}

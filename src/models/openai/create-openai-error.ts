@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { toAbortError } from "../../errors.js";
-import { ProviderError } from "../provider-error.js";
+import { createTransportError, ProviderError } from "../provider-error.js";
 import { isRetryableStatus, parseRetryAfter } from "../retry-hints.js";
 
 /** Error types that mean "try again later" when they arrive inside a stream, where there is no HTTP status. */
@@ -16,19 +16,8 @@ export function createOpenAIError(error: unknown, provider: string, signal?: Abo
   if (signal?.aborted) return toAbortError(signal);
   if (error instanceof ProviderError) return error;
   if (error instanceof APIUserAbortError) return toAbortError(AbortSignal.abort(error));
-  if (error instanceof APIConnectionTimeoutError) {
-    return new ProviderError(
-      { provider, errorType: "timeout", providerMessage: "the request timed out", retryable: true },
-      { cause: error },
-    );
-  }
-  if (error instanceof APIConnectionError) {
-    const reason = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    return new ProviderError(
-      { provider, errorType: "connection_error", providerMessage: `the connection failed${reason}`, retryable: true },
-      { cause: error },
-    );
-  }
+  if (error instanceof APIConnectionTimeoutError) return createTransportError(provider, "timeout", error);
+  if (error instanceof APIConnectionError) return createTransportError(provider, "connection", error);
   if (error instanceof APIError) return fromApiError(error, provider);
   if (error instanceof SyntaxError) return createMalformedResponseError(provider, `the body is not valid JSON (${error.message})`, error);
   return error instanceof Error ? error : new Error(String(error));
