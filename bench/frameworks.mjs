@@ -41,9 +41,8 @@ export const frameworks = [
     label: "Vercel AI SDK generateText",
     module: "./adapters/ai-sdk.mjs",
     package: "ai",
-    scenarios: ["s1", "s2", "s4"],
-    // S3 drives each framework through its own OpenAI provider; this one's is not installed.
-    wireUnavailable: "needs @ai-sdk/openai, not installed",
+    // S3 drives it through its own OpenAI provider, @ai-sdk/openai (`.chat(model)`: Chat Completions).
+    scenarios: all,
   },
   {
     id: "openai-agents",
@@ -57,8 +56,8 @@ export const frameworks = [
     label: "LangGraph createReactAgent",
     module: "./adapters/langgraph.mjs",
     package: "@langchain/langgraph",
-    scenarios: ["s1", "s2", "s4"],
-    wireUnavailable: "needs @langchain/openai, not installed",
+    // S3 drives it through LangChain's OpenAI chat model, @langchain/openai's ChatOpenAI.
+    scenarios: all,
   },
 ];
 

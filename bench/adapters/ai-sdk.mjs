@@ -43,3 +43,22 @@ function toResult({ text, toolCalls }) {
     warnings: [],
   };
 }
+
+// S3: the same generateText loop on the SDK's OpenAI provider, as its docs show for an OpenAI-compatible endpoint:
+// createOpenAI({ baseURL, apiKey }), and `.chat(model)` so that it speaks Chat Completions (the default is Responses).
+export async function createWire({ baseURL, tools, maxSteps, modelId }) {
+  const { createOpenAI } = await import("@ai-sdk/openai");
+  const model = createOpenAI({ baseURL, apiKey: "bench-key" }).chat(modelId);
+  const toolSet = Object.fromEntries(
+    tools.map((definition) => [
+      definition.name,
+      tool({ description: definition.description, inputSchema: definition.schema, execute: (args) => definition.execute(args) }),
+    ]),
+  );
+  return {
+    async run(input) {
+      const result = await generateText({ model, tools: toolSet, stopWhen: stepCountIs(maxSteps), prompt: input, maxRetries: 0 });
+      return { final: result.text, result };
+    },
+  };
+}

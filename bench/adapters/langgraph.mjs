@@ -46,3 +46,22 @@ export async function create({ tools, respond, maxSteps }) {
     },
   };
 }
+
+// S3: the same createReactAgent on LangChain's OpenAI chat model, as its docs show for an OpenAI-compatible
+// endpoint: new ChatOpenAI({ model, configuration: { baseURL }, apiKey }) (Chat Completions by default).
+export async function createWire({ baseURL, tools, maxSteps, modelId }) {
+  const { ChatOpenAI } = await import("@langchain/openai");
+  const llm = new ChatOpenAI({ model: modelId, configuration: { baseURL }, apiKey: "bench-key", maxRetries: 0 });
+  const langchainTools = tools.map((definition) =>
+    tool((args) => definition.execute(args), { name: definition.name, description: definition.description, schema: definition.schema }),
+  );
+  const agent = createReactAgent({ llm, tools: langchainTools });
+  const recursionLimit = 2 * maxSteps + 2;
+  return {
+    async run(input) {
+      const result = await agent.invoke({ messages: [{ role: "user", content: input }] }, { recursionLimit });
+      const last = result.messages.at(-1);
+      return { final: typeof last?.content === "string" ? last.content : "", result };
+    },
+  };
+}
