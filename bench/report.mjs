@@ -109,7 +109,6 @@ function wireSection(find) {
   const runs = frameworks.map((framework) => find("s3", framework.id)).filter(Boolean);
   if (runs.length === 0) return "";
   const rows = runs.map((run) => {
-    if (run.unavailable) return `| ${label(run.framework)} | — | — | — | not measured: ${run.unavailable} |`;
     const bytes = sum(run.bodies, "bytes");
     const tokens = sum(run.bodies, "tokens");
     const bareTokens = sum(run.bodies, "bareTokens");

@@ -70,10 +70,6 @@ try {
   for (const scenario of ["s1", "s2", "s3", "s4"]) {
     if (!wants(scenario)) continue;
     for (const framework of selected) {
-      if (scenario === "s3" && framework.wireUnavailable) {
-        results.runs.push({ framework: framework.id, scenario, unavailable: framework.wireUnavailable });
-        continue;
-      }
       if (!framework.scenarios.includes(scenario)) continue;
       process.stderr.write(`${scenario} ${framework.id} …`);
       const started = performance.now();
@@ -266,7 +262,7 @@ function readVersions() {
   const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).stdout.trim();
   const dirty = spawnSync("git", ["status", "--porcelain", "--", "src"], { cwd: root, encoding: "utf8" }).stdout.trim() !== "";
   const versions = { minagent: `${read(`${root}package.json`)} (${commit}${dirty ? ", src/ has uncommitted changes" : ""})` };
-  for (const name of ["ai", "@openai/agents", "@langchain/langgraph", "@langchain/core", "openai", "zod"])
+  for (const name of ["ai", "@ai-sdk/openai", "@openai/agents", "@langchain/langgraph", "@langchain/core", "@langchain/openai", "openai", "zod"])
     versions[name] = read(`${root}node_modules/${name}/package.json`);
   return versions;
 }
