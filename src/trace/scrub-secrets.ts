@@ -1,4 +1,4 @@
-import { truncate } from "../tools/execute-tool-call.js";
+import { measureJson, stringifyBounded } from "./stringify-bounded.js";
 
 /** What to hide and how much to keep. */
 export type ScrubOptions = {
@@ -57,12 +57,26 @@ const secretPatterns: readonly [RegExp, string][] = [
   [/\bxox[abposr]-[A-Za-z0-9-]{10,}/g, redacted], // Slack tokens
 ];
 
+/**
+ * Every text any pattern above can match contains one of these: text without them (most of it) is
+ * scanned once instead of once per pattern.
+ */
+const secretShapes =
+  /authorization|api[-_]?key|access[-_]?token|client[-_]?secret|password|bearer|basic|sk-|akia|gh[pousr]_|aiza|xox[abposr]-/i;
+
 /** Hides secrets in what a trace or a cassette is about to store. */
 export type SecretScrubber = {
   /** The text with every recognised secret replaced by `[redacted]`, then truncated. */
   text(value: string): string;
   /** A value as JSON with secrets hidden (secret keys' values included), then truncated. */
   payload(value: unknown): string;
+  /**
+   * Like `payload`, for JSON text the caller writes itself instead of building a value to stringify.
+   * `write` gets `embed` (a nested value as JSON, secret keys' values hidden; undefined when too long)
+   * and `budget`, the characters that can matter; when `write` returns undefined (the text would be
+   * longer), `value()` goes through `payload`, which writes only what it keeps.
+   */
+  written(write: (embed: (value: unknown) => string | undefined, budget: number) => string | undefined, value: () => unknown): string;
   /** A deep copy of a JSON value with secrets hidden and nothing truncated (for cassettes, which must replay exactly). */
   value<T>(value: T): T;
 };
@@ -80,40 +94,76 @@ export function createSecretScrubber(options: ScrubOptions = {}): SecretScrubber
   const limit = options.maxPayloadLength ?? 8_000;
   // As they appear inside JSON text too, where quotes and backslashes are escaped.
   const secretForms = [...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))];
+  // Only the first `window` characters of a long payload are scrubbed: past the limit plus the longest
+  // secret, nothing can reach the kept part (a key that starts inside it is matched within the window).
+  const window = limit + Math.max(256, ...secretForms.map((secret) => secret.length));
   const hide = (text: string): string => {
     let result = text;
     for (const secret of secretForms) if (result.includes(secret)) result = result.replaceAll(secret, redacted);
+    if (!secretShapes.test(result)) return result;
     for (const [pattern, replacement] of secretPatterns) result = result.replace(pattern, replacement);
     return result;
   };
+  /** Hides secrets in text that is the start of `total` characters, then cuts it to the limit. */
+  const hideAndCut = (text: string, total: number): string => cut(hide(text), limit, total - text.length);
   const quotedKey = new RegExp(`"(?:${[...keys].map(escapeRegExp).join("|")})"\\s*:`, "i");
   const replacer = (key: string, value: unknown): unknown => {
     if (key !== "" && keys.has(key.toLowerCase())) return redacted;
     return typeof value === "string" ? hide(value) : value;
   };
+  const scrubString = (value: string): string =>
+    value.length > window ? hideAndCut(value.slice(0, window), value.length) : hideAndCut(value, value.length);
   // Names and ids (tools, models, call ids) recur in every span; remember short ones instead of re-scanning them.
   const remembered = new Map<string, string>();
   const text = (value: string): string => {
-    if (value.length > 100) return truncate(hide(value), limit);
+    if (value.length > 100) return scrubString(value);
     let result = remembered.get(value);
     if (result === undefined) {
       if (remembered.size >= 1_000) remembered.clear();
-      result = truncate(hide(value), limit);
+      result = scrubString(value);
       remembered.set(value, result);
     }
     return result;
   };
+  const embed = (value: unknown): string | undefined => {
+    if (measureJson(value, window) > window) return undefined;
+    const json = stringify(value);
+    return quotedKey.test(json) ? stringify(value, replacer) : json;
+  };
+  const payload = (value: unknown): string => {
+    if (typeof value === "string") return scrubString(value);
+    if (measureJson(value, window) > window) {
+      // Large: write only the part that can be kept, hiding secret keys' values on the way.
+      const { text: start, length } = stringifyBounded(value, window, keys, redacted);
+      return hideAndCut(start, length);
+    }
+    // Fast path: scan the JSON text once. Only a payload that has a secret key pays for the per-key walk.
+    let json = stringify(value);
+    if (quotedKey.test(json)) json = stringify(value, replacer);
+    return hideAndCut(json, json.length);
+  };
   return {
     text,
-    payload: (value) => {
-      if (typeof value === "string") return truncate(hide(value), limit);
-      // Fast path: scan the JSON text once. Only a payload that has a secret key pays for the per-key walk.
-      let json = stringify(value);
-      if (quotedKey.test(json)) json = stringify(value, replacer);
-      return truncate(hide(json), limit);
+    payload,
+    written: (write, value) => {
+      const json = write(embed, window);
+      return json === undefined ? payload(value()) : hideAndCut(json, json.length);
     },
     value: (value) => (value === undefined ? value : (JSON.parse(stringify(value, replacer)) as typeof value)),
   };
+}
+
+/**
+ * Cuts text to `limit` characters with a marker saying how much is gone; `rest` characters that
+ * followed it were never read. The marker is the tool executor's (`…[truncated N of M characters]`).
+ */
+function cut(text: string, limit: number, rest: number): string {
+  if (text.length <= limit && rest <= 0) return text;
+  let end = Math.min(limit, text.length);
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--; // never split a surrogate pair
+  const total = text.length + Math.max(rest, 0);
+  return `${text.slice(0, end)}\n…[truncated ${total - end} of ${total} characters]`;
 }
 
 function stringify(value: unknown, replacer?: (key: string, value: unknown) => unknown): string {

@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../core/events.js";
-import type { Message, Model, ToolCall } from "../core/types.js";
+import type { Message, Model, StopReason, ToolCall } from "../core/types.js";
 import { addUsage, emptyUsage } from "../core/usage.js";
-import { genAiOperations, toGenAiMessages, traceAttributes, usageAttributes } from "./gen-ai-attributes.js";
+import { genAiOperations, toGenAiMessages, traceAttributes, usageAttributes, writeGenAiMessages } from "./gen-ai-attributes.js";
 import type { SecretScrubber } from "./scrub-secrets.js";
 import type { SpanAttributes, SpanKind, SpanStatus, SpanType, Trace, TraceSpan } from "./trace.js";
 
@@ -25,7 +25,11 @@ export type SpanTreeBuilderOptions = {
   createId: (bytes: number) => string;
 };
 
-type OpenSpan = Omit<TraceSpan, "endTime" | "durationMs"> & { endTime?: number };
+// Every field present from the start (one object shape for all spans); #finish drops what is undefined.
+type OpenSpan = Omit<TraceSpan, "endTime" | "durationMs" | "parentSpanId"> & {
+  parentSpanId: string | undefined;
+  endTime: number | undefined;
+};
 
 /** The client span of a tool call (the action) and, once it runs, its server span (the execution). */
 type ToolSpans = { client: OpenSpan; server?: OpenSpan };
@@ -38,21 +42,41 @@ type ToolSpans = { client: OpenSpan; server?: OpenSpan };
 export class SpanTreeBuilder {
   readonly #options: SpanTreeBuilderOptions;
   readonly #traceId: string;
+  /** Span ids are this random prefix and a counter from a random start: unique within the trace, and cheap. */
+  readonly #spanIdPrefix: string;
+  #spanCounter: number;
   readonly #spans: OpenSpan[] = [];
   readonly #run: OpenSpan;
   readonly #tools = new Map<ToolCall, ToolSpans>();
   readonly #usage = emptyUsage();
   #usageReported = false;
   #turn: OpenSpan | undefined;
+  /** The spans started under the current turn, so that ending it looks at them alone. */
+  #turnChildren: OpenSpan[] = [];
   #modelCall: OpenSpan | undefined;
+  /** The model's attributes, scrubbed once: every model-call span carries them. */
+  readonly #modelAttributes: SpanAttributes;
+  /** Messages the previous model call was sent, the last of them, and its reply: to find what each call adds. */
+  #sentCount = 0;
+  #lastSent: Message | undefined;
+  #lastReply: Message | undefined;
+  /** The tool list of the previous call and its scrubbed names: the same list on every call of a run. */
+  #offeredTools: { tools: readonly { name: string }[]; names: string[] } | undefined;
 
   constructor(start: Extract<AgentEvent, { type: "run-start" }>, options: SpanTreeBuilderOptions) {
     this.#options = options.subject.model ? options : { ...options, subject: { ...options.subject, model: start.model } };
     this.#traceId = options.createId(16);
+    this.#spanIdPrefix = options.createId(4);
+    this.#spanCounter = Number.parseInt(options.createId(4), 16);
+    const { provider, modelId } = this.#options.subject.model ?? {};
+    this.#modelAttributes = {
+      ...(provider && { [traceAttributes.providerName]: options.scrubber.text(provider) }),
+      ...(modelId && { [traceAttributes.requestModel]: options.scrubber.text(modelId) }),
+    };
     const { agentName } = options.subject;
     this.#run = this.#start("run", "internal", agentName ? `invoke_agent ${agentName}` : "invoke_agent", undefined, {
       [traceAttributes.operationName]: genAiOperations.invokeAgent,
-      ...this.#modelAttributes(),
+      ...this.#modelAttributes,
       ...(agentName && { [traceAttributes.agentName]: agentName }),
     });
     this.#payload(this.#run, traceAttributes.runInput, start.input);
@@ -62,11 +86,7 @@ export class SpanTreeBuilder {
   add(event: AgentEvent): Trace | undefined {
     switch (event.type) {
       case "model-call-start":
-        this.#startTurn(
-          event.turn,
-          event.messages,
-          event.tools.map((tool) => tool.name),
-        );
+        this.#startTurn(event.turn, event.messages, event.tools);
         return undefined;
       case "text-delta":
       case "reasoning-delta":
@@ -104,11 +124,13 @@ export class SpanTreeBuilder {
     return this.#finish();
   }
 
-  #startTurn(turn: number, messages: readonly Message[], toolNames: string[]): void {
+  #startTurn(turn: number, messages: readonly Message[], tools: readonly { name: string }[]): void {
     const now = this.#options.now();
     this.#endTurn();
     this.#turn = this.#start("turn", "internal", `turn ${turn}`, this.#run, { [traceAttributes.turnIndex]: turn }, now);
+    this.#turnChildren = [];
     const modelId = this.#options.subject.model?.modelId;
+    const firstNew = this.#firstNewMessage(messages);
     this.#modelCall = this.#start(
       "model-call",
       "client",
@@ -116,13 +138,37 @@ export class SpanTreeBuilder {
       this.#turn,
       {
         [traceAttributes.operationName]: genAiOperations.chat,
-        ...this.#modelAttributes(),
+        ...this.#modelAttributes,
         [traceAttributes.requestMessageCount]: messages.length,
-        [traceAttributes.requestToolNames]: toolNames.map((name) => this.#options.scrubber.text(name)),
+        [traceAttributes.requestNewMessageIndex]: firstNew,
+        [traceAttributes.requestToolNames]: this.#toolNames(tools),
       },
       now,
     );
-    this.#payload(this.#modelCall, traceAttributes.inputMessages, () => toGenAiMessages(messages));
+    // Only what this call adds: recording the whole conversation on every call would cost each turn
+    // as much as the history so far. The first call (or one after the history was rewritten) adds all.
+    if (firstNew === 0) this.#messagesPayload(this.#modelCall, traceAttributes.inputMessages, messages);
+    else this.#messagesPayload(this.#modelCall, traceAttributes.requestNewMessages, messages.slice(firstNew));
+  }
+
+  /**
+   * Where the messages this call adds begin: after those the previous call was sent and its reply
+   * (already recorded as its output), if they are still there; else 0, the whole conversation.
+   */
+  #firstNewMessage(messages: readonly Message[]): number {
+    const sent = this.#sentCount;
+    const continues = sent > 0 && messages.length >= sent && messages[sent - 1] === this.#lastSent;
+    this.#sentCount = messages.length;
+    this.#lastSent = messages[messages.length - 1];
+    if (!continues) return 0;
+    return messages[sent] !== undefined && messages[sent] === this.#lastReply ? sent + 1 : sent;
+  }
+
+  #toolNames(tools: readonly { name: string }[]): string[] {
+    if (this.#offeredTools?.tools !== tools) {
+      this.#offeredTools = { tools, names: tools.map((tool) => this.#options.scrubber.text(tool.name)) };
+    }
+    return this.#offeredTools.names;
   }
 
   #markFirstChunk(): void {
@@ -136,12 +182,13 @@ export class SpanTreeBuilder {
     const now = this.#options.now();
     const { message, stopReason, usage } = event.response;
     addUsage(this.#usage, usage);
+    this.#lastReply = message;
     if (usage) this.#usageReported = true;
     const span = this.#modelCall;
     if (span) {
       span.attributes[traceAttributes.responseFinishReasons] = [stopReason];
       if (usage) Object.assign(span.attributes, usageAttributes(usage));
-      this.#payload(span, traceAttributes.outputMessages, () => toGenAiMessages([message], stopReason));
+      this.#messagesPayload(span, traceAttributes.outputMessages, [message], stopReason);
       this.#end(span, now);
     }
     for (const call of message.toolCalls ?? []) this.#tools.set(call, { client: this.#startToolCall(call, now) });
@@ -226,18 +273,11 @@ export class SpanTreeBuilder {
   #endTurn(): void {
     const turn = this.#turn;
     if (!turn) return;
-    const children = this.#spans.filter((span) => span.parentSpanId === turn.spanId);
-    const end = Math.max(turn.startTime, ...children.map((span) => span.endTime ?? this.#options.now()));
+    let end = turn.startTime;
+    for (const span of this.#turnChildren) end = Math.max(end, span.endTime ?? this.#options.now());
     this.#end(turn, end);
     this.#turn = undefined;
-  }
-
-  #modelAttributes(): SpanAttributes {
-    const { provider, modelId } = this.#options.subject.model ?? {};
-    return {
-      ...(provider && { [traceAttributes.providerName]: this.#options.scrubber.text(provider) }),
-      ...(modelId && { [traceAttributes.requestModel]: this.#options.scrubber.text(modelId) }),
-    };
+    this.#turnChildren = [];
   }
 
   /** Records a payload, scrubbed and truncated, unless payloads are off. A function defers the work until it is needed. */
@@ -245,6 +285,15 @@ export class SpanTreeBuilder {
     if (!this.#options.recordPayloads) return;
     const resolved = typeof value === "function" ? (value as () => unknown)() : value;
     span.attributes[key] = this.#options.scrubber.payload(resolved);
+  }
+
+  /** Records messages as the conventions' JSON, scrubbed and truncated, unless payloads are off. */
+  #messagesPayload(span: OpenSpan, key: string, messages: readonly Message[], stopReason?: StopReason): void {
+    if (!this.#options.recordPayloads) return;
+    span.attributes[key] = this.#options.scrubber.written(
+      (embed, budget) => writeGenAiMessages(messages, stopReason, embed, budget),
+      () => toGenAiMessages(messages, stopReason),
+    );
   }
 
   #start(
@@ -255,17 +304,20 @@ export class SpanTreeBuilder {
     attributes: SpanAttributes,
     now = this.#options.now(),
   ): OpenSpan {
+    this.#spanCounter = (this.#spanCounter + 1) >>> 0;
     const span: OpenSpan = {
-      spanId: this.#options.createId(8),
-      ...(parent && { parentSpanId: parent.spanId }),
+      spanId: this.#spanIdPrefix + this.#spanCounter.toString(16).padStart(8, "0"),
+      parentSpanId: parent?.spanId,
       name,
       type,
       kind,
       startTime: now,
+      endTime: undefined,
       status: { code: "ok" },
       attributes,
     };
     this.#spans.push(span);
+    if (parent !== undefined && parent === this.#turn) this.#turnChildren.push(span);
     return span;
   }
 
