@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
 import { UsageError } from "../errors.js";
 import type { Trace, TraceExporter } from "./trace.js";
 
@@ -24,6 +23,8 @@ export class JsonFileExporter implements TraceExporter {
   }
 
   export(trace: Trace): void {
+    const { mkdirSync, writeFileSync } = loadFs();
+    const { dirname, join } = loadPath();
     const path = "path" in this.#options ? this.#options.path : join(this.#options.directory, fileName(trace));
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, `${JSON.stringify(trace, null, 2)}\n`);
@@ -51,7 +52,17 @@ export function parseTrace(text: string, source = "trace"): Trace {
 
 /** Reads and parses a trace file. */
 export function readTraceFile(path: string): Trace {
-  return parseTrace(readFileSync(path, "utf8"), path);
+  return parseTrace(loadFs().readFileSync(path, "utf8"), path);
+}
+
+// node:fs and node:path are loaded when a file is written or read, not on `import "minagent"`: importing
+// node:fs from ESM also loads node:stream and a dozen more modules. require() keeps the API synchronous.
+function loadFs(): typeof import("node:fs") {
+  return createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+}
+
+function loadPath(): typeof import("node:path") {
+  return createRequire(import.meta.url)("node:path") as typeof import("node:path");
 }
 
 function fileName(trace: Trace): string {

@@ -4,8 +4,7 @@ import { Agent, FakeModel, ToolRegistry } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 import { toGenAiMessages, writeGenAiMessages } from "../../src/trace/gen-ai-attributes.js";
 import { MemoryTraceExporter } from "../../src/trace/memory-trace-exporter.js";
-import { createSecretScrubber, redacted } from "../../src/trace/scrub-secrets.js";
-import { measureJson, stringifyBounded } from "../../src/trace/stringify-bounded.js";
+import { createSecretScrubber, measureJson, redacted, stringifyBounded } from "../../src/trace/scrub-secrets.js";
 import type { Trace, TraceSpan } from "../../src/trace/trace.js";
 import { Tracer } from "../../src/trace/tracer.js";
 

@@ -1,5 +1,3 @@
-import { JsonFileExporter } from "../../trace/json-file-exporter.js";
-import { Tracer } from "../../trace/tracer.js";
 import type { DemoContext } from "../demos/demo-context.js";
 import { runPlanAndSolveDemo } from "../demos/plan-and-solve-demo.js";
 import { runPlanModeDemo } from "../demos/plan-mode-demo.js";
@@ -76,7 +74,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
     io.stderr(`minagent demo: ${options}\n\n${demoHelp()}`);
     return 2;
   }
-  const tracer = options.trace === undefined ? undefined : new Tracer({ exporters: [new JsonFileExporter({ path: options.trace })] });
+  const tracer = options.trace === undefined ? undefined : await createTracer(options.trace);
   await demo.run({ io, yes: options.yes ?? false, ...(tracer && { tracer }) });
   if (tracer) {
     await tracer.flush();
@@ -84,6 +82,15 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
     io.stderr(`Trace written to ${options.trace}; view it with: minagent trace show ${options.trace}\n`);
   }
   return 0;
+}
+
+/** A tracer writing to `path`; tracing is loaded only when asked for, so that plain demos start faster. */
+async function createTracer(path: string) {
+  const [{ Tracer }, { JsonFileExporter }] = await Promise.all([
+    import("../../trace/tracer.js"),
+    import("../../trace/json-file-exporter.js"),
+  ]);
+  return new Tracer({ exporters: [new JsonFileExporter({ path })] });
 }
 
 /** The demo options, or what is wrong with them. */

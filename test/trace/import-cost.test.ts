@@ -1,0 +1,40 @@
+import { readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** The modules `entry` loads statically (type-only imports and dynamic import() excluded), with what each imports. */
+function staticGraph(entry: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const visit = (file: string) => {
+    if (graph.has(relative(root, file))) return;
+    const source = readFileSync(file, "utf8");
+    const specifiers = [...source.matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?from\s+"([^"]+)"|^import\s+"([^"]+)"/gm)].map(
+      (match) => (match[1] ?? match[2]) as string,
+    );
+    graph.set(relative(root, file), specifiers);
+    for (const specifier of specifiers) {
+      if (specifier.startsWith(".")) visit(join(dirname(file), specifier.replace(/\.js$/, ".ts")));
+    }
+  };
+  visit(join(root, entry));
+  return graph;
+}
+
+describe("what importing costs", () => {
+  it('`import "minagent"` loads neither node:fs nor node:path (node:fs from ESM pulls in node:stream and more)', () => {
+    const graph = staticGraph("src/index.ts");
+    expect(graph.has("src/trace/json-file-exporter.ts")).toBe(true);
+    const builtins = [...graph].flatMap(([file, specifiers]) =>
+      specifiers.filter((specifier) => /^node:(fs|path|stream)/.test(specifier)).map((specifier) => `${file}: ${specifier}`),
+    );
+    expect(builtins).toEqual([]);
+  });
+
+  it("`minagent demo` imports the tracer and the JSON exporter only when --trace is given", () => {
+    const imports = staticGraph("src/cli/commands/demo.ts").get("src/cli/commands/demo.ts") ?? [];
+    expect(imports.filter((specifier) => specifier.includes("/trace/"))).toEqual([]);
+  });
+});
