@@ -110,7 +110,8 @@ export class AnthropicModel implements Model {
     // The SDK refuses non-streaming requests that may run past 10 minutes (large max_tokens); stream those quietly.
     const onEvent = listener ?? (request.max_tokens > nonStreamingTokenLimit ? () => {} : undefined);
     try {
-      if (!onEvent) return convertAnthropicResponse(await this.#client.messages.create({ ...request, stream: false }, requestOptions));
+      // Not streaming is the API's default: `stream` is sent only to stream.
+      if (!onEvent) return convertAnthropicResponse(await this.#client.messages.create(request, requestOptions));
       const stream = await this.#client.messages.create({ ...request, stream: true }, requestOptions);
       const response = await collectAnthropicStream(stream as AsyncIterable<AnthropicStreamEvent>, onEvent);
       signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete

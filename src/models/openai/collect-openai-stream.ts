@@ -1,5 +1,5 @@
 import type { ModelResponse, ModelStreamEvent } from "../../core/types.js";
-import { convertOpenAIResponse, ensureUniqueId, type OpenAIConversionContext } from "./convert-openai-response.js";
+import { convertOpenAIResponse, createToolCallIds, type OpenAIConversionContext } from "./convert-openai-response.js";
 import { createIncompleteStreamError } from "./create-openai-error.js";
 import type { OpenAIChunk, OpenAIResponse, OpenAIToolCall, OpenAIUsage } from "./openai-wire-types.js";
 
@@ -25,7 +25,7 @@ export async function collectOpenAIStream(
   let usage: OpenAIUsage | null | undefined;
   let received = false;
   const slots = new Map<string, ToolCallSlot>();
-  const ids = new Set(context.usedIds);
+  const uniqueId = createToolCallIds(context);
   for await (const chunk of chunks) {
     received = true;
     if (chunk.usage) usage = chunk.usage;
@@ -45,7 +45,7 @@ export async function collectOpenAIStream(
       reasoning += thought;
       onEvent({ type: "reasoning-delta", text: thought });
     }
-    for (const call of delta.tool_calls ?? []) applyToolCallDelta(slots, call, ids, onEvent);
+    for (const call of delta.tool_calls ?? []) applyToolCallDelta(slots, call, uniqueId, onEvent);
     if (choice.finish_reason != null) finishReason = choice.finish_reason;
   }
   if (!received) throw createIncompleteStreamError(context.provider, "the stream ended without sending anything");
@@ -78,13 +78,13 @@ export async function collectOpenAIStream(
 function applyToolCallDelta(
   slots: Map<string, ToolCallSlot>,
   call: OpenAIToolCall,
-  ids: Set<string>,
+  uniqueId: (id: unknown) => string,
   onEvent: (event: ModelStreamEvent) => void,
 ): void {
   const key = slotKey(slots, call);
   let slot = slots.get(key);
   if (!slot) {
-    slot = { id: ensureUniqueId(call.id, ids), name: call.function?.name ?? "", arguments: "" };
+    slot = { id: uniqueId(call.id), name: call.function?.name ?? "", arguments: "" };
     slots.set(key, slot);
     onEvent({ type: "tool-input-start", index: slots.size - 1, id: slot.id, name: slot.name });
   } else if (!slot.name && call.function?.name) {

@@ -10,8 +10,11 @@ import type { OpenAIResponse, OpenAIResponseMessage } from "./openai-wire-types.
 export type OpenAIConversionContext = {
   /** Provider name for errors and reasoning parts (e.g. "openai", "ollama"). */
   provider: string;
-  /** Tool-call ids already used in the conversation: a server that repeats one gets a fresh id instead. */
-  usedIds?: ReadonlySet<string>;
+  /**
+   * Tool-call ids already used in the conversation: a server that repeats one gets a fresh id instead.
+   * A function is called only if the response has a tool call with an id to check.
+   */
+  usedIds?: ReadonlySet<string> | (() => ReadonlySet<string>);
 };
 
 /**
@@ -23,9 +26,9 @@ export type OpenAIConversionContext = {
 export function convertOpenAIResponse(response: unknown, context: OpenAIConversionContext): ModelResponse {
   const { choice, message } = checkResponse(response, context.provider);
   const cutOff = choice.finish_reason === "length";
-  const ids = new Set(context.usedIds);
+  const uniqueId = createToolCallIds(context);
   const toolCalls: ToolCall[] = (message.tool_calls ?? []).map((call) => {
-    const id = ensureUniqueId(call.id, ids);
+    const id = uniqueId(call.id);
     return createToolCall(id, call.function?.name ?? "", call.function?.arguments, { truncated: cutOff });
   });
   const refusal = typeof message.refusal === "string" && message.refusal !== "" ? message.refusal : undefined;
@@ -45,11 +48,26 @@ export function convertOpenAIResponse(response: unknown, context: OpenAIConversi
   };
 }
 
-/** Returns `id` when it is usable and new, else a fresh one; records it as used. */
-export function ensureUniqueId(id: unknown, used: Set<string>): string {
-  const usable = typeof id === "string" && id !== "" && !used.has(id) ? id : `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
-  used.add(usable);
-  return usable;
+/**
+ * Hands out the ids of one response's tool calls: the server's id when it is usable and new (not
+ * earlier in this response nor in the conversation), else a fresh one. The conversation's ids are
+ * looked up only once a server id needs checking.
+ */
+export function createToolCallIds(context: OpenAIConversionContext): (id: unknown) => string {
+  const given = new Set<string>();
+  let used: ReadonlySet<string> | undefined;
+  const usedIds = () => {
+    used ??= typeof context.usedIds === "function" ? context.usedIds() : (context.usedIds ?? given);
+    return used;
+  };
+  return (id) => {
+    const usable =
+      typeof id === "string" && id !== "" && !given.has(id) && !usedIds().has(id)
+        ? id
+        : `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+    given.add(usable);
+    return usable;
+  };
 }
 
 function textOf(content: OpenAIResponseMessage["content"]): string {

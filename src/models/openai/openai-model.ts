@@ -61,6 +61,8 @@ export class OpenAIModel implements Model {
   readonly #client: OpenAI;
   readonly #options: OpenAIModelOptions;
   readonly #retry: RetryPolicy;
+  /** Tool-call ids of each conversation seen, kept up to date as it grows, so no call rescans the history. */
+  readonly #conversationIds = new WeakMap<readonly Message[], ConversationIds>();
 
   constructor(options: OpenAIModelOptions) {
     if (typeof options?.model !== "string" || options.model === "")
@@ -86,7 +88,7 @@ export class OpenAIModel implements Model {
 
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
     const request = this.createRequest(messages, tools);
-    const usedIds = new Set(messages.flatMap((message) => message.toolCalls?.map((call) => call.id) ?? []));
+    const usedIds = () => this.#usedIds(messages);
     return completeWithRetries((attempt) => this.#send(request, usedIds, attempt), options, this.#retry);
   }
 
@@ -104,12 +106,29 @@ export class OpenAIModel implements Model {
     };
   }
 
-  async #send(request: OpenAIRequest, usedIds: ReadonlySet<string>, { signal, onEvent }: ModelCallOptions): Promise<ModelResponse> {
+  /**
+   * The tool-call ids in a conversation, for telling a server's repeated id (some reuse "call_0" every
+   * turn) from a new one. The engine appends to the same array on every call, so only new messages are read.
+   */
+  #usedIds(messages: readonly Message[]): ReadonlySet<string> {
+    let known = this.#conversationIds.get(messages);
+    // A shorter or rewritten conversation is read again from the start.
+    if (!known || known.read > messages.length || (known.read > 0 && messages[known.read - 1] !== known.last)) {
+      known = { ids: new Set(), read: 0, last: undefined };
+      this.#conversationIds.set(messages, known);
+    }
+    for (let i = known.read; i < messages.length; i++) for (const call of messages[i]?.toolCalls ?? []) known.ids.add(call.id);
+    known.read = messages.length;
+    known.last = messages[messages.length - 1];
+    return known.ids;
+  }
+
+  async #send(request: OpenAIRequest, usedIds: () => ReadonlySet<string>, { signal, onEvent }: ModelCallOptions): Promise<ModelResponse> {
     const context = { provider: this.provider, usedIds };
     const requestOptions = signal ? { signal } : {};
     try {
-      if (!onEvent)
-        return convertOpenAIResponse(await this.#client.chat.completions.create({ ...request, stream: false }, requestOptions), context);
+      // Not streaming is the API's default: `stream` is sent only to stream (no framework-added tokens).
+      if (!onEvent) return convertOpenAIResponse(await this.#client.chat.completions.create(request, requestOptions), context);
       const streamOptions = this.#options.streamUsage === false ? {} : { stream_options: { include_usage: true } };
       const stream = await this.#client.chat.completions.create({ ...request, stream: true, ...streamOptions }, requestOptions);
       const response = await collectOpenAIStream(stream as AsyncIterable<OpenAIChunk>, onEvent, context);
@@ -120,3 +139,6 @@ export class OpenAIModel implements Model {
     }
   }
 }
+
+/** The tool-call ids of a conversation's first `read` messages, the last of which was `last`. */
+type ConversationIds = { ids: Set<string>; read: number; last: Message | undefined };

@@ -87,7 +87,7 @@ describe("OpenAIModel: a two-turn tool loop", () => {
         parameters: { type: "object", properties: { path: { type: "string" } } },
       },
     });
-    expect(body(0).stream).toBe(false);
+    expect(body(0)).not.toHaveProperty("stream"); // non-streaming is the default: nothing framework-added on the wire
     expect(body(1).messages.slice(0, 1)).toEqual([{ role: "system", content: "You manage files." }]);
     expect(body(1).messages.slice(2)).toEqual([
       {
