@@ -262,7 +262,16 @@ function readVersions() {
   const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).stdout.trim();
   const dirty = spawnSync("git", ["status", "--porcelain", "--", "src"], { cwd: root, encoding: "utf8" }).stdout.trim() !== "";
   const versions = { minagent: `${read(`${root}package.json`)} (${commit}${dirty ? ", src/ has uncommitted changes" : ""})` };
-  for (const name of ["ai", "@ai-sdk/openai", "@openai/agents", "@langchain/langgraph", "@langchain/core", "@langchain/openai", "openai", "zod"])
+  for (const name of [
+    "ai",
+    "@ai-sdk/openai",
+    "@openai/agents",
+    "@langchain/langgraph",
+    "@langchain/core",
+    "@langchain/openai",
+    "openai",
+    "zod",
+  ])
     versions[name] = read(`${root}node_modules/${name}/package.json`);
   return versions;
 }
