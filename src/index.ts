@@ -52,22 +52,3 @@ export {
   ToolRegistry,
   type ToolRegistryOptions,
 } from "./tools/tool-registry.js";
-export { ConsoleTraceExporter, type ConsoleTraceExporterOptions } from "./trace/console-trace-exporter.js";
-export { type FormatTraceTreeOptions, formatDuration, formatTraceTree } from "./trace/format-trace-tree.js";
-export { genAiOperations, traceAttributes } from "./trace/gen-ai-attributes.js";
-export { JsonFileExporter, type JsonFileExporterOptions, parseTrace, readTraceFile } from "./trace/json-file-exporter.js";
-export { MemoryTraceExporter } from "./trace/memory-trace-exporter.js";
-export { createSecretScrubber, type ScrubOptions, type SecretScrubber } from "./trace/scrub-secrets.js";
-export type { TraceSubject } from "./trace/span-tree-builder.js";
-export {
-  type AttributeValue,
-  childSpans,
-  type SpanAttributes,
-  type SpanKind,
-  type SpanStatus,
-  type SpanType,
-  type Trace,
-  type TraceExporter,
-  type TraceSpan,
-} from "./trace/trace.js";
-export { Tracer, type TracerOptions } from "./trace/tracer.js";

@@ -24,8 +24,17 @@ function staticGraph(entry: string): Map<string, string[]> {
 }
 
 describe("what importing costs", () => {
-  it('`import "minagent"` loads neither node:fs nor node:path (node:fs from ESM pulls in node:stream and more)', () => {
-    const graph = staticGraph("src/index.ts");
+  it('`import "minagent"` loads the engine only: no tracing module, no provider SDK', () => {
+    const graph = [...staticGraph("src/index.ts").keys()];
+    expect(
+      graph.filter(
+        (file) => file.startsWith("src/trace/") || file.startsWith("src/models/anthropic/") || file.startsWith("src/models/openai/"),
+      ),
+    ).toEqual([]);
+  });
+
+  it('`import "minagent/trace"` loads neither node:fs nor node:path (node:fs from ESM pulls in node:stream and more)', () => {
+    const graph = staticGraph("src/trace/index.ts");
     expect(graph.has("src/trace/json-file-exporter.ts")).toBe(true);
     const builtins = [...graph].flatMap(([file, specifiers]) =>
       specifiers.filter((specifier) => /^node:(fs|path|stream)/.test(specifier)).map((specifier) => `${file}: ${specifier}`),
