@@ -10,6 +10,11 @@ const replayedHeaders = ["retry-after", "retry-after-ms", "x-should-retry", "req
 
 /** The raw text of a fixture file, e.g. "anthropic/messages-end-turn-text.json". */
 export function fixtureText(file: string): string {
+  if (!existsSync(fixturesRoot)) {
+    throw new Error(
+      `The recorded provider fixtures are not at ${fixturesRoot}: the tests expect the team's shared/ folder beside this repository (as CI lays it out).`,
+    );
+  }
   return readFileSync(`${fixturesRoot}${file}`, "utf8");
 }
 
