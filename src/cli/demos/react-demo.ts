@@ -3,18 +3,12 @@ import { FakeModel } from "../../models/fake-model.js";
 import { ReActAgent } from "../../patterns/react.js";
 import { reply, toolCall, withUsage } from "../../testing/script.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
-import type { Tracer } from "../../trace/tracer.js";
+import type { DemoContext } from "./demo-context.js";
 
 const forecasts: Record<string, string> = { 北京: "晴 24°C", 上海: "多云 27°C" };
 
-/** Options of the demo. */
-export type ReactDemoOptions = {
-  /** Traces the run (`minagent demo react --trace out.json`). */
-  tracer?: Tracer;
-};
-
 /** The book's two-city weather example (5.1.4) on a scripted model: think, act, observe, twice, then answer. */
-export async function runReactDemo(options: ReactDemoOptions = {}): Promise<RunResult> {
+export async function runReactDemo({ tracer }: Pick<DemoContext, "tracer"> = {}): Promise<RunResult> {
   const registry = new ToolRegistry().add({
     name: "weather",
     description: "查询某城市当前天气",
@@ -35,6 +29,6 @@ export async function runReactDemo(options: ReactDemoOptions = {}): Promise<RunR
     withUsage(reply("北京晴 24°C，上海多云 27°C，两地都适合出行。"), { inputTokens: 188, outputTokens: 24 }),
   ]);
   const agent = new ReActAgent(model, registry, { system: "你是一个天气助手，先想再做。" });
-  const onEvent = options.tracer?.listener({ agentName: "weather-assistant" });
+  const onEvent = tracer?.listener({ agentName: "weather-assistant" });
   return agent.run("对比北京和上海的天气", onEvent ? { onEvent } : {});
 }
