@@ -1,37 +1,59 @@
 import { UsageError } from "../errors.js";
+import type { CanUseTool } from "../tools/permission.js";
 import { type AgentStream, streamEvents } from "./event-stream.js";
-import type { AgentEvent, AgentEventListener } from "./events.js";
-import { runLoop } from "./loop.js";
-import type { ToolExecutor } from "./loop-types.js";
+import type { AgentEventListener } from "./events.js";
+import { appendToolResults, executeInTurn, runLoop } from "./loop.js";
+import type { LoopOutcome, PrepareTurn, ToolExecutor } from "./loop-types.js";
+import { mapConcurrent } from "./map-concurrent.js";
+import { combineSignals, RunContext, type RunParent } from "./run-context.js";
+import { type ApprovalDecisions, closeUnansweredCalls, type InterruptedState, readInterruptedState } from "./run-state.js";
 import { StepRecorder } from "./step-recorder.js";
 import type { Message, Model, RunResult } from "./types.js";
+import { addUsage, emptyUsage } from "./usage.js";
 
 /** Settings of an agent. */
 export type AgentOptions = {
   /** System prompt, sent first in every new conversation. */
-  system?: string;
-  /** Model calls allowed per run (default 8, the book's max_steps). A run that reaches it ends with an `error` step and `final: ""`. */
-  maxSteps?: number;
+  system?: string | undefined;
+  /** Model calls allowed per run (default 8, the book's max_steps). A run that reaches it ends with status `max_steps`. */
+  maxSteps?: number | undefined;
   /** Aborts every run of this agent. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Tool calls of one turn that may run at once (default 8). */
-  toolConcurrency?: number;
-  /** Receives every event of every run, synchronously. */
-  onEvent?: AgentEventListener;
+  toolConcurrency?: number | undefined;
+  /** Receives every event of every run (and of their child runs), synchronously. */
+  onEvent?: AgentEventListener | undefined;
   /** Ask the model to stream, so listeners also get text, reasoning and tool-input deltas as they arrive (default false). */
-  stream?: boolean;
+  stream?: boolean | undefined;
+  /**
+   * Called before every model call: may replace the conversation (compaction), choose which tools are offered,
+   * and how the model may use them (see {@link TurnPlan}).
+   */
+  prepareTurn?: PrepareTurn | undefined;
+  /**
+   * Decides whether each tool call may run: allow (perhaps with rewritten arguments), deny with a message the
+   * model reads, or ask, which ends the run `interrupted` until {@link Agent.resume}. Its word is final over
+   * a tool's `needsApproval`; a registry's own checks (`addCheck`, plan mode) are consulted first.
+   */
+  canUseTool?: CanUseTool | undefined;
 };
 
 /** Options of one run. */
 export type RunOptions = {
   /** A previous result's `messages`: the run continues that conversation (its system prompt is not repeated). */
-  history?: readonly Message[];
+  history?: readonly Message[] | undefined;
   /** Aborts this run (in addition to the agent's signal). */
-  signal?: AbortSignal;
-  /** Receives this run's events. */
-  onEvent?: AgentEventListener;
+  signal?: AbortSignal | undefined;
+  /** Receives this run's events (and its child runs'). */
+  onEvent?: AgentEventListener | undefined;
   /** Ask the model to stream for this run (default: the agent's `stream` option; `agent.stream()` turns it on). */
-  stream?: boolean;
+  stream?: boolean | undefined;
+  /**
+   * Makes this run a child of another: pass a tool's `context` (or a {@link RunContext}). The child's events reach
+   * the parent's listeners tagged with the child's `runId`, aborting the parent aborts it, and its usage is added
+   * to the parent's.
+   */
+  parent?: RunParent | undefined;
 };
 
 /**
@@ -58,50 +80,42 @@ export class Agent {
     this.#toolConcurrency = positiveInteger("toolConcurrency", options.toolConcurrency ?? 8);
   }
 
-  /** Runs the loop on `input` until the model answers without tool calls, or maxSteps is reached. */
+  /** Runs the loop on `input` until the model answers without tool calls, a call needs approval, or maxSteps is reached. */
   async run(input: string, options: RunOptions = {}): Promise<RunResult> {
     if (typeof input !== "string") throw new UsageError(`Agent.run expects the user's input as a string, got ${typeof input}.`);
-    const messages = this.initialMessages(options.history);
+    const messages = this.#startMessages(options.history);
     messages.push({ role: "user", content: input });
-    const recorder = this.createRecorder();
-    const listeners = [recorder.listen, this.options.onEvent, options.onEvent].filter((listener) => listener !== undefined);
-    const emit = (event: AgentEvent) => {
-      for (const listener of listeners) listener(event);
-    };
-    const signal = combineSignals(this.options.signal, options.signal);
-    const { provider, modelId } = this.model;
-    emit({
-      type: "run-start",
-      input,
-      messages,
-      model: { ...(provider !== undefined && { provider }), ...(modelId !== undefined && { modelId }) },
-    });
-    try {
-      const outcome = await runLoop(messages, {
-        model: this.model,
-        tools: this.registry,
-        maxSteps: this.#maxSteps,
-        toolConcurrency: this.#toolConcurrency,
-        signal,
-        stream: options.stream ?? this.options.stream ?? false,
-        emit,
-      });
-      if (!outcome.converged) recorder.recordError(this.#maxSteps, `Did not converge within maxSteps (${this.#maxSteps} model calls).`);
-      emit({ type: "run-end", final: outcome.final, converged: outcome.converged, turns: outcome.turns });
-      return { messages, steps: recorder.steps, final: outcome.final, usage: outcome.usage };
-    } catch (error) {
-      emit({ type: "run-error", error });
-      throw error;
-    }
+    return this.#run(input, messages, options, undefined);
+  }
+
+  /**
+   * Goes on with an interrupted run once its pending calls are decided: `state` is the interrupted RunResult or
+   * its `JSON.stringify` text (from this process or another), `decisions` maps each pending call's id to
+   * `{ behavior: "allow", arguments? }` or `{ behavior: "deny", message }`. The pending calls are answered first
+   * (an allowed one runs now; the calls that ran before the interruption are not run again), then the loop goes on.
+   * Throws a UsageError for a state that is not interrupted or was changed, or for a missing decision.
+   * @example
+   * const result = await agent.run("Delete the build folder");
+   * if (result.status === "interrupted") {
+   *   const decisions = Object.fromEntries(result.pending.map(({ toolCall }) => [toolCall.id, { behavior: "allow" }]));
+   *   await agent.resume(result, decisions);
+   * }
+   */
+  async resume(state: RunResult | string, decisions: ApprovalDecisions, options: Omit<RunOptions, "history"> = {}): Promise<RunResult> {
+    const interrupted = readInterruptedState(state, decisions);
+    return this.#run("", interrupted.result.messages.slice(), options, { ...interrupted, decisions });
   }
 
   /**
    * Runs like {@link run} and yields every event as it happens: streamed text and reasoning deltas,
-   * tool calls and their results, the run's end. `stream.result` is the RunResult.
+   * tool calls and their results, the run's end. `stream.result` is the RunResult. Leaving the loop early
+   * (break, return, throw) cancels the run: no model call or tool starts afterwards.
    * @example for await (const event of agent.stream("…")) if (event.type === "text-delta") process.stdout.write(event.text);
    */
   stream(input: string, options: Omit<RunOptions, "onEvent"> = {}): AgentStream {
-    return streamEvents((onEvent) => this.run(input, { stream: true, ...options, onEvent }));
+    return streamEvents((onEvent, signal) =>
+      this.run(input, { stream: true, ...options, onEvent, signal: combineSignals(options.signal, signal) }),
+    );
   }
 
   /** The recorder that turns events into steps; ReActAgent records thoughts too. */
@@ -109,16 +123,84 @@ export class Agent {
     return new StepRecorder();
   }
 
-  private initialMessages(history: readonly Message[] | undefined): Message[] {
-    if (history && history.length > 0) return [...history];
+  async #run(input: string, messages: Message[], options: RunOptions, resumed: Resumption | undefined): Promise<RunResult> {
+    const recorder = this.createRecorder();
+    const run = new RunContext({
+      parent: options.parent,
+      signal: combineSignals(this.options.signal, options.signal),
+      listeners: [recorder.listen, this.options.onEvent, options.onEvent],
+    });
+    const { provider, modelId } = this.model;
+    run.emit({
+      type: "run-start",
+      runId: run.runId,
+      ...run.parentIds(),
+      input,
+      messages,
+      model: { ...(provider !== undefined && { provider }), ...(modelId !== undefined && { modelId }) },
+    });
+    try {
+      const outcome = (resumed && (await this.#answerPending(run, messages, resumed))) || (await this.#loop(run, messages, resumed, options));
+      if (outcome.status === "max_steps") recorder.recordError(this.#maxSteps, `Did not converge within maxSteps (${this.#maxSteps} model calls).`);
+      const usage = emptyUsage();
+      addUsage(usage, resumed?.result.usage);
+      addUsage(usage, run.usage);
+      run.emit({ type: "run-end", runId: run.runId, status: outcome.status, final: outcome.final, turns: outcome.turns, usage });
+      const steps = resumed ? [...resumed.result.steps, ...recorder.steps] : recorder.steps;
+      return { runId: run.runId, status: outcome.status, messages: outcome.messages, steps, final: outcome.final, usage, turns: outcome.turns, pending: outcome.pending };
+    } catch (error) {
+      run.emit({ type: "run-error", runId: run.runId, error });
+      throw error;
+    } finally {
+      if (run.parent) addUsage(run.parent.usage, run.usage);
+    }
+  }
+
+  #loop(run: RunContext, messages: Message[], resumed: Resumption | undefined, options: RunOptions): Promise<LoopOutcome> {
+    return runLoop(messages, {
+      model: this.model,
+      tools: this.registry,
+      run,
+      maxSteps: this.#maxSteps,
+      firstTurn: resumed?.result.turns ?? 0,
+      toolConcurrency: this.#toolConcurrency,
+      stream: options.stream ?? this.options.stream ?? false,
+      prepareTurn: this.options.prepareTurn,
+      canUseTool: this.options.canUseTool,
+    });
+  }
+
+  /**
+   * Carries out the decisions on an interrupted run's pending calls and puts every result of that turn in call
+   * order. Returns an outcome only if the run must stop again (a call is still pending).
+   */
+  async #answerPending(run: RunContext, messages: Message[], resumed: Resumption): Promise<LoopOutcome | undefined> {
+    const { result, turnIndex, decisions } = resumed;
+    const turn = result.turns - 1;
+    const calls = result.pending.map(({ toolCall }) => toolCall);
+    const outcomes = await mapConcurrent(calls, this.#toolConcurrency, (toolCall) =>
+      executeInTurn(toolCall, turn, { run, signal: run.signal, decision: decisions[toolCall.id] }, this.registry, run),
+    );
+    // The turn's results: those from before the interruption and the new ones, in the order of the calls.
+    const results = messages.splice(turnIndex + 1);
+    const pending = appendToolResults(results, calls, outcomes);
+    const order = new Map((messages[turnIndex]?.toolCalls ?? []).map((call, index) => [call.id, index]));
+    results.sort((a, b) => (order.get(a.toolCallId ?? "") ?? 0) - (order.get(b.toolCallId ?? "") ?? 0));
+    messages.push(...results);
+    if (pending.length > 0) return { messages, status: "interrupted", final: "", turns: result.turns, pending };
+    return undefined;
+  }
+
+  #startMessages(history: readonly Message[] | undefined): Message[] {
+    if (history !== undefined && !Array.isArray(history))
+      throw new UsageError(`RunOptions.history must be an array of messages (a previous result's messages), got ${typeof history}.`);
+    // A conversation cut short (a crash, a Ctrl-C) may end in calls that never got results: answer them first.
+    if (history && history.length > 0) return closeUnansweredCalls(history);
     return this.options.system ? [{ role: "system", content: this.options.system }] : [];
   }
 }
 
-function combineSignals(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((signal) => signal !== undefined);
-  return present.length > 1 ? AbortSignal.any(present) : present[0];
-}
+type Resumption = InterruptedState & { decisions: ApprovalDecisions };
 
 function positiveInteger(option: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new UsageError(`Agent option ${option} must be a positive integer, got ${value}.`);

@@ -1,3 +1,4 @@
+import { AbortError } from "../errors.js";
 import type { AgentEvent } from "./events.js";
 import type { RunResult } from "./types.js";
 
@@ -10,9 +11,10 @@ export type AgentStream = AsyncIterable<AgentEvent> & {
 /**
  * Starts `run` with a listener that queues events, and returns them as an async iterable.
  * Events are buffered, so a slow consumer misses none; the iterator ends after the run settles
- * (throwing the run's error, if any).
+ * (throwing the run's error, if any). A consumer that stops iterating early aborts the run through `signal`.
  */
-export function streamEvents(run: (listener: (event: AgentEvent) => void) => Promise<RunResult>): AgentStream {
+export function streamEvents(run: (listener: (event: AgentEvent) => void, signal: AbortSignal) => Promise<RunResult>): AgentStream {
+  const controller = new AbortController();
   const queue: AgentEvent[] = [];
   let wake: (() => void) | undefined;
   let settled = false;
@@ -23,7 +25,7 @@ export function streamEvents(run: (listener: (event: AgentEvent) => void) => Pro
   const result = run((event) => {
     queue.push(event);
     notify();
-  });
+  }, controller.signal);
   result
     .then(
       () => {},
@@ -35,15 +37,20 @@ export function streamEvents(run: (listener: (event: AgentEvent) => void) => Pro
     });
   async function* iterate(): AsyncGenerator<AgentEvent> {
     let next = 0;
-    while (true) {
-      if (next < queue.length) {
-        yield queue[next++] as AgentEvent;
-        continue;
+    try {
+      while (true) {
+        if (next < queue.length) {
+          yield queue[next++] as AgentEvent;
+          continue;
+        }
+        if (settled) break;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
       }
-      if (settled) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
+    } finally {
+      // break, return or a throw in the consumer's loop: nobody is listening, so the run stops here.
+      if (!settled) controller.abort(new AbortError("The run was cancelled: its event stream was closed before the run ended."));
     }
     await result; // rethrows the run's error at the end of iteration
   }

@@ -1,4 +1,4 @@
-import type { Message, Model, ModelResponse, ModelStreamEvent, ToolCall, ToolSchema } from "./types.js";
+import type { Message, Model, ModelResponse, ModelStreamEvent, RunStatus, ToolCall, ToolSchema, Usage } from "./types.js";
 
 /** The outcome of one tool call, as the model will read it. */
 export type ToolResult = {
@@ -8,23 +8,45 @@ export type ToolResult = {
   isError: boolean;
 };
 
+/** A tool call that was neither run nor refused: the permission decision was "ask". */
+export type PendingDecision = {
+  pending: true;
+  /** Why it needs a decision, when the permission check said. */
+  reason?: string;
+};
+
+/** What executing a tool call gives: an observation, or a call that waits for a decision. */
+export type ToolOutcome = ToolResult | PendingDecision;
+
 /**
  * What the loop reports as it runs, synchronously and in order. Recorders (steps, traces,
  * the CLI's live output) are listeners of these events; none of them lives in the loop.
+ * Every event carries the `runId` of the run it belongs to: a parent run's listeners also hear its child runs.
  */
 export type LoopEvent =
-  | { type: "model-call-start"; turn: number; messages: readonly Message[]; tools: readonly ToolSchema[] }
-  | { type: "model-call-end"; turn: number; response: ModelResponse }
-  | { type: "tool-call-start"; turn: number; toolCall: ToolCall }
-  | { type: "tool-call-end"; turn: number; toolCall: ToolCall; result: ToolResult }
-  | (ModelStreamEvent & { turn: number });
+  | { type: "model-call-start"; runId: string; turn: number; messages: readonly Message[]; tools: readonly ToolSchema[] }
+  | { type: "model-call-end"; runId: string; turn: number; response: ModelResponse }
+  | { type: "tool-call-start"; runId: string; turn: number; toolCall: ToolCall }
+  | { type: "tool-call-end"; runId: string; turn: number; toolCall: ToolCall; result: ToolResult }
+  | { type: "tool-call-pending"; runId: string; turn: number; toolCall: ToolCall; reason?: string }
+  | (ModelStreamEvent & { runId: string; turn: number });
 
 /** Events an Agent reports: the loop's, plus the run's start and end. */
 export type AgentEvent =
   | LoopEvent
-  | { type: "run-start"; input: string; messages: readonly Message[]; model: Pick<Model, "provider" | "modelId"> }
-  | { type: "run-end"; final: string; converged: boolean; turns: number }
-  | { type: "run-error"; error: unknown };
+  | {
+      type: "run-start";
+      runId: string;
+      /** The run whose tool (or pattern) started this one. */
+      parentRunId?: string;
+      /** The tool call of the parent run that started this one. */
+      parentToolCallId?: string;
+      input: string;
+      messages: readonly Message[];
+      model: Pick<Model, "provider" | "modelId">;
+    }
+  | { type: "run-end"; runId: string; status: RunStatus; final: string; turns: number; usage: Usage }
+  | { type: "run-error"; runId: string; error: unknown };
 
 /** A listener of agent events. */
 export type AgentEventListener = (event: AgentEvent) => void;

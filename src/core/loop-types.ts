@@ -1,26 +1,74 @@
-import type { LoopEvent, ToolResult } from "./events.js";
-import type { Message, Model, ToolCall, ToolSchema, Usage } from "./types.js";
+import type { CanUseTool, PermissionDecision } from "../tools/permission.js";
+import type { ToolOutcome } from "./events.js";
+import type { RunContext } from "./run-context.js";
+import type { Message, Model, PendingToolCall, RunStatus, ToolCall, ToolChoice, ToolSchema, Usage } from "./types.js";
+
+/** How one tool call is to be executed: the run it belongs to and who decides whether it may run. */
+export type ToolExecuteOptions = {
+  /** The run's signal: aborting it rejects the call with an AbortError. */
+  signal?: AbortSignal | undefined;
+  /** The calling run, handed to the tool as `context.run`. */
+  run?: RunContext | undefined;
+  /** The agent's permission check (see {@link CanUseTool}). */
+  canUseTool?: CanUseTool | undefined;
+  /** Names of the tools offered this turn; a call to any other is refused with an observation. Default: all. */
+  offeredTools?: ReadonlySet<string> | undefined;
+  /** A decision already taken (a resumed run's): no check is consulted. */
+  decision?: PermissionDecision | undefined;
+};
 
 /** What the loop needs of a tool registry: the schemas to send, and a way to run one call. */
 export interface ToolExecutor {
   schemas(): ToolSchema[];
-  execute(toolCall: ToolCall, options: { signal?: AbortSignal }): Promise<ToolResult>;
+  execute(toolCall: ToolCall, options: ToolExecuteOptions): Promise<ToolOutcome>;
 }
+
+/** What the run looks like before a model call: handed to `prepareTurn`. */
+export type TurnContext = {
+  runId: string;
+  /** The 0-based model call about to be made. */
+  turn: number;
+  /** The conversation as it stands (do not change it: return `messages` instead). */
+  messages: readonly Message[];
+  /** Tokens used so far by this run. */
+  usage: Readonly<Usage>;
+};
+
+/** What a turn should look like; every field is optional, and what is absent stays as it is. */
+export type TurnPlan = {
+  /**
+   * The conversation to use from this turn on: it replaces the run's history (what later turns send and the
+   * result's `messages`). Compaction and pruning are written here.
+   */
+  messages?: Message[] | undefined;
+  /** Names of the registry's tools offered this turn; the others are not sent, and a call to one is refused. */
+  tools?: readonly string[] | undefined;
+  /** How the model may use the tools this turn. */
+  toolChoice?: ToolChoice | undefined;
+};
+
+/** Called before every model call; returns how the turn should differ from the default, or nothing. */
+export type PrepareTurn = (context: TurnContext) => TurnPlan | undefined | void | Promise<TurnPlan | undefined | void>;
 
 /** Settings of one loop run. */
 export type LoopOptions = {
   model: Model;
   tools: ToolExecutor;
-  /** Model calls allowed before the run stops unconverged. */
+  /** The run: its id, signal, usage, and where its events go. */
+  run: RunContext;
+  /** Model calls allowed, counted from turn 0, before the run stops with `max_steps`. */
   maxSteps: number;
+  /** The turn to start at (a resumed run goes on counting). Default 0. */
+  firstTurn?: number | undefined;
   /** Tool calls of one turn that may run at once. */
   toolConcurrency: number;
-  signal?: AbortSignal | undefined;
   /** Ask the model to stream, and forward its deltas as events. */
-  stream?: boolean;
-  /** Receives every loop event, synchronously. */
-  emit: (event: LoopEvent) => void;
+  stream?: boolean | undefined;
+  /** Shapes each turn (see {@link TurnPlan}). */
+  prepareTurn?: PrepareTurn | undefined;
+  /** Decides whether each tool call may run. */
+  canUseTool?: CanUseTool | undefined;
 };
 
-/** How a loop run ended. `messages` is the array passed in, appended to. */
-export type LoopOutcome = { messages: Message[]; usage: Usage; final: string; converged: boolean; turns: number };
+/** How a loop run ended. `messages` is the conversation: the array passed in, appended to, unless `prepareTurn` replaced it. */
+export type LoopOutcome = { messages: Message[]; status: RunStatus; final: string; turns: number; pending: PendingToolCall[] };

@@ -1,50 +1,119 @@
-import { abortable, throwIfAborted } from "../errors.js";
-import type { ToolResult } from "./events.js";
-import type { LoopOptions, LoopOutcome } from "./loop-types.js";
+import { abortable, throwIfAborted, UsageError } from "../errors.js";
+import type { ToolOutcome } from "./events.js";
+import type { LoopOptions, LoopOutcome, ToolExecuteOptions, ToolExecutor, TurnPlan } from "./loop-types.js";
+import type { RunContext } from "./run-context.js";
 import { mapConcurrent } from "./map-concurrent.js";
-import type { Message, ModelCallOptions, ModelStreamEvent, ToolCall } from "./types.js";
-import { addUsage, emptyUsage } from "./usage.js";
+import type { Message, ModelCallOptions, ModelStreamEvent, PendingToolCall, ToolCall, ToolSchema } from "./types.js";
+import { addUsage } from "./usage.js";
 
 /**
  * THE loop: call the model; if it asks for tools, run them and append their results; otherwise return.
- * Everything else (trajectories, traces, patterns, plan mode) listens to its events or is a tool.
+ * Everything else (trajectories, traces, patterns, plan mode, approvals) listens to its events, shapes a turn
+ * through `prepareTurn`, decides through `canUseTool`, or is a tool.
  */
 export async function runLoop(messages: Message[], options: LoopOptions): Promise<LoopOutcome> {
-  const { model, tools, signal, emit } = options;
-  const schemas = tools.schemas();
-  const usage = emptyUsage();
-  for (let turn = 0; turn < options.maxSteps; turn++) {
+  const { model, run } = options;
+  const { runId, signal } = run;
+  const unplanned = defaultTurn(options);
+  for (let turn = options.firstTurn ?? 0; turn < options.maxSteps; turn++) {
     throwIfAborted(signal);
-    emit({ type: "model-call-start", turn, messages, tools: schemas });
-    const response = await abortable(model.complete(messages, schemas, callOptions(options, turn)), signal);
-    addUsage(usage, response.usage);
+    const current = options.prepareTurn ? await planTurn(options, turn, messages, unplanned) : unplanned;
+    messages = current.messages ?? messages;
+    run.emit({ type: "model-call-start", runId, turn, messages, tools: current.schemas });
+    const response = await abortable(model.complete(messages, current.schemas, callOptionsFor(current, turn, options)), signal);
+    addUsage(run.usage, response.usage);
     messages.push(response.message);
-    emit({ type: "model-call-end", turn, response });
+    run.emit({ type: "model-call-end", runId, turn, response });
     const calls = response.message.toolCalls ?? [];
     if (calls.length === 0) {
       // pause_turn: the provider stopped a long server-side turn early; send it back to continue.
       if (response.stopReason === "pause_turn") continue;
-      return { messages, usage, final: response.message.content, converged: true, turns: turn + 1 };
+      return { messages, status: "completed", final: response.message.content, turns: turn + 1, pending: [] };
     }
-    const toolMessages = await mapConcurrent(calls, options.toolConcurrency, async (toolCall) => {
-      emit({ type: "tool-call-start", turn, toolCall });
-      const result = await tools.execute(toolCall, signal ? { signal } : noOptions);
-      emit({ type: "tool-call-end", turn, toolCall, result });
-      return toToolMessage(toolCall, result);
-    });
-    messages.push(...toolMessages);
+    const outcomes = await mapConcurrent(calls, options.toolConcurrency, (toolCall) =>
+      executeInTurn(toolCall, turn, current.executeOptions, options.tools, run),
+    );
+    const pending = appendToolResults(messages, calls, outcomes);
+    if (pending.length > 0) return { messages, status: "interrupted", final: "", turns: turn + 1, pending };
   }
-  return { messages, usage, final: "", converged: false, turns: options.maxSteps };
+  return { messages, status: "max_steps", final: "", turns: options.maxSteps, pending: [] };
+}
+
+/** One turn's settings: what to send, how to call the model, how to execute its calls. */
+type Turn = { messages?: Message[]; schemas: ToolSchema[]; callOptions: ModelCallOptions; executeOptions: ToolExecuteOptions };
+
+/** The turn when nothing shapes it: made once per run, so a plain turn allocates nothing. */
+function defaultTurn(options: LoopOptions): Turn {
+  const { run, canUseTool } = options;
+  const { signal } = run;
+  return {
+    schemas: options.tools.schemas(),
+    callOptions: signal ? { signal } : noOptions,
+    executeOptions: { run, ...(signal && { signal }), ...(canUseTool && { canUseTool }) },
+  };
 }
 
 const noOptions: ModelCallOptions = Object.freeze({});
 
-function callOptions({ signal, stream, emit }: LoopOptions, turn: number): ModelCallOptions {
-  if (!signal && !stream) return noOptions;
-  const onEvent = stream ? (event: ModelStreamEvent) => emit({ ...event, turn }) : undefined;
-  return { ...(signal && { signal }), ...(onEvent && { onEvent }) };
+/** A streaming run's model calls report their deltas as events of their turn. */
+function callOptionsFor({ callOptions }: Turn, turn: number, { stream, run }: LoopOptions): ModelCallOptions {
+  if (!stream) return callOptions;
+  const { runId } = run;
+  return { ...callOptions, onEvent: (event: ModelStreamEvent) => run.emit({ ...event, runId, turn }) };
 }
 
-function toToolMessage(call: ToolCall, result: ToolResult): Message {
-  return { role: "tool", content: result.content, toolCallId: call.id, ...(result.isError && { isError: true }) };
+/** Asks `prepareTurn` how this turn should look, and checks what it says. */
+async function planTurn(options: LoopOptions, turn: number, messages: Message[], unplanned: Turn): Promise<Turn> {
+  const { run } = options;
+  const plan: TurnPlan | undefined | void = await options.prepareTurn?.({ runId: run.runId, turn, messages, usage: run.usage });
+  if (!plan) return unplanned;
+  if (plan.messages !== undefined && !Array.isArray(plan.messages))
+    throw new UsageError(`prepareTurn returned messages that are not an array (turn ${turn}); return a Message[] or leave it out.`);
+  const schemas = plan.tools ? offeredSchemas(unplanned.schemas, plan.tools) : unplanned.schemas;
+  const choice = plan.toolChoice;
+  if (typeof choice === "object" && !schemas.some((schema) => schema.name === choice.name))
+    throw new UsageError(`prepareTurn chose the tool "${choice.name}", which is not offered this turn (turn ${turn}).`);
+  return {
+    // A new array: the caller's stays theirs, and the run appends to its own.
+    ...(plan.messages && { messages: [...plan.messages] }),
+    schemas,
+    callOptions: choice === undefined ? unplanned.callOptions : { ...unplanned.callOptions, toolChoice: choice },
+    executeOptions: plan.tools
+      ? { ...unplanned.executeOptions, offeredTools: new Set(schemas.map((schema) => schema.name)) }
+      : unplanned.executeOptions,
+  };
+}
+
+function offeredSchemas(all: readonly ToolSchema[], names: readonly string[]): ToolSchema[] {
+  const unknown = names.filter((name) => !all.some((schema) => schema.name === name));
+  if (unknown.length > 0)
+    throw new UsageError(`prepareTurn offered ${unknown.map((name) => `"${name}"`).join(", ")}, which the registry does not have.`);
+  return all.filter((schema) => names.includes(schema.name));
+}
+
+/** Executes one call of a turn, between its start event and its end (or pending) event. */
+export async function executeInTurn(
+  toolCall: ToolCall,
+  turn: number,
+  executeOptions: ToolExecuteOptions,
+  tools: ToolExecutor,
+  run: RunContext,
+): Promise<ToolOutcome> {
+  const { runId } = run;
+  run.emit({ type: "tool-call-start", runId, turn, toolCall });
+  const outcome = await tools.execute(toolCall, executeOptions);
+  if ("pending" in outcome) run.emit({ type: "tool-call-pending", runId, turn, toolCall, ...(outcome.reason !== undefined && { reason: outcome.reason }) });
+  else run.emit({ type: "tool-call-end", runId, turn, toolCall, result: outcome });
+  return outcome;
+}
+
+/** Appends one tool message per answered call, in call order; returns the calls that wait for a decision. */
+export function appendToolResults(messages: Message[], calls: readonly ToolCall[], outcomes: readonly ToolOutcome[]): PendingToolCall[] {
+  const pending: PendingToolCall[] = [];
+  calls.forEach((toolCall, index) => {
+    const outcome = outcomes[index] as ToolOutcome;
+    if ("pending" in outcome) pending.push(outcome.reason === undefined ? { toolCall } : { toolCall, reason: outcome.reason });
+    else messages.push({ role: "tool", content: outcome.content, toolCallId: toolCall.id, ...(outcome.isError && { isError: true }) });
+  });
+  return pending;
 }

@@ -18,6 +18,8 @@ export class StepRecorder {
   // The current turn's calls and their observation steps, by position: filled in as each call ends.
   #turnCalls: readonly ToolCall[] = [];
   #turnObservations: Step[] = [];
+  /** The run being recorded: the first run-start heard. Child runs' events reach the same listeners and are skipped. */
+  #runId: string | undefined;
 
   constructor(options: StepRecorderOptions = {}) {
     this.#thoughts = options.thoughts ?? false;
@@ -25,6 +27,8 @@ export class StepRecorder {
 
   /** Feed every agent event here. */
   readonly listen = (event: AgentEvent): void => {
+    this.#runId ??= event.runId;
+    if (event.runId !== this.#runId) return;
     if (event.type === "model-call-end") {
       const { message, stopReason } = event.response;
       const calls = message.toolCalls ?? [];
@@ -47,7 +51,15 @@ export class StepRecorder {
       }
     } else if (event.type === "tool-call-end") {
       const observation = this.#turnObservations[this.#turnCalls.indexOf(event.toolCall)];
+      // A call answered after a resume was announced by the interrupted run: its observation comes now.
       if (observation) observation.detail = event.result.content;
+      else this.steps.push({ index: event.turn, kind: "observation", detail: event.result.content });
+    } else if (event.type === "tool-call-pending") {
+      const step = this.#turnObservations[this.#turnCalls.indexOf(event.toolCall)];
+      if (step) {
+        step.kind = "approval";
+        step.detail = event.reason ?? "Waiting for a decision.";
+      }
     }
   };
 

@@ -100,12 +100,20 @@ export type ModelStreamEvent =
   | { type: "tool-input-end"; index: number; toolCall: ToolCall }
   | { type: "usage"; usage: Usage };
 
+/**
+ * How the model may use the tools it is sent on one call: as it likes (`"auto"`, the default), not at all
+ * (`"none"`), at least one (`"required"`), or the one named. Adapters map it to their wire's `tool_choice`.
+ */
+export type ToolChoice = "auto" | "none" | "required" | { name: string };
+
 /** Per-call options the engine passes to a model. */
 export type ModelCallOptions = {
   /** Aborts the call; a model must reject promptly with an AbortError. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** When given, a model that can stream does so and reports deltas here; it still resolves to the full response. */
-  onEvent?: (event: ModelStreamEvent) => void;
+  onEvent?: ((event: ModelStreamEvent) => void) | undefined;
+  /** How the model may use the tools of this call (default: the provider's, `"auto"`). */
+  toolChoice?: ToolChoice | undefined;
 };
 
 /** A language model the engine can call. Implement this to plug in any provider. */
@@ -119,25 +127,47 @@ export interface Model {
 }
 
 /** Kinds of step a recorder writes. Patterns add their own (e.g. "plan", "reflection"). */
-export type StepKind = "thought" | "action" | "observation" | "final" | "error" | (string & {});
+export type StepKind = "thought" | "action" | "observation" | "approval" | "final" | "error" | (string & {});
 
 /** One entry of a run's trajectory. */
 export type Step = {
   /** The 0-based turn (model call) the step belongs to. */
   index: number;
   kind: StepKind;
-  /** Human-readable detail: the thought text, `tool(args)`, the tool's result, the final answer. */
+  /** Human-readable detail: the thought text, `tool(args)`, the tool's result, why a call waits for approval, the final answer. */
   detail: string;
 };
 
-/** What a run returns. */
+/**
+ * How a run ended: the model answered (`completed`), it used up `maxSteps` model calls (`max_steps`), or a
+ * tool call needs a decision before the run can go on (`interrupted`: see `pending` and `Agent.resume`).
+ */
+export type RunStatus = "completed" | "max_steps" | "interrupted";
+
+/** A tool call an interrupted run is waiting on: a person (or a program) must allow or deny it. */
+export type PendingToolCall = {
+  /** The call exactly as the model made it. */
+  toolCall: ToolCall;
+  /** Why it needs a decision, when the permission check said. */
+  reason?: string;
+};
+
+/** What a run returns. It is plain JSON: `JSON.stringify` it to resume an interrupted run in another process. */
 export type RunResult = {
+  /** This run's id; every event of the run carries it. */
+  runId: string;
+  /** How the run ended. */
+  status: RunStatus;
   /** The whole conversation, including any history the run continued. */
   messages: Message[];
   /** The recorded trajectory. */
   steps: Step[];
-  /** The final answer; "" when the run did not converge. */
+  /** The final answer; "" unless `status` is `completed`. */
   final: string;
-  /** Tokens used by all model calls of the run. */
+  /** Tokens used by all model calls of the run, its child runs' included. */
   usage: Usage;
+  /** Model calls made (a resumed run counts those before the interruption too). */
+  turns: number;
+  /** The calls an `interrupted` run waits on (empty otherwise), in call order. */
+  pending: PendingToolCall[];
 };

@@ -7,7 +7,7 @@ import {
   type Step,
   type ToolExecutor,
   ToolRegistry,
-} from "../index.js";
+} from "../engine.js";
 import { continueRun, joinRuns, type RunPart } from "./run-parts.js";
 
 /** Settings of a PlanAndSolveAgent: an Agent's, plus how planning is asked for. */

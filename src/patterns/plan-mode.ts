@@ -1,4 +1,4 @@
-import type { PermissionCheck, Tool, ToolRegistry } from "../index.js";
+import type { PermissionCheck, Tool, ToolRegistry } from "../engine.js";
 
 /** A person's answer to a proposed plan: approve it, or reject it with feedback the model will read. */
 export type PlanDecision = boolean | { approved: boolean; feedback?: string };

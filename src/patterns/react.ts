@@ -1,4 +1,4 @@
-import { Agent, StepRecorder } from "../index.js";
+import { Agent, StepRecorder } from "../engine.js";
 
 /**
  * ReAct (book 5.1): the same loop as {@link Agent}, recording Thought / Action / Observation.

@@ -7,7 +7,7 @@ import {
   type ToolExecutor,
   ToolRegistry,
   UsageError,
-} from "../index.js";
+} from "../engine.js";
 import { continueRun, joinRuns, type RunPart } from "./run-parts.js";
 
 /** A verdict on one trial. */

@@ -1,4 +1,4 @@
-import { type Agent, addUsage, emptyUsage, type RunOptions, type RunResult } from "../index.js";
+import { type Agent, addUsage, emptyUsage, type RunOptions, type RunResult } from "../engine.js";
 
 /** One run that a pattern made, and how much of its conversation it was handed. */
 export type RunPart = { result: RunResult; historyLength: number };

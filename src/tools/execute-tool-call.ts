@@ -1,30 +1,38 @@
-import type { ToolResult } from "../core/events.js";
+import type { ToolOutcome, ToolResult } from "../core/events.js";
+import type { ToolExecuteOptions } from "../core/loop-types.js";
+import { RunContext } from "../core/run-context.js";
 import { toText } from "../core/to-text.js";
 import type { ToolCall } from "../core/types.js";
 import { abortPromise, ToolError, throwIfAborted, toAbortError } from "../errors.js";
+import type { CanUseTool, PermissionDecision } from "./permission.js";
 import type { Tool, ToolContext } from "./tool.js";
 import type { CompiledSchema } from "./tool-schema.js";
 
 /** A registered tool with its compiled schema. */
 export type PreparedTool = { tool: Tool; schema: CompiledSchema };
 
-/** Limits that apply to one call. */
-export type ExecuteOptions = {
-  /** The run's signal: aborting it rejects the call with an AbortError. */
-  signal?: AbortSignal;
+/** Limits and checks that apply to one call. */
+export type ExecuteOptions = ToolExecuteOptions & {
   /** Milliseconds before the call times out (the tool's own `timeoutMs` wins). */
   timeoutMs: number;
   /** Longest observation in characters; longer results are cut with a marker. */
   maxResultLength: number;
+  /** The registry's checks, consulted in order before the agent's `canUseTool`. */
+  checks: readonly CanUseTool[];
+  /** Names of every registered tool, for the observation that answers an unknown one. */
+  toolNames: () => readonly string[];
 };
 
 const timedOut = Symbol("timed out");
+const allow: PermissionDecision = Object.freeze({ behavior: "allow" });
 
 /**
- * Runs one tool call and turns every failure a model can cause into an observation:
- * a malformed or invalid argument object, a throw, a timeout. Only an abort of the run rejects.
+ * Runs one tool call and turns every failure a model can cause into an observation: an unknown tool or one
+ * not offered this turn, a malformed or invalid argument object, a refusal, a throw, a timeout. A call whose
+ * permission decision is "ask" is neither run nor answered: it is returned pending. Only an abort of the run rejects.
  */
-export async function executeToolCall(prepared: PreparedTool, call: ToolCall, options: ExecuteOptions): Promise<ToolResult> {
+export async function executeToolCall(prepared: PreparedTool | undefined, call: ToolCall, options: ExecuteOptions): Promise<ToolOutcome> {
+  if (!prepared || (options.offeredTools && !options.offeredTools.has(call.name))) return failure(unavailableTool(call.name, options));
   const { tool, schema } = prepared;
   if (call.argumentsError !== undefined) {
     return failure(
@@ -37,12 +45,19 @@ export async function executeToolCall(prepared: PreparedTool, call: ToolCall, op
       `Invalid arguments for tool "${tool.name}": expected a JSON object, got ${describeType(args)}. Call it again with an object matching its schema.`,
     );
   }
-  const context = new ToolCallContext(call.id, options.signal);
+  const context = new ToolCallContext(call.id, options.signal, options.run);
   try {
     throwIfAborted(options.signal);
     const checked = schema.validate(args as Record<string, unknown>);
-    const check = checked instanceof Promise ? await checked : checked;
+    let check = checked instanceof Promise ? await checked : checked;
     if (!check.ok) return invalidArguments(tool.name, check.problems);
+    const decision = needsDecision(tool, options) ? await decide(tool, call, check.value as Record<string, unknown>, context, options) : allow;
+    if (decision.behavior === "deny") return failure(decision.message);
+    if (decision.behavior === "ask") return decision.reason === undefined ? { pending: true } : { pending: true, reason: decision.reason };
+    if (decision.arguments !== undefined) {
+      check = await schema.validate(decision.arguments);
+      if (!check.ok) return invalidArguments(tool.name, check.problems, true);
+    }
     const returned: unknown = tool.execute(check.value as never, context);
     // A synchronous tool has already finished: only a promise needs a timer and an abort watch.
     const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
@@ -53,6 +68,58 @@ export async function executeToolCall(prepared: PreparedTool, call: ToolCall, op
     if (options.signal?.aborted) throw toAbortError(options.signal);
     return failure(describeError(error));
   }
+}
+
+/** Most calls meet no check at all: they skip the decision (and its await) entirely. */
+function needsDecision(tool: Tool, options: ExecuteOptions): boolean {
+  return options.decision !== undefined || options.checks.length > 0 || options.canUseTool !== undefined || !!tool.needsApproval;
+}
+
+/**
+ * The one permission decision: a decision already taken (a resumed run's) is final; else the registry's checks
+ * in order (a deny or an ask stands; an allow may rewrite the arguments), then the agent's `canUseTool`, whose
+ * word is final; without one, the tool's own `needsApproval` makes it "ask".
+ */
+async function decide(
+  tool: Tool,
+  call: ToolCall,
+  validated: Record<string, unknown>,
+  context: ToolCallContext,
+  options: ExecuteOptions,
+): Promise<PermissionDecision> {
+  if (options.decision) return options.decision;
+  let args = validated;
+  let rewritten = false;
+  const needsApproval = typeof tool.needsApproval === "function" ? await tool.needsApproval(validated as never) : !!tool.needsApproval;
+  for (const check of options.checks) {
+    const decision = checkDecision(await check({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval)));
+    if (decision.behavior !== "allow") return decision;
+    if (decision.arguments !== undefined) {
+      args = decision.arguments;
+      rewritten = true;
+    }
+  }
+  if (options.canUseTool) {
+    const decision = checkDecision(await options.canUseTool({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval)));
+    if (decision.behavior !== "allow" || decision.arguments !== undefined || !rewritten) return decision;
+    return { behavior: "allow", arguments: args };
+  }
+  if (needsApproval) return { behavior: "ask" };
+  return rewritten ? { behavior: "allow", arguments: args } : allow;
+}
+
+function permissionContext(tool: Tool, context: ToolCallContext, needsApproval: boolean) {
+  return { runId: context.run.runId, tool, signal: context.signal, needsApproval };
+}
+
+/** A check that returns something else is a programming error; say so to the model and to whoever reads the trace. */
+function checkDecision(decision: PermissionDecision | undefined): PermissionDecision {
+  const behavior = (decision as { behavior?: unknown } | undefined)?.behavior;
+  if (behavior === "allow" || behavior === "ask") return decision as PermissionDecision;
+  if (behavior === "deny") return { behavior: "deny", message: String((decision as { message?: unknown }).message ?? "Permission denied.") };
+  throw new ToolError(
+    `The permission check returned ${toText(decision)}, which is not a decision: it must return { behavior: "allow" | "deny" | "ask" }.`,
+  );
 }
 
 /** Waits for a tool's promise, but no longer than its timeout or the run's abort; either aborts the tool's signal. */
@@ -88,12 +155,20 @@ async function settleWithin(
 class ToolCallContext implements ToolContext {
   readonly toolCallId: string;
   readonly #runSignal: AbortSignal | undefined;
+  #run: RunContext | undefined;
   #controller: AbortController | undefined;
   #abortReason: { reason: unknown } | undefined;
 
-  constructor(toolCallId: string, runSignal: AbortSignal | undefined) {
+  constructor(toolCallId: string, runSignal: AbortSignal | undefined, run: RunContext | undefined) {
     this.toolCallId = toolCallId;
     this.#runSignal = runSignal;
+    this.#run = run;
+  }
+
+  /** The calling run; a call made outside any run (`registry.execute` by hand) gets a run of its own. */
+  get run(): RunContext {
+    this.#run ??= new RunContext({ signal: this.#runSignal });
+    return this.#run;
   }
 
   get signal(): AbortSignal {
@@ -120,9 +195,20 @@ export function failure(content: string): ToolResult {
   return { content, isError: true };
 }
 
-function invalidArguments(toolName: string, problems: string[]): ToolResult {
+function invalidArguments(toolName: string, problems: string[], rewritten = false): ToolResult {
   const list = problems.map((problem) => `- ${problem}`).join("\n");
-  return failure(`Invalid arguments for tool "${toolName}":\n${list}\nFix the arguments to match the tool's schema and call it again.`);
+  const subject = rewritten ? `The arguments a permission check gave tool "${toolName}" are invalid` : `Invalid arguments for tool "${toolName}"`;
+  return failure(`${subject}:\n${list}\nFix the arguments to match the tool's schema and call it again.`);
+}
+
+/** The observation for a call to a tool that does not exist, or is not offered this turn. */
+function unavailableTool(name: unknown, options: ExecuteOptions): string {
+  const quoted = JSON.stringify(truncate(String(name), 100));
+  const offered = options.offeredTools;
+  const available = offered ? [...offered] : options.toolNames();
+  const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
+  const known = typeof name === "string" && options.toolNames().includes(name);
+  return known ? `Tool ${quoted} is not available at this step. ${list}` : `Unknown tool ${quoted}. ${list}`;
 }
 
 function describeError(error: unknown): string {

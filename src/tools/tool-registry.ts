@@ -1,34 +1,26 @@
-import type { ToolResult } from "../core/events.js";
-import type { ToolExecutor } from "../core/loop-types.js";
+import type { ToolOutcome } from "../core/events.js";
+import type { ToolExecuteOptions, ToolExecutor } from "../core/loop-types.js";
 import type { ToolCall, ToolSchema } from "../core/types.js";
 import { UsageError } from "../errors.js";
-import { executeToolCall, failure, type PreparedTool, truncate } from "./execute-tool-call.js";
+import { executeToolCall, type PreparedTool } from "./execute-tool-call.js";
+import type { CanUseTool } from "./permission.js";
 import type { Tool, ToolParameters } from "./tool.js";
 import { compileToolSchema } from "./tool-schema.js";
 
 /** Settings shared by all tools of a registry. */
 export type ToolRegistryOptions = {
   /** Milliseconds a tool may run before it is abandoned with a timeout observation (default 60,000). A tool's own `timeoutMs` wins. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Longest observation in characters; longer results are cut with a marker (default 50,000). */
-  maxResultLength?: number;
+  maxResultLength?: number | undefined;
 };
-
-/** Per-call options. */
-export type ToolCallOptions = { signal?: AbortSignal };
-
-/**
- * Decides whether a call may run. Return `undefined` to allow it, or the text of the observation that
- * refuses it (the tool's `execute` is then not called). Plan mode is one such check.
- */
-export type PermissionCheck = (call: ToolCall, tool: Tool) => string | undefined;
 
 const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** The set of tools an agent offers the model; it runs calls and turns every failure into an observation. */
 export class ToolRegistry implements ToolExecutor {
   readonly #tools = new Map<string, PreparedTool>();
-  readonly #checks: PermissionCheck[] = [];
+  readonly #checks: CanUseTool[] = [];
   readonly #timeoutMs: number;
   readonly #maxResultLength: number;
   #schemas: ToolSchema[] | undefined;
@@ -51,8 +43,12 @@ export class ToolRegistry implements ToolExecutor {
     return this;
   }
 
-  /** Adds a permission check consulted before every call (see {@link PermissionCheck}). */
-  addCheck(check: PermissionCheck): this {
+  /**
+   * Adds a permission check consulted before every call, after the arguments are validated (see {@link CanUseTool}):
+   * checks run in the order added, and a deny or an ask stands, whatever the agent's `canUseTool` says. Plan mode is one.
+   */
+  addCheck(check: CanUseTool): this {
+    if (typeof check !== "function") throw new UsageError("addCheck expects a function (call, context) => { behavior: … }.");
     this.#checks.push(check);
     return this;
   }
@@ -77,31 +73,29 @@ export class ToolRegistry implements ToolExecutor {
     return this.#schemas;
   }
 
-  /** Runs a tool call and returns the observation text. Never rejects for the model's mistakes; rejects only when aborted. */
-  async call(toolCall: ToolCall, options: ToolCallOptions = {}): Promise<string> {
-    return (await this.execute(toolCall, options)).content;
+  /**
+   * Runs a tool call and returns the observation text. Never rejects for the model's mistakes; rejects when
+   * aborted, and when the call waits for approval (which only a run can ask for: use {@link execute}).
+   */
+  async call(toolCall: ToolCall, options: ToolExecuteOptions = {}): Promise<string> {
+    const outcome = await this.execute(toolCall, options);
+    if ("pending" in outcome)
+      throw new UsageError(`Tool "${toolCall.name}" needs approval${outcome.reason ? ` (${outcome.reason})` : ""}; run it through an Agent, or pass a canUseTool that decides.`);
+    return outcome.content;
   }
 
-  /** Like {@link call}, and also says whether the observation reports a failure. */
-  execute(toolCall: ToolCall, options: ToolCallOptions = {}): Promise<ToolResult> {
-    const prepared = this.#tools.get(toolCall.name);
-    if (!prepared) return Promise.resolve(failure(this.#unknownTool(toolCall.name)));
-    for (const check of this.#checks) {
-      const refusal = check(toolCall, prepared.tool);
-      if (refusal !== undefined) return Promise.resolve(failure(refusal));
-    }
-    return executeToolCall(prepared, toolCall, {
-      ...(options.signal && { signal: options.signal }),
+  /** Like {@link call}, and also says whether the observation reports a failure, or that the call waits for a decision. */
+  execute(toolCall: ToolCall, options: ToolExecuteOptions = {}): Promise<ToolOutcome> {
+    return executeToolCall(this.#tools.get(toolCall.name), toolCall, {
+      ...options,
+      checks: this.#checks,
+      toolNames: this.#names,
       timeoutMs: this.#timeoutMs,
       maxResultLength: this.#maxResultLength,
     });
   }
 
-  #unknownTool(name: unknown): string {
-    const available = this.names();
-    const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
-    return `Unknown tool ${JSON.stringify(truncate(String(name), 100))}. ${list}`;
-  }
+  readonly #names = () => this.names();
 }
 
 function positive(option: string, value: number): number {

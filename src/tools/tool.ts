@@ -1,4 +1,5 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
+import type { RunContext } from "../core/run-context.js";
 import type { JsonSchema } from "../core/types.js";
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -7,6 +8,12 @@ export type ToolContext = {
   signal: AbortSignal;
   /** Id of the tool call being answered. */
   toolCallId: string;
+  /**
+   * The run that called the tool. Pass the whole context as a child run's parent, and the child's events reach
+   * this run's listeners, aborting this run aborts it, and its usage counts in this run's:
+   * `await subagent.run(task, { parent: context })`.
+   */
+  run: RunContext;
 };
 
 /**
@@ -35,9 +42,14 @@ export interface Tool<P extends ToolParameters = ToolParameters> {
    */
   execute(args: ToolArguments<P>, context: ToolContext): unknown;
   /** Milliseconds before the call is abandoned with a timeout observation. Default: the registry's. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** True when the tool only reads and changes nothing (plan mode allows only these). */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
+  /**
+   * True (or a function of the validated arguments that says true) when a call needs a person's approval:
+   * the run stops `interrupted` with the call pending, unless the agent's `canUseTool` decides otherwise.
+   */
+  needsApproval?: boolean | ((args: ToolArguments<P>) => boolean | Promise<boolean>) | undefined;
 }
 
 /**

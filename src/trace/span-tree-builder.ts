@@ -261,11 +261,11 @@ export class SpanTreeBuilder {
   #endRun(event: Extract<AgentEvent, { type: "run-end" }>): Trace {
     this.#endTurn();
     const run = this.#run;
-    run.attributes[traceAttributes.runConverged] = event.converged;
+    run.attributes[traceAttributes.runConverged] = event.status === "completed";
     run.attributes[traceAttributes.runTurns] = event.turns;
     this.#payload(run, traceAttributes.runFinal, event.final);
     // A run that hit maxSteps is an outcome, not an exception, but a trace reader should see it at once.
-    if (!event.converged) run.status = { code: "error", message: `Did not converge within ${event.turns} model calls.` };
+    if (event.status === "max_steps") run.status = { code: "error", message: `Did not converge within ${event.turns} model calls.` };
     this.#end(run, this.#options.now());
     return this.#finish();
   }

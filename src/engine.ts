@@ -1,0 +1,53 @@
+// The engine's public API: everything but the patterns. Patterns are built from this file alone, and
+// src/index.ts re-exports it beside them, so nothing depends on the order of export lines.
+export { Agent, type AgentOptions, type RunOptions } from "./core/agent.js";
+export type { AgentStream } from "./core/event-stream.js";
+export type { AgentEvent, AgentEventListener, LoopEvent, PendingDecision, ToolOutcome, ToolResult } from "./core/events.js";
+export { runLoop } from "./core/loop.js";
+export type {
+  LoopOptions,
+  LoopOutcome,
+  PrepareTurn,
+  ToolExecuteOptions,
+  ToolExecutor,
+  TurnContext,
+  TurnPlan,
+} from "./core/loop-types.js";
+export { combineSignals, RunContext, type RunContextOptions, type RunParent } from "./core/run-context.js";
+export { type ApprovalDecision, type ApprovalDecisions, closeUnansweredCalls } from "./core/run-state.js";
+export { formatAction, StepRecorder, type StepRecorderOptions } from "./core/step-recorder.js";
+export type {
+  JsonSchema,
+  Message,
+  Model,
+  ModelCallOptions,
+  ModelResponse,
+  ModelStreamEvent,
+  PendingToolCall,
+  ReasoningPart,
+  RunResult,
+  RunStatus,
+  Step,
+  StepKind,
+  StopReason,
+  ToolCall,
+  ToolChoice,
+  ToolSchema,
+  Usage,
+} from "./core/types.js";
+export { addUsage, emptyUsage } from "./core/usage.js";
+export { AbortError, MinagentError, ToolError, UsageError } from "./errors.js";
+export { FakeModel, type FakeModelRequest, type FakeModelScriptItem } from "./models/fake-model.js";
+export { ProviderError, type ProviderErrorDetails } from "./models/provider-error.js";
+export { type ModelSpec, modelSpecSyntax, parseModelSpec, type ResolveModelOptions, resolveModel } from "./models/resolve-model.js";
+export { type RetryEvent, type RetryOptions, withRetry } from "./models/with-retry.js";
+export {
+  defineTool,
+  type StandardToolSchema,
+  type Tool,
+  type ToolArguments,
+  type ToolContext,
+  type ToolParameters,
+} from "./tools/tool.js";
+export type { CanUseTool, PermissionContext, PermissionDecision } from "./tools/permission.js";
+export { ToolRegistry, type ToolRegistryOptions } from "./tools/tool-registry.js";
