@@ -1,6 +1,6 @@
 // The public API: the engine (src/engine.ts) and the reasoning patterns built on it.
 export * from "./engine.js";
-export { PlanAndSolveAgent, type PlanAndSolveOptions, parsePlan } from "./patterns/plan-and-solve.js";
+export { PlanAndSolveAgent, type PlanAndSolveOptions, planToolName } from "./patterns/plan-and-solve.js";
 export { type PlanDecision, type PlanMode, type PlanModeOptions, planMode } from "./patterns/plan-mode.js";
 export { ReActAgent } from "./patterns/react.js";
 export {

@@ -130,29 +130,19 @@ export class Agent {
       signal: combineSignals(this.options.signal, options.signal),
       listeners: [recorder.listen, this.options.onEvent, options.onEvent],
     });
-    const { provider, modelId } = this.model;
-    run.emit({
-      type: "run-start",
-      runId: run.runId,
-      ...run.parentIds(),
-      input,
-      messages,
-      model: { ...(provider !== undefined && { provider }), ...(modelId !== undefined && { modelId }) },
-    });
+    run.start(input, messages, this.model);
     try {
       const outcome = (resumed && (await this.#answerPending(run, messages, resumed))) || (await this.#loop(run, messages, resumed, options));
       if (outcome.status === "max_steps") recorder.recordError(this.#maxSteps, `Did not converge within maxSteps (${this.#maxSteps} model calls).`);
       const usage = emptyUsage();
       addUsage(usage, resumed?.result.usage);
       addUsage(usage, run.usage);
-      run.emit({ type: "run-end", runId: run.runId, status: outcome.status, final: outcome.final, turns: outcome.turns, usage });
+      run.end({ status: outcome.status, final: outcome.final, turns: outcome.turns, usage });
       const steps = resumed ? [...resumed.result.steps, ...recorder.steps] : recorder.steps;
       return { runId: run.runId, status: outcome.status, messages: outcome.messages, steps, final: outcome.final, usage, turns: outcome.turns, pending: outcome.pending };
     } catch (error) {
-      run.emit({ type: "run-error", runId: run.runId, error });
+      run.fail(error);
       throw error;
-    } finally {
-      if (run.parent) addUsage(run.parent.usage, run.usage);
     }
   }
 

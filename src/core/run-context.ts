@@ -1,6 +1,6 @@
 import type { AgentEvent, AgentEventListener } from "./events.js";
-import type { Usage } from "./types.js";
-import { emptyUsage } from "./usage.js";
+import type { Message, Model, RunStatus, Usage } from "./types.js";
+import { addUsage, emptyUsage } from "./usage.js";
 
 /** Where a run starts: under a parent run, directly or through one of the parent's tool calls. */
 export type RunParent = RunContext | { run: RunContext; toolCallId: string };
@@ -45,12 +45,34 @@ export class RunContext {
     this.parent?.emit(event);
   }
 
-  /** `parentRunId` and `parentToolCallId` as a run-start event carries them (absent on a top-level run). */
-  parentIds(): { parentRunId?: string; parentToolCallId?: string } {
-    if (!this.parent) return {};
-    return this.parentToolCallId === undefined
-      ? { parentRunId: this.parent.runId }
-      : { parentRunId: this.parent.runId, parentToolCallId: this.parentToolCallId };
+  /** Reports the run's start (`run-start`, with its parent's ids when it has a parent). */
+  start(input: string, messages: readonly Message[], model: Pick<Model, "provider" | "modelId">): void {
+    const { provider, modelId } = model;
+    this.emit({
+      type: "run-start",
+      runId: this.runId,
+      ...(this.parent && { parentRunId: this.parent.runId }),
+      ...(this.parentToolCallId !== undefined && { parentToolCallId: this.parentToolCallId }),
+      input,
+      messages,
+      model: { ...(provider !== undefined && { provider }), ...(modelId !== undefined && { modelId }) },
+    });
+  }
+
+  /** Reports how the run ended (`run-end`) and adds its usage to its parent's. */
+  end(outcome: { status: RunStatus; final: string; turns: number; usage: Usage }): void {
+    this.emit({ type: "run-end", runId: this.runId, ...outcome });
+    this.#settle();
+  }
+
+  /** Reports that the run is about to reject (`run-error`) and adds what it used to its parent's usage. */
+  fail(error: unknown): void {
+    this.emit({ type: "run-error", runId: this.runId, error });
+    this.#settle();
+  }
+
+  #settle(): void {
+    if (this.parent) addUsage(this.parent.usage, this.usage);
   }
 }
 

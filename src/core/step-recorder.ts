@@ -5,7 +5,12 @@ import type { Step, ToolCall } from "./types.js";
 /** Which optional steps a recorder writes. */
 export type StepRecorderOptions = {
   /** Record as `thought` steps the model's reasoning (extended thinking) and the text of a turn that also calls tools (ReAct, book 5.1). */
-  thoughts?: boolean;
+  thoughts?: boolean | undefined;
+  /**
+   * Records a tool call as steps of a pattern's own (Plan-and-Solve's plan tool becomes `plan` steps): return
+   * them to replace the call's action and observation, or undefined to record it as usual.
+   */
+  describeCall?: ((call: ToolCall) => Pick<Step, "kind" | "detail">[] | undefined) | undefined;
 };
 
 /**
@@ -17,12 +22,15 @@ export class StepRecorder {
   readonly #thoughts: boolean;
   // The current turn's calls and their observation steps, by position: filled in as each call ends.
   #turnCalls: readonly ToolCall[] = [];
-  #turnObservations: Step[] = [];
+  /** null for a call that `describeCall` recorded: it has no observation step. */
+  #turnObservations: (Step | null)[] = [];
+  readonly #describeCall: StepRecorderOptions["describeCall"];
   /** The run being recorded: the first run-start heard. Child runs' events reach the same listeners and are skipped. */
   #runId: string | undefined;
 
   constructor(options: StepRecorderOptions = {}) {
     this.#thoughts = options.thoughts ?? false;
+    this.#describeCall = options.describeCall;
   }
 
   /** Feed every agent event here. */
@@ -44,16 +52,23 @@ export class StepRecorder {
       this.#turnCalls = calls;
       this.#turnObservations = [];
       for (const call of calls) {
+        const described = this.#describeCall?.(call);
+        if (described) {
+          for (const { kind, detail } of described) this.steps.push({ index: event.turn, kind, detail });
+          this.#turnObservations.push(null);
+          continue;
+        }
         this.steps.push({ index: event.turn, kind: "action", detail: formatAction(call) });
         const observation: Step = { index: event.turn, kind: "observation", detail: "" };
         this.steps.push(observation);
         this.#turnObservations.push(observation);
       }
     } else if (event.type === "tool-call-end") {
-      const observation = this.#turnObservations[this.#turnCalls.indexOf(event.toolCall)];
-      // A call answered after a resume was announced by the interrupted run: its observation comes now.
+      const position = this.#turnCalls.indexOf(event.toolCall);
+      const observation = this.#turnObservations[position];
       if (observation) observation.detail = event.result.content;
-      else this.steps.push({ index: event.turn, kind: "observation", detail: event.result.content });
+      // A call answered after a resume was announced by the interrupted run: its observation comes now.
+      else if (position === -1) this.steps.push({ index: event.turn, kind: "observation", detail: event.result.content });
     } else if (event.type === "tool-call-pending") {
       const step = this.#turnObservations[this.#turnCalls.indexOf(event.toolCall)];
       if (step) {

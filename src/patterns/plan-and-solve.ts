@@ -1,74 +1,130 @@
 import {
   Agent,
   type AgentOptions,
+  type Message,
   type Model,
-  type RunOptions,
-  type RunResult,
-  type Step,
+  StepRecorder,
+  type Tool,
+  type ToolCall,
   type ToolExecutor,
   ToolRegistry,
+  type TurnContext,
+  type TurnPlan,
 } from "../engine.js";
-import { continueRun, joinRuns, type RunPart } from "./run-parts.js";
 
 /** Settings of a PlanAndSolveAgent: an Agent's, plus how planning is asked for. */
 export type PlanAndSolveOptions = AgentOptions & {
   /** Times the agent may write a new plan when solving does not converge (default 1). */
-  maxReplans?: number;
+  maxReplans?: number | undefined;
   /** The instruction that asks for a plan; it follows the task in the first user message. */
-  planPrompt?: string;
-  /** The instruction that starts the solving phase, after the plan. */
-  solvePrompt?: string;
-  /** The instruction that asks for a revised plan after a failed attempt. */
-  replanPrompt?: string;
+  planPrompt?: string | undefined;
+  /** What the model reads once its plan is recorded: the instruction that starts the solving phase. */
+  solvePrompt?: string | undefined;
+  /** The instruction that asks for a revised plan after a plan's steps ran out without an answer. */
+  replanPrompt?: string | undefined;
 };
 
+/** The tool the model writes its plan with. */
+export const planToolName = "write_plan";
+
 const defaultPlanPrompt =
-  "Before doing anything, write a short numbered plan (1., 2., …) of the steps needed to complete this task. Do not carry it out yet.";
-const defaultSolvePrompt = "Now carry out the plan step by step, using the tools, then give the final answer.";
+  "Before doing anything, write a short plan of the steps needed to complete this task with the write_plan tool. Do not carry it out yet.";
+const defaultSolvePrompt = "Plan recorded. Now carry out the plan step by step, using the tools, then give the final answer.";
 const defaultReplanPrompt =
-  "The plan did not lead to an answer within the allowed steps. Write a revised numbered plan that takes into account what you have learned. Do not carry it out yet.";
+  "The plan did not lead to an answer within the allowed steps. Write a revised plan with write_plan that takes into account what you have learned. Do not carry it out yet.";
 
 /**
- * Plan-and-Solve (book 5.2): one model call writes a numbered plan (no tools are offered), each item is
- * recorded as a `plan` step; then the same loop solves with tools, the plan in context. If solving does not
- * converge, the model may replan (`maxReplans`, default 1) and try again.
+ * Plan-and-Solve (book 5.2), as one run of the plain loop: its first turn offers the model only a `write_plan`
+ * tool and makes it call it (`toolChoice`), so the plan arrives as a list, is recorded as `plan` steps, and stays
+ * in the context; the following turns solve with the registry's tools. If `maxSteps` solving turns pass without
+ * an answer, the model writes a revised plan (`maxReplans`, default 1) and goes on. One run, one trace, one result.
  */
-export class PlanAndSolveAgent {
-  readonly #planner: Agent;
-  readonly #solver: Agent;
-  readonly #options: PlanAndSolveOptions;
-
+export class PlanAndSolveAgent extends Agent {
   constructor(model: Model, registry: ToolExecutor, options: PlanAndSolveOptions = {}) {
-    this.#options = options;
-    this.#planner = new Agent(model, new ToolRegistry(), { ...options, maxSteps: 1 });
-    this.#solver = new Agent(model, registry, options);
+    const { maxReplans = 1, planPrompt = defaultPlanPrompt, solvePrompt = defaultSolvePrompt, replanPrompt = defaultReplanPrompt } = options;
+    const solveSteps = options.maxSteps ?? 8;
+    const tools = withPlanTool(registry, createPlanTool(solvePrompt));
+    const prepareTurn = (context: TurnContext): TurnPlan | undefined => {
+      const plan = planTurn(context.messages, { solveSteps, maxReplans, planPrompt, replanPrompt });
+      if (plan === "solve") return { tools: solvingTools(registry) };
+      if (plan === "plan") return planningTurn;
+      return { ...planningTurn, messages: plan.messages };
+    };
+    // Each plan has its planning turn and its solving turns.
+    super(model, tools, { ...options, maxSteps: (solveSteps + 1) * (maxReplans + 1), prepareTurn });
   }
 
-  /** Plans, then solves; the result holds the whole conversation and every step. */
-  async run(input: string, options: RunOptions = {}): Promise<RunResult> {
-    const { planPrompt = defaultPlanPrompt, solvePrompt = defaultSolvePrompt, replanPrompt = defaultReplanPrompt } = this.#options;
-    const parts: RunPart[] = [recordPlan(await continueRun(this.#planner, `${input}\n\n${planPrompt}`, [], options))];
-    for (let replans = 0; ; replans++) {
-      const solved = await continueRun(this.#solver, solvePrompt, parts, options);
-      parts.push(solved);
-      if (solved.result.final !== "" || replans >= (this.#options.maxReplans ?? 1)) break;
-      parts.push(recordPlan(await continueRun(this.#planner, replanPrompt, parts, options)));
-    }
-    return joinRuns(parts);
+  protected override createRecorder(): StepRecorder {
+    return new StepRecorder({ describeCall: recordPlan });
   }
 }
 
-/** Replaces a planning call's `final` step with one `plan` step per plan item. */
-function recordPlan({ result, historyLength }: RunPart): RunPart {
-  const steps: Step[] = parsePlan(result.final).map((item) => ({ index: 0, kind: "plan", detail: item }));
-  return { result: { ...result, steps, final: "" }, historyLength };
+const planningTurn: TurnPlan = { tools: [planToolName], toolChoice: { name: planToolName } };
+
+type PlanSettings = { solveSteps: number; maxReplans: number; planPrompt: string; replanPrompt: string };
+
+/**
+ * What this turn is, read from the conversation alone (so concurrent and resumed runs need no state of their
+ * own): the first planning turn (the plan prompt joins the task), a replanning turn (the replan prompt is
+ * appended once the last plan's solving turns ran out, while replans remain), or a solving turn.
+ */
+function planTurn(messages: readonly Message[], settings: PlanSettings): "plan" | "solve" | { messages: Message[] } {
+  const isUser = (message: Message) => message.role === "user";
+  const task = messages.findLastIndex((message) => isUser(message) && message.content !== settings.replanPrompt);
+  const plans = messages.flatMap((message, index) => (index > task && message.toolCalls?.some(isPlanCall) ? [index] : []));
+  const lastPlan = plans.at(-1);
+  if (lastPlan === undefined) {
+    const asked = messages.slice();
+    const taskMessage = asked[task];
+    if (taskMessage) asked[task] = { ...taskMessage, content: `${taskMessage.content}\n\n${settings.planPrompt}` };
+    return { messages: asked };
+  }
+  if (messages.findLastIndex(isUser) > lastPlan) return "plan"; // the replan prompt waits for its plan
+  const solvingTurns = messages.slice(lastPlan + 1).filter((message) => message.role === "assistant").length;
+  if (solvingTurns < settings.solveSteps || plans.length > settings.maxReplans) return "solve";
+  return { messages: [...messages, { role: "user", content: settings.replanPrompt }] };
 }
 
-/** The items of a numbered (or bulleted) plan; the whole text as one item when it has no list. */
-export function parsePlan(text: string): string[] {
-  const items = text
-    .split("\n")
-    .map((line) => /^\s*(?:\d+[.)]|[-*•])\s+(.+)$/.exec(line)?.[1]?.trim())
-    .filter((item): item is string => item !== undefined && item !== "");
-  return items.length > 0 ? items : [text.trim()].filter(Boolean);
+function isPlanCall(call: ToolCall): boolean {
+  return call.name === planToolName;
+}
+
+function createPlanTool(solvePrompt: string): Tool {
+  return {
+    name: planToolName,
+    description: "Record your plan: the steps that will complete the task, in order, each a short sentence.",
+    parameters: {
+      type: "object",
+      properties: { steps: { type: "array", items: { type: "string" }, minItems: 1, description: "The plan's steps, in order." } },
+      required: ["steps"],
+    },
+    readOnly: true,
+    execute: () => solvePrompt,
+  };
+}
+
+/** The registry's tools and the plan tool, which only the pattern's own registry holds. */
+function withPlanTool(registry: ToolExecutor, planTool: Tool): ToolExecutor {
+  const own = new ToolRegistry().add(planTool);
+  let cached: { from: unknown; schemas: ReturnType<ToolExecutor["schemas"]> } | undefined;
+  return {
+    schemas: () => {
+      const theirs = registry.schemas();
+      if (cached?.from !== theirs) cached = { from: theirs, schemas: [...own.schemas(), ...theirs] };
+      return cached.schemas;
+    },
+    execute: (call, options) => (call.name === planToolName ? own : registry).execute(call, options),
+  };
+}
+
+/** Solving turns offer every tool but the plan tool. */
+function solvingTools(registry: ToolExecutor): string[] {
+  return registry.schemas().map((schema) => schema.name);
+}
+
+/** A write_plan call is recorded as one `plan` step per plan item. */
+function recordPlan(call: ToolCall): { kind: string; detail: string }[] | undefined {
+  if (!isPlanCall(call)) return undefined;
+  const steps = call.arguments.steps;
+  return Array.isArray(steps) ? steps.map((step) => ({ kind: "plan", detail: String(step) })) : undefined;
 }

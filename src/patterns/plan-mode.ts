@@ -1,4 +1,6 @@
-import type { PermissionCheck, Tool, ToolRegistry } from "../engine.js";
+import type { CanUseTool, Tool, ToolRegistry } from "../engine.js";
+
+const allow = Object.freeze({ behavior: "allow" as const });
 
 /** A person's answer to a proposed plan: approve it, or reject it with feedback the model will read. */
 export type PlanDecision = boolean | { approved: boolean; feedback?: string };
@@ -15,8 +17,8 @@ export type PlanModeOptions = {
 export type PlanMode = {
   /** EnterPlanMode and ExitPlanMode. */
   readonly tools: readonly Tool[];
-  /** Refuses tools that are not read-only while planning; add it with `registry.addCheck`. */
-  readonly check: PermissionCheck;
+  /** Denies tools that are not read-only while planning; add it with `registry.addCheck`. */
+  readonly check: CanUseTool;
   /** Whether the agent is planning now. */
   readonly active: boolean;
   /** The approved plans, in order. */
@@ -26,8 +28,8 @@ export type PlanMode = {
 };
 
 /**
- * Claude Code's plan mode as two tools and a permission check; the engine does not change.
- * While planning, a call to a tool that is not `readOnly` is refused with an observation telling the model to
+ * Claude Code's plan mode as two tools and a permission check (the `canUseTool` seam, on the registry); the engine
+ * does not change. While planning, a call to a tool that is not `readOnly` is denied with an observation telling the model to
  * finish its plan; ExitPlanMode({ plan }) passes the plan to `approve`, and only an approved plan ends planning.
  * @example
  * const registry = planMode({ approve: (plan) => askPerson(plan), startInPlanMode: true }).install(new ToolRegistry().add(readFile).add(writeFile));
@@ -68,10 +70,13 @@ export function planMode(options: PlanModeOptions): PlanMode {
       return "The user approved the plan. Plan mode is over: carry it out now.";
     },
   };
-  const check: PermissionCheck = (call, tool) =>
+  const check: CanUseTool = (call, { tool }) =>
     active && !tool.readOnly
-      ? `"${call.name}" is not allowed in plan mode because it can change things. Finish planning with read-only tools and call ExitPlanMode with your plan; once it is approved you can use "${call.name}".`
-      : undefined;
+      ? {
+          behavior: "deny",
+          message: `"${call.name}" is not allowed in plan mode because it can change things. Finish planning with read-only tools and call ExitPlanMode with your plan; once it is approved you can use "${call.name}".`,
+        }
+      : allow;
   return {
     tools: [enter, exit],
     check,

@@ -14,7 +14,7 @@ const demos: Record<string, Demo> = {
     run: async (context) => context.io.stdout(formatTrajectory(await runReactDemo(context))),
   },
   "plan-and-solve": {
-    summary: "a numbered plan first (no tools), then the loop carries it out",
+    summary: "a plan first (the model must call write_plan), then the same run carries it out",
     run: async (context) => context.io.stdout(formatTrajectory(await runPlanAndSolveDemo(context))),
   },
   reflexion: {

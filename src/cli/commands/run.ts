@@ -78,9 +78,9 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const printer = createPrinter(io);
   try {
     const result = await agent.run(options.task, { onEvent: printer, stream: true });
-    if (result.final === "") io.stderr(`(no final answer within ${options.maxSteps} model calls)\n`);
+    if (result.status === "max_steps") io.stderr(`(no final answer within ${options.maxSteps} model calls)\n`);
     io.stderr(`${formatUsage(model.modelId ?? options.model, options.model, result.usage)}\n`);
-    return result.final === "" ? 1 : 0;
+    return result.status === "completed" ? 0 : 1;
   } catch (error) {
     printer.endLine();
     if (error instanceof ProviderError) {

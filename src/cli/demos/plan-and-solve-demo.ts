@@ -7,7 +7,7 @@ import type { DemoContext } from "./demo-context.js";
 
 const facts: Record<string, number> = { "population:Vienna": 2_005_000, "area:Vienna": 414.8 };
 
-/** Plan-and-Solve (book 5.2): a numbered plan first (no tools offered), then the same loop carries it out. */
+/** Plan-and-Solve (book 5.2): the model must write its plan first (the write_plan tool), then the same run carries it out. */
 export async function runPlanAndSolveDemo({ tracer }: DemoContext): Promise<RunResult> {
   const registry = new ToolRegistry()
     .add({
@@ -25,7 +25,14 @@ export async function runPlanAndSolveDemo({ tracer }: DemoContext): Promise<RunR
       execute: ({ a, b }) => Math.round(((a as number) / (b as number)) * 10) / 10,
     });
   const model = new FakeModel([
-    "1. Look up the population of Vienna.\n2. Look up the area of Vienna.\n3. Divide population by area.",
+    reply(
+      "",
+      toolCall(
+        "write_plan",
+        { steps: ["Look up the population of Vienna.", "Look up the area of Vienna.", "Divide population by area."] },
+        "p1",
+      ),
+    ),
     reply("", toolCall("lookup", { key: "population:Vienna" }, "c1")),
     reply("", toolCall("lookup", { key: "area:Vienna" }, "c2")),
     reply("", toolCall("divide", { a: 2_005_000, b: 414.8 }, "c3")),
