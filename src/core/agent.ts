@@ -132,14 +132,25 @@ export class Agent {
     });
     run.start(input, messages, this.model);
     try {
-      const outcome = (resumed && (await this.#answerPending(run, messages, resumed))) || (await this.#loop(run, messages, resumed, options));
-      if (outcome.status === "max_steps") recorder.recordError(this.#maxSteps, `Did not converge within maxSteps (${this.#maxSteps} model calls).`);
+      const outcome =
+        (resumed && (await this.#answerPending(run, messages, resumed))) || (await this.#loop(run, messages, resumed, options));
+      if (outcome.status === "max_steps")
+        recorder.recordError(this.#maxSteps, `Did not converge within maxSteps (${this.#maxSteps} model calls).`);
       const usage = emptyUsage();
       addUsage(usage, resumed?.result.usage);
       addUsage(usage, run.usage);
       run.end({ status: outcome.status, final: outcome.final, turns: outcome.turns, usage });
       const steps = resumed ? [...resumed.result.steps, ...recorder.steps] : recorder.steps;
-      return { runId: run.runId, status: outcome.status, messages: outcome.messages, steps, final: outcome.final, usage, turns: outcome.turns, pending: outcome.pending };
+      return {
+        runId: run.runId,
+        status: outcome.status,
+        messages: outcome.messages,
+        steps,
+        final: outcome.final,
+        usage,
+        turns: outcome.turns,
+        pending: outcome.pending,
+      };
     } catch (error) {
       run.fail(error);
       throw error;

@@ -48,6 +48,7 @@ export type TurnPlan = {
 };
 
 /** Called before every model call; returns how the turn should differ from the default, or nothing. */
+// biome-ignore lint/suspicious/noConfusingVoidType: void lets a function that returns nothing on some paths be passed as it is.
 export type PrepareTurn = (context: TurnContext) => TurnPlan | undefined | void | Promise<TurnPlan | undefined | void>;
 
 /** Settings of one loop run. */

@@ -1,8 +1,8 @@
 import { abortable, throwIfAborted, UsageError } from "../errors.js";
 import type { ToolOutcome } from "./events.js";
-import type { LoopOptions, LoopOutcome, ToolExecuteOptions, ToolExecutor, TurnPlan } from "./loop-types.js";
-import type { RunContext } from "./run-context.js";
+import type { LoopOptions, LoopOutcome, ToolExecuteOptions, ToolExecutor } from "./loop-types.js";
 import { mapConcurrent } from "./map-concurrent.js";
+import type { RunContext } from "./run-context.js";
 import type { Message, ModelCallOptions, ModelStreamEvent, PendingToolCall, ToolCall, ToolSchema } from "./types.js";
 import { addUsage } from "./usage.js";
 
@@ -65,7 +65,7 @@ function callOptionsFor({ callOptions }: Turn, turn: number, { stream, run }: Lo
 /** Asks `prepareTurn` how this turn should look, and checks what it says. */
 async function planTurn(options: LoopOptions, turn: number, messages: Message[], unplanned: Turn): Promise<Turn> {
   const { run } = options;
-  const plan: TurnPlan | undefined | void = await options.prepareTurn?.({ runId: run.runId, turn, messages, usage: run.usage });
+  const plan = await options.prepareTurn?.({ runId: run.runId, turn, messages, usage: run.usage });
   if (!plan) return unplanned;
   if (plan.messages !== undefined && !Array.isArray(plan.messages))
     throw new UsageError(`prepareTurn returned messages that are not an array (turn ${turn}); return a Message[] or leave it out.`);
@@ -102,7 +102,8 @@ export async function executeInTurn(
   const { runId } = run;
   run.emit({ type: "tool-call-start", runId, turn, toolCall });
   const outcome = await tools.execute(toolCall, executeOptions);
-  if ("pending" in outcome) run.emit({ type: "tool-call-pending", runId, turn, toolCall, ...(outcome.reason !== undefined && { reason: outcome.reason }) });
+  if ("pending" in outcome)
+    run.emit({ type: "tool-call-pending", runId, turn, toolCall, ...(outcome.reason !== undefined && { reason: outcome.reason }) });
   else run.emit({ type: "tool-call-end", runId, turn, toolCall, result: outcome });
   return outcome;
 }

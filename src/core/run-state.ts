@@ -64,7 +64,10 @@ export function readInterruptedState(state: RunResult | string, decisions: Appro
     throw new UsageError("resume(): the state is interrupted but has no pending calls; it was changed after the run ended.");
   const turnIndex = result.messages.findLastIndex((message) => message?.role === "assistant");
   const turn = result.messages[turnIndex];
-  if (!turn?.toolCalls?.length) throw new UsageError("resume(): the state's last assistant message has no tool calls, so nothing can be pending; it was changed after the run ended.");
+  if (!turn?.toolCalls?.length)
+    throw new UsageError(
+      "resume(): the state's last assistant message has no tool calls, so nothing can be pending; it was changed after the run ended.",
+    );
   const answered = new Set(result.messages.slice(turnIndex + 1).map((message) => message.toolCallId));
   const unanswered = turn.toolCalls.filter((call) => !answered.has(call.id));
   const pendingIds = new Set<string>();
@@ -74,12 +77,15 @@ export function readInterruptedState(state: RunResult | string, decisions: Appro
       throw new UsageError(
         `resume(): the pending call ${JSON.stringify(toolCall?.id)} does not match any call of the interrupted turn (its id, name or arguments differ); the state was changed after the run ended. Resume from the state exactly as the run returned it.`,
       );
-    if (answered.has(original.id)) throw new UsageError(`resume(): the pending call "${original.id}" already has a result; the state was changed after the run ended.`);
+    if (answered.has(original.id))
+      throw new UsageError(`resume(): the pending call "${original.id}" already has a result; the state was changed after the run ended.`);
     pendingIds.add(original.id);
   }
   const unlisted = unanswered.filter((call) => !pendingIds.has(call.id));
   if (unlisted.length > 0)
-    throw new UsageError(`resume(): the call(s) ${unlisted.map((call) => `"${call.id}"`).join(", ")} have no result and are not pending; the state was changed after the run ended.`);
+    throw new UsageError(
+      `resume(): the call(s) ${unlisted.map((call) => `"${call.id}"`).join(", ")} have no result and are not pending; the state was changed after the run ended.`,
+    );
   checkDecisions(pendingIds, decisions);
   return { result, turnIndex };
 }
@@ -90,12 +96,16 @@ function parseState(state: RunResult | string): RunResult {
     try {
       value = JSON.parse(state);
     } catch (error) {
-      throw new UsageError(`resume(): the state is not valid JSON (${(error as Error).message}). Pass a RunResult or JSON.stringify(result).`);
+      throw new UsageError(
+        `resume(): the state is not valid JSON (${(error as Error).message}). Pass a RunResult or JSON.stringify(result).`,
+      );
     }
   }
   const result = value as Partial<RunResult> | null;
   if (typeof result !== "object" || result === null || !Array.isArray(result.messages) || !Array.isArray(result.steps))
-    throw new UsageError("resume(): the state is not a RunResult (it needs messages, steps, status and pending). Pass what run() returned, or its JSON.");
+    throw new UsageError(
+      "resume(): the state is not a RunResult (it needs messages, steps, status and pending). Pass what run() returned, or its JSON.",
+    );
   return result as RunResult;
 }
 
@@ -104,7 +114,9 @@ function checkDecisions(pendingIds: ReadonlySet<string>, decisions: ApprovalDeci
     throw new UsageError('resume() needs decisions: { [toolCallId]: { behavior: "allow" } | { behavior: "deny", message } }.');
   const missing = [...pendingIds].filter((id) => !Object.hasOwn(decisions, id));
   if (missing.length > 0)
-    throw new UsageError(`resume(): no decision for the pending call(s) ${missing.map((id) => `"${id}"`).join(", ")}; decide every pending call.`);
+    throw new UsageError(
+      `resume(): no decision for the pending call(s) ${missing.map((id) => `"${id}"`).join(", ")}; decide every pending call.`,
+    );
   for (const [id, decision] of Object.entries(decisions)) {
     if (!pendingIds.has(id)) throw new UsageError(`resume(): a decision names "${id}", which is not a pending call of this run.`);
     const behavior = (decision as { behavior?: unknown } | null)?.behavior;

@@ -41,7 +41,12 @@ const defaultReplanPrompt =
  */
 export class PlanAndSolveAgent extends Agent {
   constructor(model: Model, registry: ToolExecutor, options: PlanAndSolveOptions = {}) {
-    const { maxReplans = 1, planPrompt = defaultPlanPrompt, solvePrompt = defaultSolvePrompt, replanPrompt = defaultReplanPrompt } = options;
+    const {
+      maxReplans = 1,
+      planPrompt = defaultPlanPrompt,
+      solvePrompt = defaultSolvePrompt,
+      replanPrompt = defaultReplanPrompt,
+    } = options;
     const solveSteps = options.maxSteps ?? 8;
     const tools = withPlanTool(registry, createPlanTool(solvePrompt));
     const prepareTurn = (context: TurnContext): TurnPlan | undefined => {

@@ -10,7 +10,7 @@ export type PlanModeOptions = {
   /** Asked when the model calls ExitPlanMode; only an approved plan leaves plan mode. The CLI asks the person y/n. */
   approve: (plan: string) => PlanDecision | Promise<PlanDecision>;
   /** Start in plan mode instead of waiting for the model to call EnterPlanMode (default false). */
-  startInPlanMode?: boolean;
+  startInPlanMode?: boolean | undefined;
 };
 
 /** Plan mode's tools, its permission check, and its state. */

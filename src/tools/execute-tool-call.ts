@@ -51,7 +51,9 @@ export async function executeToolCall(prepared: PreparedTool | undefined, call: 
     const checked = schema.validate(args as Record<string, unknown>);
     let check = checked instanceof Promise ? await checked : checked;
     if (!check.ok) return invalidArguments(tool.name, check.problems);
-    const decision = needsDecision(tool, options) ? await decide(tool, call, check.value as Record<string, unknown>, context, options) : allow;
+    const decision = needsDecision(tool, options)
+      ? await decide(tool, call, check.value as Record<string, unknown>, context, options)
+      : allow;
     if (decision.behavior === "deny") return failure(decision.message);
     if (decision.behavior === "ask") return decision.reason === undefined ? { pending: true } : { pending: true, reason: decision.reason };
     if (decision.arguments !== undefined) {
@@ -92,7 +94,9 @@ async function decide(
   let rewritten = false;
   const needsApproval = typeof tool.needsApproval === "function" ? await tool.needsApproval(validated as never) : !!tool.needsApproval;
   for (const check of options.checks) {
-    const decision = checkDecision(await check({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval)));
+    const decision = checkDecision(
+      await check({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval)),
+    );
     if (decision.behavior !== "allow") return decision;
     if (decision.arguments !== undefined) {
       args = decision.arguments;
@@ -100,7 +104,9 @@ async function decide(
     }
   }
   if (options.canUseTool) {
-    const decision = checkDecision(await options.canUseTool({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval)));
+    const decision = checkDecision(
+      await options.canUseTool({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval)),
+    );
     if (decision.behavior !== "allow" || decision.arguments !== undefined || !rewritten) return decision;
     return { behavior: "allow", arguments: args };
   }
@@ -116,9 +122,10 @@ function permissionContext(tool: Tool, context: ToolCallContext, needsApproval: 
 function checkDecision(decision: PermissionDecision | undefined): PermissionDecision {
   const behavior = (decision as { behavior?: unknown } | undefined)?.behavior;
   if (behavior === "allow" || behavior === "ask") return decision as PermissionDecision;
-  if (behavior === "deny") return { behavior: "deny", message: String((decision as { message?: unknown }).message ?? "Permission denied.") };
+  if (behavior === "deny")
+    return { behavior: "deny", message: String((decision as { message?: unknown }).message ?? "Permission denied.") };
   throw new ToolError(
-    `The permission check returned ${toText(decision)}, which is not a decision: it must return { behavior: "allow" | "deny" | "ask" }.`,
+    `The permission check returned ${typeof decision === "string" ? JSON.stringify(decision) : toText(decision)}, which is not a decision: it must return { behavior: "allow" | "deny" | "ask" }.`,
   );
 }
 
@@ -197,7 +204,9 @@ export function failure(content: string): ToolResult {
 
 function invalidArguments(toolName: string, problems: string[], rewritten = false): ToolResult {
   const list = problems.map((problem) => `- ${problem}`).join("\n");
-  const subject = rewritten ? `The arguments a permission check gave tool "${toolName}" are invalid` : `Invalid arguments for tool "${toolName}"`;
+  const subject = rewritten
+    ? `The arguments a permission check gave tool "${toolName}" are invalid`
+    : `Invalid arguments for tool "${toolName}"`;
   return failure(`${subject}:\n${list}\nFix the arguments to match the tool's schema and call it again.`);
 }
 

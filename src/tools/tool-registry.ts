@@ -80,7 +80,9 @@ export class ToolRegistry implements ToolExecutor {
   async call(toolCall: ToolCall, options: ToolExecuteOptions = {}): Promise<string> {
     const outcome = await this.execute(toolCall, options);
     if ("pending" in outcome)
-      throw new UsageError(`Tool "${toolCall.name}" needs approval${outcome.reason ? ` (${outcome.reason})` : ""}; run it through an Agent, or pass a canUseTool that decides.`);
+      throw new UsageError(
+        `Tool "${toolCall.name}" needs approval${outcome.reason ? ` (${outcome.reason})` : ""}; run it through an Agent, or pass a canUseTool that decides.`,
+      );
     return outcome.content;
   }
 

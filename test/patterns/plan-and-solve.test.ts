@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FakeModel, PlanAndSolveAgent, parsePlan, ToolRegistry } from "../../src/index.js";
+import { type AgentEvent, FakeModel, PlanAndSolveAgent, planToolName, ToolRegistry } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 
 const lookup = () =>
@@ -11,16 +11,19 @@ const lookup = () =>
     execute: ({ key }) => ({ population: "8.9M", area: "1,572 km²" })[key as string] ?? "unknown",
   });
 
+const plan = (steps: string[], id = "plan") => reply("", toolCall(planToolName, { steps }, id));
+
 describe("PlanAndSolveAgent (book 5.2)", () => {
-  it("plans without tools, records each item as a plan step, then solves with tools with the plan in context", async () => {
+  it("makes the model write its plan first (only write_plan, forced), records each item as a plan step, then solves with the plan in context", async () => {
     const model = new FakeModel([
-      "1. Look up the population.\n2. Look up the area.\n3. Compute the density.",
+      plan(["Look up the population.", "Look up the area.", "Compute the density."]),
       reply("", toolCall("lookup", { key: "population" }, "p")),
       reply("", toolCall("lookup", { key: "area" }, "a")),
       "About 5,660 people per km².",
     ]);
     const result = await new PlanAndSolveAgent(model, lookup(), { system: "You are careful." }).run("Population density of Vienna?");
 
+    expect(result.status).toBe("completed");
     expect(result.steps.map((step) => [step.index, step.kind])).toEqual([
       [0, "plan"],
       [0, "plan"],
@@ -37,26 +40,38 @@ describe("PlanAndSolveAgent (book 5.2)", () => {
       "Compute the density.",
     ]);
     expect(result.final).toBe("About 5,660 people per km².");
-    // The planning call is offered no tools; the solving calls are, and they see the plan.
-    expect(model.requests[0]?.tools).toEqual([]);
+    // The planning call is offered only the plan tool and must call it; the solving calls get the registry's tools.
+    expect(model.requests[0]?.tools.map((tool) => tool.name)).toEqual([planToolName]);
+    expect(model.requests[0]?.toolChoice).toEqual({ name: planToolName });
     expect(model.requests[0]?.messages.map((message) => message.role)).toEqual(["system", "user"]);
-    expect(model.requests[0]?.messages[1]?.content).toMatch(/^Population density of Vienna\?\n\n.*numbered plan/s);
+    expect(model.requests[0]?.messages[1]?.content).toMatch(/^Population density of Vienna\?\n\n.*write_plan/s);
     expect(model.requests[1]?.tools.map((tool) => tool.name)).toEqual(["lookup"]);
+    expect(model.requests[1]?.toolChoice).toBeUndefined();
     expect(model.requests[1]?.messages.map((message) => [message.role, message.content.slice(0, 20)])).toEqual([
       ["system", "You are careful."],
       ["user", "Population density o"],
-      ["assistant", "1. Look up the popul"],
-      ["user", "Now carry out the pl"],
+      ["assistant", ""],
+      ["tool", "Plan recorded. Now c"],
     ]);
-    expect(result.messages).toHaveLength(4 + 4 + 1); // planning 3 + solve prompt 1 + two tool turns 4 + final 1
+    expect(result.messages).toHaveLength(2 + 2 + 4 + 1); // task, plan call + its result, two tool turns, final
+    expect(result.turns).toBe(4);
   });
 
-  it("replans once when solving does not converge, then solves again", async () => {
+  it("is one run: every event carries the same runId, and the run starts and ends once", async () => {
+    const events: AgentEvent[] = [];
+    const model = new FakeModel([plan(["Answer."]), "42"]);
+    const result = await new PlanAndSolveAgent(model, lookup(), { onEvent: (event) => events.push(event) }).run("?");
+    expect(new Set(events.map((event) => event.runId))).toEqual(new Set([result.runId]));
+    expect(events.filter((event) => event.type === "run-start")).toHaveLength(1);
+    expect(events.filter((event) => event.type === "run-end")).toHaveLength(1);
+  });
+
+  it("replans once when a plan's solving turns run out, then solves again", async () => {
     const model = new FakeModel([
-      "1. Look up the population.",
+      plan(["Look up the population."], "p1"),
       reply("", toolCall("lookup", { key: "nope" }, "x1")),
       reply("", toolCall("lookup", { key: "nope" }, "x2")),
-      "1. Look up the area instead.",
+      plan(["Look up the area instead."], "p2"),
       reply("", toolCall("lookup", { key: "area" }, "a")),
       "The area is 1,572 km².",
     ]);
@@ -67,27 +82,36 @@ describe("PlanAndSolveAgent (book 5.2)", () => {
       "observation",
       "action",
       "observation",
-      "error",
       "plan",
       "action",
       "observation",
       "final",
     ]);
     expect(result.steps.find((step) => step.kind === "plan" && step.detail.includes("instead"))?.index).toBe(3);
-    expect(model.requests[3]?.tools).toEqual([]); // the replanning call has no tools either
-    expect(model.requests[3]?.messages.at(-1)?.content).toMatch(/revised numbered plan/);
+    expect(model.requests[3]?.tools.map((tool) => tool.name)).toEqual([planToolName]);
+    expect(model.requests[3]?.toolChoice).toEqual({ name: planToolName });
+    expect(model.requests[3]?.messages.at(-1)).toEqual({ role: "user", content: expect.stringMatching(/revised plan/) });
+    // The first task message carries the plan prompt once, not again at the replan.
+    expect(model.requests[3]?.messages.filter((message) => message.content.includes("Before doing anything"))).toHaveLength(1);
     expect(result.final).toBe("The area is 1,572 km².");
+    expect(result.status).toBe("completed");
   });
 
-  it("gives up after maxReplans with an empty final answer", async () => {
-    const model = new FakeModel(["1. Try.", reply("", toolCall("lookup", { key: "nope" }))]);
+  it("gives up after maxReplans with status max_steps", async () => {
+    const model = new FakeModel([plan(["Try."]), reply("", toolCall("lookup", { key: "nope" }))]);
     const result = await new PlanAndSolveAgent(model, lookup(), { maxSteps: 1, maxReplans: 0 }).run("?");
+    expect(result.status).toBe("max_steps");
     expect(result.final).toBe("");
     expect(result.steps.map((step) => step.kind)).toEqual(["plan", "action", "observation", "error"]);
+    expect(model.requests).toHaveLength(2);
   });
 
-  it("parses numbered and bulleted plans, and keeps an unnumbered plan whole", () => {
-    expect(parsePlan("Plan:\n1) first\n2. second\n- third\n")).toEqual(["first", "second", "third"]);
-    expect(parsePlan("Just answer directly.")).toEqual(["Just answer directly."]);
+  it("a call to write_plan during solving is refused: the plan tool is offered on planning turns only", async () => {
+    const model = new FakeModel([plan(["Look."]), reply("", toolCall(planToolName, { steps: ["again"] }, "again")), "done"]);
+    const result = await new PlanAndSolveAgent(model, lookup()).run("?");
+    expect(result.messages.find((message) => message.toolCallId === "again")).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/not available at this step.*lookup/s),
+    });
   });
 });

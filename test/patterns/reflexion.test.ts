@@ -69,7 +69,16 @@ describe("ReflexionAgent (book 5.3)", () => {
   it("llmJudge turns a judge model's PASS / FAIL line into an evaluation", async () => {
     const judgeModel = new FakeModel(["PASS", "FAIL: the answer ignores the tool result"]);
     const evaluate = llmJudge(judgeModel, { criteria: "states 391" });
-    const run = (final: string) => ({ messages: [], steps: [], final, usage: { inputTokens: 0, outputTokens: 0 } });
+    const run = (final: string) => ({
+      runId: "r",
+      status: "completed" as const,
+      messages: [],
+      steps: [],
+      final,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      turns: 1,
+      pending: [],
+    });
     expect(await evaluate(run("391"))).toEqual({ pass: true });
     expect(await evaluate(run("381"))).toEqual({ pass: false, feedback: "the answer ignores the tool result" });
     expect(judgeModel.requests[1]?.messages.at(-1)?.content).toBe("Criteria: states 391\n\nAnswer to judge:\n381");

@@ -1,6 +1,13 @@
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import { z } from "zod";
-import { defineTool, type ToolCall, ToolError, ToolRegistry, UsageError } from "../../src/index.js";
+import { defineTool, type ToolCall, ToolError, ToolRegistry, type ToolResult, UsageError } from "../../src/index.js";
+
+/** Executes a call that must be answered (these tests declare no approvals): the observation. */
+async function answer(registry: ToolRegistry, toolCall: ToolCall): Promise<ToolResult> {
+  const outcome = await registry.execute(toolCall);
+  if ("pending" in outcome) throw new Error(`unexpected pending call ${toolCall.name}`);
+  return outcome;
+}
 
 const call = (name: string, args: unknown, id = "t1"): ToolCall => ({ id, name, arguments: args as Record<string, unknown> });
 
@@ -118,7 +125,7 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
   it("arguments that break a JSON Schema name the field and the rule, and execute is not called", async () => {
     const execute = vi.fn(() => 0);
     const registry = new ToolRegistry().add({ name: "add", description: "", parameters: addSchema, execute });
-    const result = await registry.execute(call("add", { a: "one", c: 1 }));
+    const result = await answer(registry, call("add", { a: "one", c: 1 }));
     expect(result.isError).toBe(true);
     expect(result.content).toBe(
       [
@@ -142,7 +149,7 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
         execute,
       }),
     );
-    const bad = await registry.execute(call("forecast", { city: 7 }));
+    const bad = await answer(registry, call("forecast", { city: 7 }));
     expect(bad).toEqual({ isError: true, content: expect.stringContaining("city: Invalid input: expected string, received number") });
     expect(execute).not.toHaveBeenCalled();
     expect(await registry.call(call("forecast", { city: "Rome", days: "3" }))).toBe("Rome:3");
@@ -165,11 +172,11 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
     const registry = new ToolRegistry()
       .add({ name: "add", description: "", parameters: addSchema, execute: () => 0 })
       .add({ name: "now", description: "", parameters: { type: "object" }, execute: () => 0 });
-    expect(await registry.execute(call("delete_everything", {}))).toEqual({
+    expect(await answer(registry, call("delete_everything", {}))).toEqual({
       isError: true,
       content: 'Unknown tool "delete_everything". Available tools: add, now.',
     });
-    expect((await new ToolRegistry().execute(call("x", {}))).content).toBe('Unknown tool "x". No tools are available.');
+    expect((await answer(new ToolRegistry(), call("x", {}))).content).toBe('Unknown tool "x". No tools are available.');
   });
 
   it("arguments that are not an object are refused before validation", async () => {
@@ -179,7 +186,7 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
       [[1, 2], "an array"],
       ["{a:1}", "a string"],
     ] as const) {
-      const result = await registry.execute(call("add", args));
+      const result = await answer(registry, call("add", args));
       expect(result.content).toBe(
         `Invalid arguments for tool "add": expected a JSON object, got ${said}. Call it again with an object matching its schema.`,
       );
@@ -213,10 +220,10 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
           throw { code: 42 };
         },
       });
-    expect(await registry.execute(call("sync", {}))).toEqual({ isError: true, content: "TypeError: boom" });
-    expect(await registry.execute(call("async", {}))).toEqual({ isError: true, content: "Error: disk full" });
-    expect(await registry.execute(call("chosen", {}))).toEqual({ isError: true, content: "No such file: a.txt. Try list_files first." });
-    expect(await registry.execute(call("odd", {}))).toEqual({ isError: true, content: 'Error: {"code":42}' });
+    expect(await answer(registry, call("sync", {}))).toEqual({ isError: true, content: "TypeError: boom" });
+    expect(await answer(registry, call("async", {}))).toEqual({ isError: true, content: "Error: disk full" });
+    expect(await answer(registry, call("chosen", {}))).toEqual({ isError: true, content: "No such file: a.txt. Try list_files first." });
+    expect(await answer(registry, call("odd", {}))).toEqual({ isError: true, content: 'Error: {"code":42}' });
   });
 
   it("a tool past its timeout becomes an observation, and its signal is aborted", async () => {
@@ -232,7 +239,7 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
       },
     });
     const started = performance.now();
-    const result = await registry.execute(call("slow", {}));
+    const result = await answer(registry, call("slow", {}));
     expect(result).toEqual({ isError: true, content: 'Tool "slow" timed out after 30 ms and was abandoned.' });
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(signal?.aborted).toBe(true);
@@ -245,7 +252,7 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
       parameters: { type: "object" },
       execute: () => new Promise(() => {}),
     });
-    expect((await registry.execute(call("slow", {}))).content).toBe('Tool "slow" timed out after 20 ms and was abandoned.');
+    expect((await answer(registry, call("slow", {}))).content).toBe('Tool "slow" timed out after 20 ms and was abandoned.');
   });
 
   it("passes the tool call id and a live signal in the context", async () => {
@@ -264,7 +271,7 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
       .add({ name: "nothing", description: "", parameters: { type: "object" }, execute: () => undefined })
       .add({ name: "long", description: "", parameters: { type: "object" }, execute: () => "x".repeat(25) })
       .add({ name: "big", description: "", parameters: { type: "object" }, execute: () => 10n });
-    expect(await registry.execute(call("object", {}))).toEqual({ isError: false, content: '{"ok":1}' });
+    expect(await answer(registry, call("object", {}))).toEqual({ isError: false, content: '{"ok":1}' });
     expect(await registry.call(call("nothing", {}))).toBe("");
     expect(await registry.call(call("long", {}))).toBe(`${"x".repeat(10)}\n…[truncated 15 of 25 characters]`);
     expect(await registry.call(call("big", {}))).toBe("10");
@@ -284,8 +291,10 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
     const execute = vi.fn(() => "written");
     const registry = new ToolRegistry()
       .add({ name: "write", description: "", parameters: { type: "object" }, execute })
-      .addCheck((toolCall) => (toolCall.name === "write" ? "Writing is not allowed now." : undefined));
-    expect(await registry.execute(call("write", {}))).toEqual({ isError: true, content: "Writing is not allowed now." });
+      .addCheck((toolCall) =>
+        toolCall.name === "write" ? { behavior: "deny", message: "Writing is not allowed now." } : { behavior: "allow" },
+      );
+    expect(await answer(registry, call("write", {}))).toEqual({ isError: true, content: "Writing is not allowed now." });
     expect(execute).not.toHaveBeenCalled();
   });
 
