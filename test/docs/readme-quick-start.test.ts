@@ -21,3 +21,15 @@ it("the README's quick start runs as plain JavaScript and prints what its commen
   expect(stdout.trim().split("\n")).toEqual(["[ 'thought', 'action', 'observation', 'final' ]", "Beijing is sunny, 24°C. 5"]);
   expect(expected).toEqual(['["thought", "action", "observation", "final"]', '"Beijing is sunny, 24°C." 5']);
 });
+
+it("the README's approvals example runs as plain JavaScript and prints what its comments say", async () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const code = /## Approvals\n[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  expect(code, "README.md has an ## Approvals code block").toBeDefined();
+  const file = join(folder, "approvals.mjs");
+  writeFileSync(file, code as string);
+  const { stdout } = await promisify(execFile)(process.execPath, [file], { cwd: root });
+  const expected = [...(code as string).matchAll(/console\.log\(.*\);\s*\/\/ (.*)$/gm)].map((match) => match[1]);
+  expect(expected).toEqual(["interrupted [ 'call_1' ]", "completed Deleted notes.txt."]);
+  expect(stdout.trim().split("\n")).toEqual(expected);
+});
