@@ -11,8 +11,8 @@ import type { CompiledSchema } from "./tool-schema.js";
 /** A registered tool with its compiled schema. */
 export type PreparedTool = { tool: Tool; schema: CompiledSchema };
 
-/** Limits and checks that apply to one call. */
-export type ExecuteOptions = ToolExecuteOptions & {
+/** A registry's limits and checks, the same for every call. */
+export type RegistrySettings = {
   /** Milliseconds before the call times out (the tool's own `timeoutMs` wins). */
   timeoutMs: number;
   /** Longest observation in characters; longer results are cut with a marker. */
@@ -31,8 +31,14 @@ const allow: PermissionDecision = Object.freeze({ behavior: "allow" });
  * not offered this turn, a malformed or invalid argument object, a refusal, a throw, a timeout. A call whose
  * permission decision is "ask" is neither run nor answered: it is returned pending. Only an abort of the run rejects.
  */
-export async function executeToolCall(prepared: PreparedTool | undefined, call: ToolCall, options: ExecuteOptions): Promise<ToolOutcome> {
-  if (!prepared || (options.offeredTools && !options.offeredTools.has(call.name))) return failure(unavailableTool(call.name, options));
+export async function executeToolCall(
+  prepared: PreparedTool | undefined,
+  call: ToolCall,
+  options: ToolExecuteOptions,
+  settings: RegistrySettings,
+): Promise<ToolOutcome> {
+  if (!prepared || (options.offeredTools && !options.offeredTools.has(call.name)))
+    return failure(unavailableTool(call.name, options, settings));
   const { tool, schema } = prepared;
   if (call.argumentsError !== undefined) {
     return failure(
@@ -51,8 +57,8 @@ export async function executeToolCall(prepared: PreparedTool | undefined, call: 
     const checked = schema.validate(args as Record<string, unknown>);
     let check = checked instanceof Promise ? await checked : checked;
     if (!check.ok) return invalidArguments(tool.name, check.problems);
-    const decision = needsDecision(tool, options)
-      ? await decide(tool, call, check.value as Record<string, unknown>, context, options)
+    const decision = needsDecision(tool, options, settings)
+      ? await decide(tool, call, check.value as Record<string, unknown>, context, options, settings.checks)
       : allow;
     if (decision.behavior === "deny") return failure(decision.message);
     if (decision.behavior === "ask") return decision.reason === undefined ? { pending: true } : { pending: true, reason: decision.reason };
@@ -62,10 +68,10 @@ export async function executeToolCall(prepared: PreparedTool | undefined, call: 
     }
     const returned: unknown = tool.execute(check.value as never, context);
     // A synchronous tool has already finished: only a promise needs a timer and an abort watch.
-    const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
+    const timeoutMs = tool.timeoutMs ?? settings.timeoutMs;
     const value = isThenable(returned) ? await settleWithin(returned, timeoutMs, context, options.signal) : returned;
     if (value === timedOut) return failure(`Tool "${tool.name}" timed out after ${timeoutMs} ms and was abandoned.`);
-    return { content: truncate(serialize(value), options.maxResultLength), isError: false };
+    return { content: truncate(serialize(value), settings.maxResultLength), isError: false };
   } catch (error) {
     if (options.signal?.aborted) throw toAbortError(options.signal);
     return failure(describeError(error));
@@ -73,8 +79,8 @@ export async function executeToolCall(prepared: PreparedTool | undefined, call: 
 }
 
 /** Most calls meet no check at all: they skip the decision (and its await) entirely. */
-function needsDecision(tool: Tool, options: ExecuteOptions): boolean {
-  return options.decision !== undefined || options.checks.length > 0 || options.canUseTool !== undefined || !!tool.needsApproval;
+function needsDecision(tool: Tool, options: ToolExecuteOptions, settings: RegistrySettings): boolean {
+  return options.decision !== undefined || settings.checks.length > 0 || options.canUseTool !== undefined || !!tool.needsApproval;
 }
 
 /**
@@ -87,13 +93,14 @@ async function decide(
   call: ToolCall,
   validated: Record<string, unknown>,
   context: ToolCallContext,
-  options: ExecuteOptions,
+  options: ToolExecuteOptions,
+  checks: readonly CanUseTool[],
 ): Promise<PermissionDecision> {
   if (options.decision) return options.decision;
   let args = validated;
   let rewritten = false;
   const needsApproval = typeof tool.needsApproval === "function" ? await tool.needsApproval(validated as never) : !!tool.needsApproval;
-  for (const check of options.checks) {
+  for (const check of checks) {
     const decision = checkDecision(
       await check({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval)),
     );
@@ -211,12 +218,12 @@ function invalidArguments(toolName: string, problems: string[], rewritten = fals
 }
 
 /** The observation for a call to a tool that does not exist, or is not offered this turn. */
-function unavailableTool(name: unknown, options: ExecuteOptions): string {
+function unavailableTool(name: unknown, options: ToolExecuteOptions, settings: RegistrySettings): string {
   const quoted = JSON.stringify(truncate(String(name), 100));
   const offered = options.offeredTools;
-  const available = offered ? [...offered] : options.toolNames();
+  const available = offered ? [...offered] : settings.toolNames();
   const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
-  const known = typeof name === "string" && options.toolNames().includes(name);
+  const known = typeof name === "string" && settings.toolNames().includes(name);
   return known ? `Tool ${quoted} is not available at this step. ${list}` : `Unknown tool ${quoted}. ${list}`;
 }
 

@@ -2,7 +2,7 @@ import type { ToolOutcome } from "../core/events.js";
 import type { ToolExecuteOptions, ToolExecutor } from "../core/loop-types.js";
 import type { ToolCall, ToolSchema } from "../core/types.js";
 import { UsageError } from "../errors.js";
-import { executeToolCall, type PreparedTool } from "./execute-tool-call.js";
+import { executeToolCall, type PreparedTool, type RegistrySettings } from "./execute-tool-call.js";
 import type { CanUseTool } from "./permission.js";
 import type { Tool, ToolParameters } from "./tool.js";
 import { compileToolSchema } from "./tool-schema.js";
@@ -21,13 +21,17 @@ const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 export class ToolRegistry implements ToolExecutor {
   readonly #tools = new Map<string, PreparedTool>();
   readonly #checks: CanUseTool[] = [];
-  readonly #timeoutMs: number;
-  readonly #maxResultLength: number;
+  /** What every call of this registry shares: made once, so a call allocates no options of its own. */
+  readonly #settings: RegistrySettings;
   #schemas: ToolSchema[] | undefined;
 
   constructor(options: ToolRegistryOptions = {}) {
-    this.#timeoutMs = positive("timeoutMs", options.timeoutMs ?? 60_000);
-    this.#maxResultLength = positive("maxResultLength", options.maxResultLength ?? 50_000);
+    this.#settings = {
+      checks: this.#checks,
+      toolNames: () => this.names(),
+      timeoutMs: positive("timeoutMs", options.timeoutMs ?? 60_000),
+      maxResultLength: positive("maxResultLength", options.maxResultLength ?? 50_000),
+    };
   }
 
   /** Adds a tool. Throws a UsageError on a duplicate or invalid name, or on parameters that are not an object schema. */
@@ -88,16 +92,8 @@ export class ToolRegistry implements ToolExecutor {
 
   /** Like {@link call}, and also says whether the observation reports a failure, or that the call waits for a decision. */
   execute(toolCall: ToolCall, options: ToolExecuteOptions = {}): Promise<ToolOutcome> {
-    return executeToolCall(this.#tools.get(toolCall.name), toolCall, {
-      ...options,
-      checks: this.#checks,
-      toolNames: this.#names,
-      timeoutMs: this.#timeoutMs,
-      maxResultLength: this.#maxResultLength,
-    });
+    return executeToolCall(this.#tools.get(toolCall.name), toolCall, options, this.#settings);
   }
-
-  readonly #names = () => this.names();
 }
 
 function positive(option: string, value: number): number {
