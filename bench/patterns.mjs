@@ -36,13 +36,13 @@ function registry() {
     });
 }
 
-// A task is its tool turns (each with the thought a ReAct model would write), the plan a planner would write,
+// A task is its tool turns (each with the thought a ReAct model would write), the plan steps a planner would write,
 // and the final answer. Task 3 also has a first attempt that fails.
 const tasks = [
   {
     name: "two-city weather comparison (book 5.1.4)",
     input: "对比北京和上海的天气",
-    plan: "1. 查北京天气\n2. 查上海天气\n3. 对比并回答",
+    plan: ["查北京天气", "查上海天气", "对比并回答"],
     turns: [
       { thought: "Thought: 用户要比两城天气，先查北京。", calls: [["weather", { city: "北京" }]] },
       { thought: "Thought: 北京拿到了，再查上海。", calls: [["weather", { city: "上海" }]] },
@@ -52,7 +52,7 @@ const tasks = [
   {
     name: "multi-step lookup (5 tool calls)",
     input: "What is the total population of Austria's five largest cities?",
-    plan: "1. Look up Vienna\n2. Look up Graz\n3. Look up Linz\n4. Look up Salzburg\n5. Look up Innsbruck\n6. Add them up",
+    plan: ["Look up Vienna", "Look up Graz", "Look up Linz", "Look up Salzburg", "Look up Innsbruck", "Add them up"],
     turns: ["Vienna", "Graz", "Linz", "Salzburg", "Innsbruck"].map((city, i) => ({
       thought: `Thought: I have ${i} of the five populations; next I need ${city}'s, so I will look it up before adding anything.`,
       calls: [["lookup", { key: `population:${city}` }]],
@@ -62,7 +62,7 @@ const tasks = [
   {
     name: "fails once, then succeeds",
     input: "What is 17 × 23?",
-    plan: "1. Multiply 17 by 23 with the tool\n2. Report the product",
+    plan: ["Multiply 17 by 23 with the tool", "Report the product"],
     turns: [
       { thought: "Thought: I will multiply, passing the numbers as text.", calls: [["multiply", { a: "17", b: "23" }]] },
       { thought: "Thought: The tool wants numbers, not strings. Retrying with numbers.", calls: [["multiply", { a: 17, b: 23 }]] },
@@ -87,7 +87,8 @@ function scriptFor(pattern, task) {
     case "ReActAgent":
       return [...toolTurns(task, true), task.final];
     case "PlanAndSolveAgent":
-      return [task.plan, ...toolTurns(task, false), task.final];
+      // The planner writes its plan with the write_plan tool, which its first turn must call.
+      return [reply("", toolCall("write_plan", { steps: task.plan }, "plan")), ...toolTurns(task, false), task.final];
     case "ReflexionAgent":
       // Reflexion retries whole trials instead of recovering inside one: a failing trial, a reflection, a clean trial.
       return task.failedAttempt
