@@ -8,7 +8,12 @@ const snippetLength = 200;
  * JSON object become {@link ToolCall.argumentsError}, so the model reads what went wrong instead of
  * the run crashing. `truncated` says the response was cut off (max_tokens) while the arguments were written.
  */
-export function createToolCall(id: string, name: string, rawArguments: unknown, options: { truncated?: boolean } = {}): ToolCall {
+export function createToolCall(
+  id: string,
+  name: string,
+  rawArguments: unknown,
+  options: { truncated?: boolean | undefined } = {},
+): ToolCall {
   const parsed = parseArguments(rawArguments);
   if ("value" in parsed) return { id, name, arguments: parsed.value };
   const text = typeof rawArguments === "string" ? rawArguments : String(JSON.stringify(rawArguments));

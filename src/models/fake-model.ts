@@ -1,19 +1,27 @@
 import { toText } from "../core/to-text.js";
-import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../core/types.js";
+import type { Message, Model, ModelCallOptions, ModelResponse, ToolChoice, ToolSchema } from "../core/types.js";
 import { throwIfAborted, UsageError } from "../errors.js";
 
-/** One scripted reply: a final answer, a whole response, or a function of what the model was sent. */
+/**
+ * One scripted reply: a final answer, a whole response, or a function of what the model was sent
+ * (the messages, the tools, and the call's options, e.g. its `toolChoice`).
+ */
 export type FakeModelScriptItem =
   | string
   | ModelResponse
-  | ((messages: Message[], tools: ToolSchema[]) => ModelResponse | Promise<ModelResponse>);
+  | ((messages: Message[], tools: ToolSchema[], options: ModelCallOptions) => ModelResponse | Promise<ModelResponse>);
 
 /** What a FakeModel was sent on one call (copies, as they were at that call). */
-export type FakeModelRequest = { messages: Message[]; tools: ToolSchema[] };
+export type FakeModelRequest = {
+  messages: Message[];
+  tools: ToolSchema[];
+  /** The call's tool choice; absent when the caller gave none (the provider's default, `"auto"`). */
+  toolChoice?: ToolChoice;
+};
 
 /**
  * A scripted model for tests and offline demos: it answers each call with the next script item
- * and records every request for assertions (`fake.requests[0].tools`).
+ * and records every request for assertions (`fake.requests[0].tools`, `fake.requests[0].toolChoice`).
  */
 export class FakeModel implements Model {
   readonly provider = "fake";
@@ -36,14 +44,19 @@ export class FakeModel implements Model {
     throwIfAborted(options.signal);
     const call = this.requests.length;
     // Messages are never mutated once appended, so a shallow copy preserves what was sent.
-    this.requests.push({ messages: messages.slice(), tools: tools.slice() });
+    const { toolChoice } = options;
+    this.requests.push({
+      messages: messages.slice(),
+      tools: tools.slice(),
+      ...(toolChoice !== undefined && { toolChoice: typeof toolChoice === "string" ? toolChoice : { ...toolChoice } }),
+    });
     const item = this.#script[call];
     if (item === undefined) {
       throw new UsageError(
         `FakeModel script ran out: call ${call + 1} was made but the script has ${this.#script.length} item(s). Add a reply for this call.`,
       );
     }
-    const response = typeof item === "function" ? await item(messages.slice(), tools) : toResponse(item);
+    const response = typeof item === "function" ? await item(messages.slice(), tools, options) : toResponse(item);
     throwIfAborted(options.signal);
     if (options.onEvent) streamResponse(response, options.onEvent);
     return response;

@@ -17,7 +17,7 @@ export type ProviderErrorDetails = {
   /** The provider's request id, for support tickets. */
   requestId?: string | undefined;
   /** How many attempts were made before giving up (1 when the call was not retried). */
-  attempts?: number;
+  attempts?: number | undefined;
 };
 
 /**

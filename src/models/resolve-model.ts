@@ -19,13 +19,13 @@ export type ModelSpec = {
 /** Settings for {@link resolveModel}. */
 export type ResolveModelOptions = {
   /** Where API keys are read from (default `process.env`). */
-  env?: Record<string, string | undefined>;
-  /** Retries of a failed call (default 2). */
-  maxRetries?: number;
+  env?: Record<string, string | undefined> | undefined;
+  /** Retries of a failed call (default 2). Wrapped in `withRetry`, the wrapper's policy replaces this one. */
+  maxRetries?: number | undefined;
   /** Backoff settings of those retries. */
-  retry?: Omit<RetryOptions, "maxRetries">;
+  retry?: Omit<RetryOptions, "maxRetries"> | undefined;
   /** A fetch implementation (e.g. to record traffic). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 };
 
 /** Ollama's OpenAI-compatible endpoint on its default port. */

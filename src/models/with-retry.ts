@@ -5,16 +5,16 @@ import { ProviderError } from "./provider-error.js";
 /** How a model call is retried when the provider reports a retryable failure. */
 export type RetryOptions = {
   /** Retries after the first attempt (default 2): `maxRetries: 0` makes exactly one attempt. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Delay before the first retry in milliseconds (default 500); it doubles with each retry, with jitter. */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /**
    * Longest wait between attempts in milliseconds (default 60,000). A provider asking to wait longer
    * (`retry-after`) gets no retry: the error is thrown at once rather than blocking the run.
    */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** Called before each wait, e.g. to tell a user "rate limited, retrying in 2 s". */
-  onRetry?: (retry: RetryEvent) => void;
+  onRetry?: ((retry: RetryEvent) => void) | undefined;
 };
 
 /** One retry about to happen. */
@@ -33,6 +33,10 @@ export type RetryEvent = {
  * honouring the provider's `retry-after`. Past the budget the last ProviderError is thrown, with
  * `attempts` set. Only the model call is repeated; tools run after it returns, so never twice.
  * A streamed attempt that already emitted events is not retried, so a listener never sees text twice.
+ *
+ * Retry policies do not multiply: wrapped around a model that retries by itself (an `AnthropicModel`,
+ * an `OpenAIModel`, another `withRetry`), this policy replaces the inner one, so a run of failures
+ * sends at most `maxRetries + 1` requests per call, `maxRetries` being this (the outermost) wrapper's.
  * @example const model = withRetry(myModel, { maxRetries: 4 });
  */
 export function withRetry(model: Model, options: RetryOptions = {}): Model {
@@ -46,7 +50,12 @@ export function withRetry(model: Model, options: RetryOptions = {}): Model {
 }
 
 /** Retry settings with defaults applied. */
-export type RetryPolicy = Required<Omit<RetryOptions, "onRetry">> & Pick<RetryOptions, "onRetry">;
+export type RetryPolicy = {
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  onRetry?: (retry: RetryEvent) => void;
+};
 
 /** Applies defaults and checks the values (a misuse is thrown early). */
 export function resolveRetryOptions(options: RetryOptions = {}): RetryPolicy {
@@ -59,12 +68,32 @@ export function resolveRetryOptions(options: RetryOptions = {}): RetryPolicy {
   return { ...policy, ...(options.onRetry && { onRetry: options.onRetry }) };
 }
 
-/** Runs `attempt` until it succeeds, fails with a non-retryable error, or the policy's budget is spent. */
+/**
+ * Marks the call options a retrying caller passes to the model it wraps: "I retry; make one attempt".
+ * This is how retry policies compose instead of multiplying (3 attempts × 3 attempts = 9 requests):
+ * `completeWithRetries` sets it on the options of each attempt, and every `completeWithRetries` that
+ * receives it (an adapter's own, an inner `withRetry`'s) makes exactly one attempt, so the outermost
+ * policy alone decides. It travels inside `ModelCallOptions` because that is what every wrapper in
+ * between (recording, token counting, a user's own) already passes on; a symbol key keeps it out of
+ * the public type, out of JSON (cassettes, traces) and away from any user field. A wrapper that builds
+ * new options instead drops it, and the policies multiply again there. `Symbol.for`,
+ * so that two copies of minagent in one process (e.g. the ESM build and a bundled one) still agree.
+ */
+const callerRetries = Symbol.for("minagent.callerRetries");
+
+/** Call options that may carry the {@link callerRetries} mark. */
+type MarkedCallOptions = ModelCallOptions & { [callerRetries]?: true };
+
+/**
+ * Runs `attempt` until it succeeds, fails with a non-retryable error, or the policy's budget is spent.
+ * When a retrying caller wraps this model (its options carry the mark), it makes one attempt only.
+ */
 export async function completeWithRetries(
   attempt: (options: ModelCallOptions) => Promise<ModelResponse>,
   options: ModelCallOptions,
   policy: RetryPolicy,
 ): Promise<ModelResponse> {
+  if ((options as MarkedCallOptions)[callerRetries]) return attempt(options);
   for (let attemptNumber = 1; ; attemptNumber++) {
     let streamed = false;
     const { onEvent } = options;
@@ -72,7 +101,7 @@ export async function completeWithRetries(
       streamed = true;
       onEvent?.(event);
     };
-    const attemptOptions: ModelCallOptions = onEvent ? { ...options, onEvent: onAttemptEvent } : options;
+    const attemptOptions: MarkedCallOptions = { ...options, ...(onEvent && { onEvent: onAttemptEvent }), [callerRetries]: true };
     try {
       return await attempt(attemptOptions);
     } catch (error) {

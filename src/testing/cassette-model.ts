@@ -7,7 +7,7 @@ import { ReplayModel, type ReplayModelOptions } from "./replay-model.js";
 export type CassetteModelOptions = Omit<RecordingModelOptions, "path"> &
   Omit<ReplayModelOptions, "secrets" | "secretKeys"> & {
     /** `"auto"` (default) replays when the cassette exists and records when it does not; `"record"` always records anew; `"replay"` never calls the real model. */
-    mode?: "auto" | "record" | "replay";
+    mode?: "auto" | "record" | "replay" | undefined;
   };
 
 /**

@@ -1,10 +1,16 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Message, ModelResponse, ToolSchema } from "../core/types.js";
+import type { Message, ModelResponse, ToolChoice, ToolSchema } from "../core/types.js";
 import { UsageError } from "../errors.js";
+import { createSecretScrubber, type SecretScrubber } from "../trace/scrub-secrets.js";
 
 /** What a model was sent on one call. */
-export type CassetteRequest = { messages: Message[]; tools: ToolSchema[] };
+export type CassetteRequest = {
+  messages: Message[];
+  tools: ToolSchema[];
+  /** The call's tool choice; absent when none was given (cassettes recorded before it existed have none). */
+  toolChoice?: ToolChoice;
+};
 
 /** One recorded model call: the request, and the response or the error it ended with. */
 export type CassetteInteraction =
@@ -47,4 +53,29 @@ export function readCassette(path: string): Cassette {
 export function writeCassette(path: string, cassette: Cassette): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(cassette, null, 2)}\n`);
+}
+
+/** What a recorder or replayer hides, as given to it. */
+export type CassetteSecrets = {
+  secrets?: readonly (string | undefined)[] | undefined;
+  secretKeys?: readonly string[] | undefined;
+};
+
+/** The scrubber of a recorder or replayer; options left undefined are not passed on. */
+export function createCassetteScrubber({ secrets, secretKeys }: CassetteSecrets): SecretScrubber {
+  return createSecretScrubber({ ...(secrets && { secrets }), ...(secretKeys && { secretKeys }) });
+}
+
+/** A request as a cassette keeps it: scrubbed, with `toolChoice` only when the call had one. */
+export function createCassetteRequest(
+  scrubber: SecretScrubber,
+  messages: Message[],
+  tools: ToolSchema[],
+  toolChoice: ToolChoice | undefined,
+): CassetteRequest {
+  return {
+    messages: scrubber.value(messages),
+    tools: scrubber.value(tools),
+    ...(toolChoice !== undefined && { toolChoice: scrubber.value(toolChoice) }),
+  };
 }

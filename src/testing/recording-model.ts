@@ -1,16 +1,16 @@
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../core/types.js";
 import { UsageError } from "../errors.js";
-import { createSecretScrubber, type SecretScrubber } from "../trace/scrub-secrets.js";
-import { type Cassette, type CassetteInteraction, writeCassette } from "./cassette.js";
+import type { SecretScrubber } from "../trace/scrub-secrets.js";
+import { type Cassette, type CassetteInteraction, createCassetteRequest, createCassetteScrubber, writeCassette } from "./cassette.js";
 
 /** Settings of a recorder. */
 export type RecordingModelOptions = {
   /** Write the cassette here after every call (so it is complete whenever the test stops). */
-  path?: string;
+  path?: string | undefined;
   /** Values to hide, such as a key the prompt mentions; pass the same to the ReplayModel. */
-  secrets?: readonly (string | undefined)[];
+  secrets?: readonly (string | undefined)[] | undefined;
   /** More object keys whose values are hidden. */
-  secretKeys?: readonly string[];
+  secretKeys?: readonly string[] | undefined;
 };
 
 /**
@@ -32,7 +32,7 @@ export class RecordingModel implements Model {
   constructor(inner: Model, options: RecordingModelOptions = {}) {
     this.#inner = inner;
     this.#path = options.path;
-    this.#scrubber = createSecretScrubber(options);
+    this.#scrubber = createCassetteScrubber(options);
     if (inner.provider !== undefined) this.provider = inner.provider;
     if (inner.modelId !== undefined) this.modelId = inner.modelId;
     const model = {
@@ -43,7 +43,7 @@ export class RecordingModel implements Model {
   }
 
   async complete(messages: Message[], tools: ToolSchema[], options?: ModelCallOptions): Promise<ModelResponse> {
-    const request = { messages: this.#scrubber.value(messages), tools: this.#scrubber.value(tools) };
+    const request = createCassetteRequest(this.#scrubber, messages, tools, options?.toolChoice);
     // The slot is taken when the call starts, so concurrent calls replay in the order they were made.
     const index = this.cassette.interactions.length;
     this.cassette.interactions.push({ request, error: { name: "Error", message: "The recording stopped before this call ended." } });

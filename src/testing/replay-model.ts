@@ -1,19 +1,28 @@
 import { AssertionError } from "node:assert";
-import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../core/types.js";
+import type { Message, Model, ModelCallOptions, ModelResponse, ToolChoice, ToolSchema } from "../core/types.js";
 import { MinagentError } from "../errors.js";
 import { FakeModel } from "../models/fake-model.js";
-import { createSecretScrubber, type SecretScrubber } from "../trace/scrub-secrets.js";
-import { type Cassette, type CassetteInteraction, type CassetteRequest, readCassette } from "./cassette.js";
+import type { SecretScrubber } from "../trace/scrub-secrets.js";
+import {
+  type Cassette,
+  type CassetteInteraction,
+  type CassetteRequest,
+  createCassetteRequest,
+  createCassetteScrubber,
+  readCassette,
+} from "./cassette.js";
 import { describeDifferences, formatDifferences } from "./describe-differences.js";
 
 /** Which parts of a request must equal the recorded one. Each defaults to true. */
 export type RequestMatchOptions = {
   /** The system prompt (system messages). */
-  systemPrompt?: boolean;
+  systemPrompt?: boolean | undefined;
   /** The other messages: the user's input, the assistant's turns, the observations. */
-  messages?: boolean;
+  messages?: boolean | undefined;
   /** The tool schemas: names, descriptions, parameters. */
-  tools?: boolean;
+  tools?: boolean | undefined;
+  /** The call's tool choice (`"required"`, a named tool…); a request without one matches only a recording without one. */
+  toolChoice?: boolean | undefined;
 };
 
 /** Decides whether a request matches the recorded one, for tests that need their own rule. */
@@ -22,11 +31,11 @@ export type RequestMatcher = (recorded: CassetteRequest, actual: CassetteRequest
 /** Settings of a replayer. */
 export type ReplayModelOptions = {
   /** How strictly requests must match the recording (default: everything must be equal). */
-  match?: RequestMatchOptions | RequestMatcher;
+  match?: RequestMatchOptions | RequestMatcher | undefined;
   /** The secrets the recorder was given, so that requests are compared as they were recorded. */
-  secrets?: readonly (string | undefined)[];
+  secrets?: readonly (string | undefined)[] | undefined;
   /** The extra secret keys the recorder was given. */
-  secretKeys?: readonly string[];
+  secretKeys?: readonly string[] | undefined;
 };
 
 /**
@@ -52,12 +61,14 @@ export class ReplayModel implements Model {
     this.#cassette = typeof cassette === "string" ? readCassette(cassette) : cassette;
     this.#source = typeof cassette === "string" ? `cassette ${cassette}` : "the cassette";
     this.#match = options.match ?? {};
-    this.#scrubber = createSecretScrubber(options);
+    this.#scrubber = createCassetteScrubber(options);
     const { provider, modelId } = this.#cassette.model;
     if (provider !== undefined) this.provider = provider;
     if (modelId !== undefined) this.modelId = modelId;
     this.#fake = new FakeModel(
-      this.#cassette.interactions.map((interaction, call) => (messages, tools) => this.#serve(interaction, call, messages, tools)),
+      this.#cassette.interactions.map(
+        (interaction, call) => (messages, tools, options) => this.#serve(interaction, call, messages, tools, options.toolChoice),
+      ),
     );
   }
 
@@ -78,8 +89,14 @@ export class ReplayModel implements Model {
     return this.#fake.complete(messages, tools, options);
   }
 
-  #serve(interaction: CassetteInteraction, call: number, messages: Message[], tools: ToolSchema[]): ModelResponse {
-    const actual = { messages: this.#scrubber.value(messages), tools: this.#scrubber.value(tools) };
+  #serve(
+    interaction: CassetteInteraction,
+    call: number,
+    messages: Message[],
+    tools: ToolSchema[],
+    toolChoice: ToolChoice | undefined,
+  ): ModelResponse {
+    const actual = createCassetteRequest(this.#scrubber, messages, tools, toolChoice);
     this.#check(interaction.request, actual, call);
     if ("error" in interaction) throw Object.assign(new MinagentError(interaction.error.message), { name: interaction.error.name });
     // A copy, so a test that changes the response cannot change the next replay.
@@ -92,10 +109,11 @@ export class ReplayModel implements Model {
       if (!match(recorded, actual, call)) this.#mismatch(recorded, actual, call, describeDifferences(recorded, actual));
       return;
     }
-    const { systemPrompt = true, messages = true, tools = true } = match;
+    const { systemPrompt = true, messages = true, tools = true, toolChoice = true } = match;
     const compared = (request: CassetteRequest) => ({
       messages: request.messages.filter((message) => (message.role === "system" ? systemPrompt : messages)),
       ...(tools && { tools: request.tools }),
+      ...(toolChoice && request.toolChoice !== undefined && { toolChoice: request.toolChoice }),
     });
     const differences = describeDifferences(compared(recorded), compared(actual));
     if (differences.length > 0) this.#mismatch(recorded, actual, call, differences);

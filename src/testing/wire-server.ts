@@ -15,7 +15,7 @@ export type WireRequest = {
 };
 
 /** Response headers and status shared by every kind of reply. */
-type WireResponseHead = { status?: number; headers?: Record<string, string> };
+type WireResponseHead = { status?: number | undefined; headers?: Record<string, string> | undefined };
 
 /**
  * One scripted response: a JSON body, a raw body, a server-sent event stream (written in pieces of
@@ -26,7 +26,7 @@ type WireResponseHead = { status?: number; headers?: Record<string, string> };
 export type WireResponse =
   | (WireResponseHead & { json: unknown })
   | (WireResponseHead & { body: string })
-  | (WireResponseHead & { sse: string; chunkSize?: number; chunkDelayMs?: number })
+  | (WireResponseHead & { sse: string; chunkSize?: number | undefined; chunkDelayMs?: number | undefined })
   | { reset: true };
 
 /** A queued reply: a response, or a function of the request that returns one. */
@@ -47,7 +47,7 @@ export type WireServer = {
 /** Settings of a wire server. */
 export type WireServerOptions = {
   /** Record credential headers as sent instead of "<redacted>" (only to assert that a key is sent). */
-  keepCredentials?: boolean;
+  keepCredentials?: boolean | undefined;
 };
 
 const credentialHeaders = new Set(["authorization", "x-api-key", "api-key", "proxy-authorization"]);
@@ -157,7 +157,10 @@ async function send(response: ServerResponse, reply: WireResponse): Promise<void
  * blank-line separators. Pass `done: true` to end with OpenAI's `data: [DONE]`.
  * @example formatServerSentEvents([{ event: "message_stop", data: '{"type":"message_stop"}' }])
  */
-export function formatServerSentEvents(events: readonly { event?: string; data: string }[], options: { done?: boolean } = {}): string {
+export function formatServerSentEvents(
+  events: readonly { event?: string | undefined; data: string }[],
+  options: { done?: boolean | undefined } = {},
+): string {
   const frames = events.map(({ event, data }) => `${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`);
   if (options.done) frames.push("data: [DONE]\n\n");
   return frames.join("");

@@ -37,9 +37,11 @@ describe("createToolCall", () => {
     const registry = new ToolRegistry().add({ name: "weather", description: "d", parameters: { type: "object" }, execute: () => ++runs });
     const result = await registry.execute(createToolCall("id", "weather", "{oops"));
     expect(runs).toBe(0);
-    expect(result.isError).toBe(true);
-    expect(result.content).toMatch(
-      /^Invalid arguments for tool "weather": the arguments are not valid JSON .* Call it again with a JSON object matching its schema\.$/,
-    );
+    expect(result).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(
+        /^Invalid arguments for tool "weather": the arguments are not valid JSON .* Call it again with a JSON object matching its schema\.$/,
+      ),
+    });
   });
 });

@@ -7,19 +7,26 @@ import { collectAnthropicStream } from "./collect-anthropic-stream.js";
 import { convertAnthropicResponse } from "./convert-anthropic-response.js";
 import { convertToAnthropicMessages, convertToAnthropicTools } from "./convert-to-anthropic-messages.js";
 import { createAnthropicError } from "./create-anthropic-error.js";
+import { mapAnthropicToolChoice } from "./map-anthropic-tool-choice.js";
 
 /** Settings of an {@link AnthropicModel}. */
 export type AnthropicModelOptions = {
   /** Model id, e.g. "claude-sonnet-4-5". */
   model: string;
   /** API key. Default: the `ANTHROPIC_API_KEY` environment variable. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** API base URL, e.g. a proxy or a local test server. Default: the SDK's (`ANTHROPIC_BASE_URL` or api.anthropic.com). */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** Most tokens the model may write per call (default 4096, or the thinking budget plus 4096). */
-  maxTokens?: number;
-  /** Extended thinking: the model reasons before it answers, within this many tokens (at least 1024). */
-  thinking?: { budgetTokens: number };
+  maxTokens?: number | undefined;
+  /**
+   * Extended thinking: the model reasons before it answers, within this many tokens (at least 1024).
+   * The API does not let a thinking model be forced to use a tool, so while thinking is on a call's
+   * `toolChoice` of `"required"` or `{ name }` is sent as `auto` (the tools stay, the model chooses);
+   * `"none"` and `"auto"` are sent as asked.
+   * @see https://docs.claude.com/en/docs/build-with-claude/extended-thinking#extended-thinking-with-tool-use
+   */
+  thinking?: { budgetTokens: number } | undefined;
   /**
    * Tools Anthropic runs on its side, sent as given after the agent's own tools, e.g.
    * `[{ type: "web_search_20250305", name: "web_search", max_uses: 5 }]`. Their calls and results arrive
@@ -27,21 +34,24 @@ export type AnthropicModelOptions = {
    * stop with `pause_turn`, and the agent continues it. Some need a beta flag in `headers`.
    * @see https://docs.claude.com/en/docs/agents-and-tools/tool-use/web-search-tool
    */
-  serverTools?: AnthropicServerTool[];
+  serverTools?: AnthropicServerTool[] | undefined;
   /** Sampling temperature (not allowed together with thinking). */
-  temperature?: number;
+  temperature?: number | undefined;
   /** Sequences that stop generation (reported as the `stop_sequence` stop reason). */
-  stopSequences?: string[];
-  /** Retries of a failed call (default 2): rate limits, overload (529), server errors, dropped connections. */
-  maxRetries?: number;
+  stopSequences?: string[] | undefined;
+  /**
+   * Retries of a failed call (default 2): rate limits, overload (529), server errors, dropped connections.
+   * Wrapped in {@link withRetry}, the wrapper's policy replaces this one (they do not multiply).
+   */
+  maxRetries?: number | undefined;
   /** Backoff settings of those retries. */
-  retry?: Omit<RetryOptions, "maxRetries">;
+  retry?: Omit<RetryOptions, "maxRetries"> | undefined;
   /** Milliseconds before one HTTP request is abandoned (default: the SDK's, 10 minutes). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Extra HTTP headers sent with every request (e.g. an `anthropic-beta` flag). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** A fetch implementation, e.g. to record traffic. Default: the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 };
 
 /**
@@ -82,12 +92,19 @@ export class AnthropicModel implements Model {
   }
 
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
-    const request = this.createRequest(messages, tools);
+    const request = this.createRequest(messages, tools, options);
     return completeWithRetries((attempt) => this.#send(request, attempt), options, this.#retry);
   }
 
-  /** The request body this model sends for a conversation (without `stream`). */
-  createRequest(messages: readonly Message[], tools: readonly ToolSchema[]): AnthropicRequest {
+  /**
+   * The request body this model sends for a conversation (without `stream`). `tool_choice` is sent only
+   * when `options.toolChoice` is given and the request has tools (see {@link mapAnthropicToolChoice}).
+   */
+  createRequest(
+    messages: readonly Message[],
+    tools: readonly ToolSchema[],
+    options: Pick<ModelCallOptions, "toolChoice"> = {},
+  ): AnthropicRequest {
     const { system, messages: converted } = convertToAnthropicMessages(messages);
     const { thinking, temperature, stopSequences, serverTools = [] } = this.#options;
     const clash = tools.find((tool) => serverTools.some((serverTool) => "name" in serverTool && serverTool.name === tool.name));
@@ -99,6 +116,10 @@ export class AnthropicModel implements Model {
       messages: converted,
       ...(system !== undefined && { system }),
       ...(allTools.length > 0 && { tools: allTools }),
+      ...(allTools.length > 0 &&
+        options.toolChoice !== undefined && {
+          tool_choice: mapAnthropicToolChoice(options.toolChoice, { thinking: thinking !== undefined }),
+        }),
       ...(thinking && { thinking: { type: "enabled", budget_tokens: thinking.budgetTokens } }),
       ...(temperature !== undefined && { temperature }),
       ...(stopSequences && { stop_sequences: stopSequences }),

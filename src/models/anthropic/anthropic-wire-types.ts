@@ -44,3 +44,6 @@ export type AnthropicContentBlock = { type: string; [field: string]: unknown };
  * exactly as received (a streamed tool input parsed to its object), to send back unchanged.
  */
 export type AnthropicMessageMetadata = { content: AnthropicContentBlock[] };
+
+/** How the model may use the tools of a request (`tool_choice`). */
+export type AnthropicToolChoice = Anthropic.ToolChoice;

@@ -14,7 +14,7 @@ export type OpenAIConversionContext = {
    * Tool-call ids already used in the conversation: a server that repeats one gets a fresh id instead.
    * A function is called only if the response has a tool call with an id to check.
    */
-  usedIds?: ReadonlySet<string> | (() => ReadonlySet<string>);
+  usedIds?: ReadonlySet<string> | (() => ReadonlySet<string>) | undefined;
 };
 
 /**

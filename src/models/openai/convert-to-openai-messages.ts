@@ -7,7 +7,7 @@ export type OpenAIMessageConversionOptions = {
    * Send an assistant message's reasoning produced by this provider back as `reasoning_content`
    * (DeepSeek's thinking mode wants it back during tool calls). Unset: reasoning is not sent back.
    */
-  reasoningProvider?: string;
+  reasoningProvider?: string | undefined;
 };
 
 /**

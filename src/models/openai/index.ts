@@ -11,5 +11,7 @@ export {
 } from "./convert-to-openai-messages.js";
 export { createOpenAIError } from "./create-openai-error.js";
 export { mapOpenAIFinishReason } from "./map-openai-finish-reason.js";
+export { mapOpenAIToolChoice } from "./map-openai-tool-choice.js";
 export { mapOpenAIUsage } from "./map-openai-usage.js";
 export { OpenAIModel, type OpenAIModelOptions } from "./openai-model.js";
+export type { OpenAIToolChoice } from "./openai-wire-types.js";

@@ -6,6 +6,7 @@ import { collectOpenAIStream } from "./collect-openai-stream.js";
 import { convertOpenAIResponse } from "./convert-openai-response.js";
 import { convertToOpenAIMessages, convertToOpenAITools } from "./convert-to-openai-messages.js";
 import { createOpenAIError } from "./create-openai-error.js";
+import { mapOpenAIToolChoice } from "./map-openai-tool-choice.js";
 import type { OpenAIChunk, OpenAIRequest } from "./openai-wire-types.js";
 
 /** Settings of an {@link OpenAIModel}. */
@@ -17,35 +18,38 @@ export type OpenAIModelOptions = {
    * `baseURL`, pass the server's key here (or none, for local servers), so your OpenAI key never
    * reaches another host.
    */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** An OpenAI-compatible server's base URL, e.g. "http://localhost:11434/v1" for Ollama. */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** Provider name in errors and traces. Default: "openai", or "openai-compatible" with a `baseURL`. */
-  provider?: string;
+  provider?: string | undefined;
   /** Most tokens the model may write per call (sent as `max_completion_tokens` to OpenAI, `max_tokens` to other servers). */
-  maxTokens?: number;
+  maxTokens?: number | undefined;
   /** Sampling temperature. */
-  temperature?: number;
+  temperature?: number | undefined;
   /** Sequences that stop generation. */
-  stopSequences?: string[];
+  stopSequences?: string[] | undefined;
   /**
    * Send the reasoning this server returned (`reasoning_content` or `reasoning`, kept in
    * `message.reasoning`) back as `reasoning_content` on later assistant messages (default false).
    * DeepSeek's thinking mode with tools wants it; OpenAI and most servers do not accept it.
    */
-  sendReasoning?: boolean;
+  sendReasoning?: boolean | undefined;
   /** Ask a stream to end with a usage chunk (`stream_options.include_usage`, default true). */
-  streamUsage?: boolean;
-  /** Retries of a failed call (default 2): rate limits, server errors, dropped connections. */
-  maxRetries?: number;
+  streamUsage?: boolean | undefined;
+  /**
+   * Retries of a failed call (default 2): rate limits, server errors, dropped connections.
+   * Wrapped in {@link withRetry}, the wrapper's policy replaces this one (they do not multiply).
+   */
+  maxRetries?: number | undefined;
   /** Backoff settings of those retries. */
-  retry?: Omit<RetryOptions, "maxRetries">;
+  retry?: Omit<RetryOptions, "maxRetries"> | undefined;
   /** Milliseconds before one HTTP request is abandoned (default: the SDK's, 10 minutes). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Extra HTTP headers sent with every request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** A fetch implementation, e.g. to record traffic. Default: the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 };
 
 /**
@@ -87,18 +91,26 @@ export class OpenAIModel implements Model {
   }
 
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
-    const request = this.createRequest(messages, tools);
+    const request = this.createRequest(messages, tools, options);
     const usedIds = () => this.#usedIds(messages);
     return completeWithRetries((attempt) => this.#send(request, usedIds, attempt), options, this.#retry);
   }
 
-  /** The request body this model sends for a conversation (without `stream`). */
-  createRequest(messages: readonly Message[], tools: readonly ToolSchema[]): OpenAIRequest {
+  /**
+   * The request body this model sends for a conversation (without `stream`). `tool_choice` is sent only
+   * when `options.toolChoice` is given and the request has tools (see {@link mapOpenAIToolChoice}).
+   */
+  createRequest(
+    messages: readonly Message[],
+    tools: readonly ToolSchema[],
+    options: Pick<ModelCallOptions, "toolChoice"> = {},
+  ): OpenAIRequest {
     const { maxTokens, temperature, stopSequences, baseURL, sendReasoning } = this.#options;
     return {
       model: this.modelId,
       messages: convertToOpenAIMessages(messages, sendReasoning ? { reasoningProvider: this.provider } : {}),
       ...(tools.length > 0 && { tools: convertToOpenAITools(tools) }),
+      ...(tools.length > 0 && options.toolChoice !== undefined && { tool_choice: mapOpenAIToolChoice(options.toolChoice) }),
       // OpenAI's newer models reject max_tokens; compatible servers have understood max_tokens for longer.
       ...(maxTokens !== undefined && (baseURL === undefined ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens })),
       ...(temperature !== undefined && { temperature }),

@@ -59,3 +59,6 @@ export type OpenAIChunk = {
   choices?: { index?: number; delta?: OpenAIResponseMessage; finish_reason?: string | null }[];
   usage?: OpenAIUsage | null;
 };
+
+/** How the model may use the tools of a request (`tool_choice`), in the forms this adapter sends. */
+export type OpenAIToolChoice = "auto" | "none" | "required" | OpenAI.ChatCompletionNamedToolChoice;
