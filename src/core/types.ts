@@ -102,7 +102,9 @@ export type ModelStreamEvent =
 
 /**
  * How the model may use the tools it is sent on one call: as it likes (`"auto"`, the default), not at all
- * (`"none"`), at least one (`"required"`), or the one named. Adapters map it to their wire's `tool_choice`.
+ * (`"none"`), at least one (`"required"`), or the one named. Adapters map it to their wire's `tool_choice`,
+ * sent only when the call has tools. A model may be unable to force a tool: Anthropic's API refuses it with
+ * extended thinking, so there `"required"` and `{ name }` are sent as `auto` (see docs/providers.md).
  */
 export type ToolChoice = "auto" | "none" | "required" | { name: string };
 
