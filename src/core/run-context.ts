@@ -29,6 +29,11 @@ export class RunContext {
   /** Tokens this run has used so far, its finished child runs' included. */
   readonly usage: Usage = emptyUsage();
   readonly #listeners: AgentEventListener[];
+  /** Callbacks waiting for this run's abort, behind one listener on its signal (removed when the run settles). */
+  #abortCallbacks: Set<() => void> | undefined;
+  readonly #onAbort = () => {
+    for (const callback of this.#abortCallbacks ?? []) callback();
+  };
 
   constructor(options: RunContextOptions = {}) {
     const { parent } = options;
@@ -39,10 +44,35 @@ export class RunContext {
     this.#listeners = (options.listeners ?? []).filter((listener) => listener !== undefined);
   }
 
-  /** Delivers an event of this run (or of a descendant) to this run's listeners, then to its ancestors'. */
+  /**
+   * Delivers an event of this run (or of a descendant) to this run's listeners, then to its ancestors'. A listener
+   * that throws does not stop the run, nor the other listeners: its error is reported as a process warning
+   * (`MinagentListenerWarning`) and the run goes on, so no tool is left running behind a failed run.
+   */
   emit(event: AgentEvent): void {
-    for (const listener of this.#listeners) listener(event);
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        reportListenerError(error, event);
+      }
+    }
     this.parent?.emit(event);
+  }
+
+  /**
+   * Calls `callback` when this run's signal aborts; returns a function that stops waiting. All callbacks share one
+   * listener on the signal, however many tools wait at once.
+   */
+  onAbort(callback: () => void): () => void {
+    const signal = this.signal;
+    if (!signal) return () => {};
+    if (!this.#abortCallbacks) {
+      this.#abortCallbacks = new Set();
+      signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
+    this.#abortCallbacks.add(callback);
+    return () => this.#abortCallbacks?.delete(callback);
   }
 
   /** Reports the run's start (`run-start`, with its parent's ids when it has a parent). */
@@ -73,7 +103,14 @@ export class RunContext {
 
   #settle(): void {
     if (this.parent) addUsage(this.parent.usage, this.usage);
+    // The signal may be an agent's, shared by many runs: leave no listener on it.
+    if (this.#abortCallbacks) this.signal?.removeEventListener("abort", this.#onAbort);
   }
+}
+
+function reportListenerError(error: unknown, event: AgentEvent): void {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  process.emitWarning(`An event listener threw on "${event.type}" (the run goes on): ${message}`, { type: "MinagentListenerWarning" });
 }
 
 /** A run id: unique, not secret (the global Web Crypto needs no import). */

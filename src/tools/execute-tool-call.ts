@@ -1,9 +1,9 @@
 import type { ToolOutcome, ToolResult } from "../core/events.js";
 import type { ToolExecuteOptions } from "../core/loop-types.js";
 import { RunContext } from "../core/run-context.js";
-import { toText } from "../core/to-text.js";
+import { toReadableText, toText } from "../core/to-text.js";
 import type { ToolCall } from "../core/types.js";
-import { abortPromise, ToolError, throwIfAborted, toAbortError } from "../errors.js";
+import { ToolError, throwIfAborted, toAbortError } from "../errors.js";
 import type { CanUseTool, PermissionDecision } from "./permission.js";
 import type { Tool, ToolContext } from "./tool.js";
 import type { CompiledSchema } from "./tool-schema.js";
@@ -21,6 +21,10 @@ export type RegistrySettings = {
   checks: readonly CanUseTool[];
   /** Names of every registered tool, for the observation that answers an unknown one. */
   toolNames: () => readonly string[];
+  /** Deepest nesting of arguments accepted. */
+  maxArgumentDepth: number;
+  /** Most characters (strings and keys) arguments may hold. */
+  maxArgumentsLength: number;
 };
 
 const timedOut = Symbol("timed out");
@@ -41,8 +45,9 @@ export async function executeToolCall(
     return failure(unavailableTool(call.name, options, settings));
   const { tool, schema } = prepared;
   if (call.argumentsError !== undefined) {
-    return failure(
+    return boundedFailure(
       `Invalid arguments for tool "${tool.name}": ${call.argumentsError} Call it again with a JSON object matching its schema.`,
+      settings,
     );
   }
   const args: unknown = call.arguments;
@@ -51,31 +56,63 @@ export async function executeToolCall(
       `Invalid arguments for tool "${tool.name}": expected a JSON object, got ${describeType(args)}. Call it again with an object matching its schema.`,
     );
   }
+  const tooLarge = checkArgumentBounds(args, settings);
+  if (tooLarge !== undefined) return failure(`Invalid arguments for tool "${tool.name}": ${tooLarge}`);
   const context = new ToolCallContext(call.id, options.signal, options.run);
   try {
     throwIfAborted(options.signal);
     const checked = schema.validate(args as Record<string, unknown>);
     let check = checked instanceof Promise ? await checked : checked;
-    if (!check.ok) return invalidArguments(tool.name, check.problems);
+    if (!check.ok) return invalidArguments(tool.name, check.problems, settings);
     const decision = needsDecision(tool, options, settings)
       ? await decide(tool, call, check.value as Record<string, unknown>, context, options, settings.checks)
       : allow;
-    if (decision.behavior === "deny") return failure(decision.message);
+    if (decision.behavior === "deny") return boundedFailure(decision.message, settings);
     if (decision.behavior === "ask") return decision.reason === undefined ? { pending: true } : { pending: true, reason: decision.reason };
     if (decision.arguments !== undefined) {
       check = await schema.validate(decision.arguments);
-      if (!check.ok) return invalidArguments(tool.name, check.problems, true);
+      if (!check.ok) return invalidArguments(tool.name, check.problems, settings, true);
     }
     const returned: unknown = tool.execute(check.value as never, context);
     // A synchronous tool has already finished: only a promise needs a timer and an abort watch.
     const timeoutMs = tool.timeoutMs ?? settings.timeoutMs;
-    const value = isThenable(returned) ? await settleWithin(returned, timeoutMs, context, options.signal) : returned;
+    const value = isThenable(returned) ? await settleWithin(returned, timeoutMs, context, options.signal, options.run) : returned;
     if (value === timedOut) return failure(`Tool "${tool.name}" timed out after ${timeoutMs} ms and was abandoned.`);
     return { content: truncate(serialize(value), settings.maxResultLength), isError: false };
   } catch (error) {
     if (options.signal?.aborted) throw toAbortError(options.signal);
-    return failure(describeError(error));
+    return boundedFailure(describeError(error), settings);
   }
+}
+
+/** An error observation no longer than a result may be: a tool that throws a megabyte is cut like one that returns it. */
+function boundedFailure(content: string, settings: RegistrySettings): ToolResult {
+  return failure(truncate(content, settings.maxResultLength));
+}
+
+/**
+ * Why arguments are too large to check, or undefined: nested deeper than the registry allows (validators and
+ * serialisers recurse, and a model can send thousands of levels) or holding more characters than it allows.
+ * One walk with an explicit stack, so the check itself cannot overflow.
+ */
+function checkArgumentBounds(args: object, settings: RegistrySettings): string | undefined {
+  const stack: [unknown, number][] = [[args, 1]];
+  let characters = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (typeof value === "string") characters += value.length;
+    else if (typeof value === "object" && value !== null) {
+      if (depth > settings.maxArgumentDepth)
+        return `they are nested more than ${settings.maxArgumentDepth} levels deep. Send a flatter object.`;
+      for (const key in value) {
+        characters += key.length;
+        stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+      }
+    }
+    if (characters > settings.maxArgumentsLength)
+      return `they hold more than ${settings.maxArgumentsLength} characters. Send less at once, e.g. in several calls.`;
+  }
+  return undefined;
 }
 
 /** Most calls meet no check at all: they skip the decision (and its await) entirely. */
@@ -136,30 +173,45 @@ function checkDecision(decision: PermissionDecision | undefined): PermissionDeci
   );
 }
 
-/** Waits for a tool's promise, but no longer than its timeout or the run's abort; either aborts the tool's signal. */
+/**
+ * Waits for a tool's promise, but no longer than its timeout or the run's abort; either aborts the tool's signal.
+ * The abort is watched through the run (one listener on its signal for all its calls), so eight tools at once
+ * add eight callbacks, not sixteen listeners and a MaxListenersExceededWarning.
+ */
 async function settleWithin(
   work: PromiseLike<unknown>,
   timeoutMs: number,
   context: ToolCallContext,
   runSignal: AbortSignal | undefined,
+  run: RunContext | undefined,
 ): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof timedOut>((resolve) => {
+  let stopWatching: (() => void) | undefined;
+  const stop = new Promise<typeof timedOut>((resolve, reject) => {
     timer = setTimeout(() => {
       context.abort(new ToolError(`timed out after ${timeoutMs} ms`));
       resolve(timedOut);
     }, timeoutMs);
+    if (!runSignal) return;
+    const onAbort = () => {
+      context.abort(runSignal.reason);
+      reject(toAbortError(runSignal));
+    };
+    if (runSignal.aborted) onAbort();
+    else stopWatching = run && run.signal === runSignal ? run.onAbort(onAbort) : listenOnce(runSignal, onAbort);
   });
-  const runAbort = runSignal && abortPromise(runSignal);
-  const onRunAbort = () => context.abort(runSignal?.reason);
-  runSignal?.addEventListener("abort", onRunAbort, { once: true });
+  stop.catch(() => {}); // observed by the race; never an unhandled rejection
   try {
-    return await Promise.race(runAbort ? [work, timeout, runAbort.promise] : [work, timeout]);
+    return await Promise.race([work, stop]);
   } finally {
     clearTimeout(timer);
-    runAbort?.dispose();
-    runSignal?.removeEventListener("abort", onRunAbort);
+    stopWatching?.();
   }
+}
+
+function listenOnce(signal: AbortSignal, onAbort: () => void): () => void {
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
 }
 
 /**
@@ -209,12 +261,12 @@ export function failure(content: string): ToolResult {
   return { content, isError: true };
 }
 
-function invalidArguments(toolName: string, problems: string[], rewritten = false): ToolResult {
+function invalidArguments(toolName: string, problems: string[], settings: RegistrySettings, rewritten = false): ToolResult {
   const list = problems.map((problem) => `- ${problem}`).join("\n");
   const subject = rewritten
     ? `The arguments a permission check gave tool "${toolName}" are invalid`
     : `Invalid arguments for tool "${toolName}"`;
-  return failure(`${subject}:\n${list}\nFix the arguments to match the tool's schema and call it again.`);
+  return boundedFailure(`${subject}:\n${list}\nFix the arguments to match the tool's schema and call it again.`, settings);
 }
 
 /** The observation for a call to a tool that does not exist, or is not offered this turn. */
@@ -239,9 +291,9 @@ function describeType(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Strings pass through; `undefined` is ""; anything else becomes JSON (see {@link toText}). */
+/** Strings pass through; `undefined` is ""; anything else becomes readable JSON (see {@link toReadableText}). */
 export function serialize(value: unknown): string {
-  return value === undefined ? "" : toText(value);
+  return value === undefined ? "" : toReadableText(value);
 }
 
 /** Cuts `text` to `limit` characters, saying how much was cut. */

@@ -11,8 +11,15 @@ import { compileToolSchema } from "./tool-schema.js";
 export type ToolRegistryOptions = {
   /** Milliseconds a tool may run before it is abandoned with a timeout observation (default 60,000). A tool's own `timeoutMs` wins. */
   timeoutMs?: number | undefined;
-  /** Longest observation in characters; longer results are cut with a marker (default 50,000). */
+  /** Longest observation in characters; longer results (and error messages) are cut with a marker (default 50,000). */
   maxResultLength?: number | undefined;
+  /**
+   * Deepest nesting of arguments accepted (default 64): deeper ones are refused with an observation before
+   * validation, since validators and the next request's serialisation recurse.
+   */
+  maxArgumentDepth?: number | undefined;
+  /** Most characters (in strings and keys) a call's arguments may hold (default 1,000,000); more is refused with an observation. */
+  maxArgumentsLength?: number | undefined;
 };
 
 const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -31,6 +38,8 @@ export class ToolRegistry implements ToolExecutor {
       toolNames: () => this.names(),
       timeoutMs: positive("timeoutMs", options.timeoutMs ?? 60_000),
       maxResultLength: positive("maxResultLength", options.maxResultLength ?? 50_000),
+      maxArgumentDepth: positive("maxArgumentDepth", options.maxArgumentDepth ?? 64),
+      maxArgumentsLength: positive("maxArgumentsLength", options.maxArgumentsLength ?? 1_000_000),
     };
   }
 
@@ -99,7 +108,7 @@ export class ToolRegistry implements ToolExecutor {
 function positive(option: string, value: number): number {
   if (!(value > 0))
     throw new UsageError(
-      `ToolRegistry option ${option} must be a positive number of ${option === "timeoutMs" ? "milliseconds" : "characters"}, got ${value}.`,
+      `ToolRegistry option ${option} must be a positive number${option === "timeoutMs" ? " of milliseconds" : option === "maxArgumentDepth" ? " of levels" : " of characters"}, got ${value}.`,
     );
   return value;
 }

@@ -3,6 +3,7 @@ import type { Schema, Validate, ValidationError, ValidatorOptions } from "@exodu
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { JsonSchema } from "../core/types.js";
 import { UsageError } from "../errors.js";
+import { checkSchemaSafety } from "./schema-safety.js";
 import { isStandardSchema, type ToolParameters } from "./tool.js";
 
 /** The outcome of checking arguments: the (possibly transformed) value, or what was wrong. */
@@ -31,6 +32,7 @@ export function compileToolSchema(toolName: string, parameters: ToolParameters):
       `Tool "${toolName}": parameters must describe an object (type: "object"), got type ${JSON.stringify(parameters.type)}. Wrap single values in an object's properties.`,
     );
   }
+  checkSchemaSafety(toolName, parameters);
   let check: Validate;
   try {
     check = compileValidator(parameters);
@@ -72,6 +74,12 @@ function compileStandardSchema(
   }
   // The model needs the shape, not the dialect marker: drop "$schema" so no framework tokens are sent.
   const { $schema: _dialect, ...jsonSchema } = props.jsonSchema.input({ target: "draft-2020-12" });
+  if (jsonSchema.type !== "object")
+    throw new UsageError(
+      `Tool "${toolName}": parameters must describe an object, but this ${props.vendor} schema is ${describeSchemaType(jsonSchema)}. Use z.object({ … }) and put single values in its properties.`,
+    );
+  // The schema library runs the same regular expressions the JSON Schema shows, so the same limits apply.
+  checkSchemaSafety(toolName, jsonSchema);
   return {
     jsonSchema,
     validate: (args) => {
@@ -79,6 +87,12 @@ function compileStandardSchema(
       return outcome instanceof Promise ? outcome.then(toCheck) : toCheck(outcome);
     },
   };
+}
+
+function describeSchemaType(schema: JsonSchema): string {
+  if (schema.type !== undefined) return `of type ${JSON.stringify(schema.type)}`;
+  if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) return "a union";
+  return "not an object";
 }
 
 function toCheck(outcome: StandardSchemaV1.Result<unknown>): ArgumentCheck {
