@@ -46,7 +46,12 @@ describe("options given as explicit undefined behave as if left out", () => {
   it("Agent and run options", async () => {
     const options: AgentOptions = agentOptions;
     const model = new FakeModel([reply("", toolCall("noop", {}, "n")), "done"]);
-    const registry = new ToolRegistryWithNoop({ timeoutMs: undefined, maxResultLength: undefined } satisfies Required<{
+    const registry = new ToolRegistryWithNoop({
+      timeoutMs: undefined,
+      maxResultLength: undefined,
+      maxArgumentDepth: undefined,
+      maxArgumentsLength: undefined,
+    } satisfies Required<{
       [K in keyof ToolRegistryOptions]: undefined;
     }>);
     const result = await new Agent(model, registry, options).run("go", runOptions);
