@@ -2,19 +2,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { formatServerSentEvents, type WireResponse } from "../../src/testing/wire-server.js";
 
-/** The recorded provider responses shared by the team (read-only; see their README and PROVENANCE). */
-export const fixturesRoot = fileURLToPath(new URL("../../../shared/fixtures/providers/", import.meta.url));
+/** The recorded provider responses (copied into the repository from the team's shared set; see their README and PROVENANCE). */
+export const fixturesRoot = fileURLToPath(new URL("../fixtures/providers/", import.meta.url));
 
 /** Response headers worth replaying: the ones that change what a client does. */
 const replayedHeaders = ["retry-after", "retry-after-ms", "x-should-retry", "request-id", "x-request-id"];
 
 /** The raw text of a fixture file, e.g. "anthropic/messages-end-turn-text.json". */
 export function fixtureText(file: string): string {
-  if (!existsSync(fixturesRoot)) {
-    throw new Error(
-      `The recorded provider fixtures are not at ${fixturesRoot}: the tests expect the team's shared/ folder beside this repository (as CI lays it out).`,
-    );
-  }
+  if (!existsSync(`${fixturesRoot}${file}`)) throw new Error(`No recorded provider fixture ${file} in ${fixturesRoot}.`);
   return readFileSync(`${fixturesRoot}${file}`, "utf8");
 }
 
