@@ -98,7 +98,22 @@ export type ModelStreamEvent =
   | { type: "tool-input-start"; index: number; id: string; name: string }
   | { type: "tool-input-delta"; index: number; argumentsDelta: string }
   | { type: "tool-input-end"; index: number; toolCall: ToolCall }
-  | { type: "usage"; usage: Usage };
+  | { type: "usage"; usage: Usage }
+  /**
+   * The call failed and will be tried again after `delayMs` (`attempt` is the attempt that failed, 1 for
+   * the first). Whatever was streamed since the call started is void: the next attempt streams its
+   * response from the beginning, so a listener that showed text drops it or marks it replaced. `streamed`
+   * says whether the failed attempt had streamed anything. `error` describes the failure, without
+   * secrets: its provider, minagent's kind (`connection`, `timeout`, `api`…), HTTP status, the
+   * provider's error type, and the provider's message.
+   */
+  | {
+      type: "model-call-retry";
+      attempt: number;
+      delayMs: number;
+      streamed: boolean;
+      error: { provider: string; kind: string; status?: number; errorType?: string; message: string };
+    };
 
 /**
  * How the model may use the tools it is sent on one call: as it likes (`"auto"`, the default), not at all

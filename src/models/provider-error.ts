@@ -1,12 +1,28 @@
 import { MinagentError } from "../errors.js";
+import { createSecretScrubber } from "../trace/scrub-secrets.js";
+
+/**
+ * What kind of failure a {@link ProviderError} is, whatever the provider calls it:
+ * - `api`: the provider answered with an error (an HTTP error status, or an error event inside a stream);
+ * - `connection`: the connection failed or dropped, before the response or in the middle of its body or stream;
+ * - `timeout`: the call ran past `timeoutMs`, or the server sent nothing for `idleTimeoutMs` while sending its response;
+ * - `incomplete_stream`: a stream ended before the response was complete;
+ * - `malformed_response`: the response is not what the API promises (not JSON, no content…).
+ */
+export type ProviderErrorKind = "api" | "connection" | "timeout" | "incomplete_stream" | "malformed_response";
 
 /** What went wrong in a call to a model provider's API. */
 export type ProviderErrorDetails = {
   /** Provider name, e.g. "anthropic", "openai". */
   provider: string;
+  /** What kind of failure it is (default `api`). */
+  kind?: ProviderErrorKind | undefined;
   /** HTTP status of the failed response; undefined when there was none (connection failure, an error inside a stream). */
   status?: number | undefined;
-  /** The provider's own error type or code, e.g. "overloaded_error", "insufficient_quota", "connection_error". */
+  /**
+   * The provider's own error type or code, e.g. "overloaded_error", "insufficient_quota"; for failures the
+   * provider did not report, minagent's: "connection_error", "timeout", "incomplete_stream", "malformed_response".
+   */
   errorType?: string | undefined;
   /** The provider's error message, as sent. */
   providerMessage: string;
@@ -21,15 +37,18 @@ export type ProviderErrorDetails = {
 };
 
 /**
- * A model provider's API failed: an HTTP error, a dropped connection, an error event inside a stream
- * or a response that is not what the API promises. Created in one place per adapter; never carries
- * an API key or request headers.
+ * A model provider's API failed: an HTTP error, a dropped connection, a timeout, an error event inside
+ * a stream, a stream cut short, or a response that is not what the API promises. Created in one place
+ * per adapter; never carries an API key (the adapter removes its own key wherever a server echoed it)
+ * or request headers.
  * @example
- * catch (error) { if (error instanceof ProviderError && error.status === 429) … }
+ * catch (error) { if (error instanceof ProviderError && (error.status === 429 || error.kind === "timeout")) … }
  */
 export class ProviderError extends MinagentError {
   /** Provider name, e.g. "anthropic". */
   readonly provider: string;
+  /** What kind of failure it is: the provider's error, a connection failure, a timeout, an incomplete stream or a malformed response. */
+  readonly kind: ProviderErrorKind;
   /** HTTP status, or undefined when no HTTP error status was received. */
   readonly status: number | undefined;
   /** The provider's error type or code. */
@@ -48,6 +67,7 @@ export class ProviderError extends MinagentError {
   constructor(details: ProviderErrorDetails, options?: { cause?: unknown }) {
     super(describe(details), options);
     this.provider = details.provider;
+    this.kind = details.kind ?? "api";
     this.status = details.status;
     this.errorType = details.errorType;
     this.providerMessage = details.providerMessage;
@@ -64,8 +84,8 @@ export class ProviderError extends MinagentError {
 
   /** The fields this error was created from. */
   details(): ProviderErrorDetails {
-    const { provider, status, errorType, providerMessage, retryable, retryAfterMs, requestId, attempts } = this;
-    return { provider, status, errorType, providerMessage, retryable, retryAfterMs, requestId, attempts };
+    const { provider, kind, status, errorType, providerMessage, retryable, retryAfterMs, requestId, attempts } = this;
+    return { provider, kind, status, errorType, providerMessage, retryable, retryAfterMs, requestId, attempts };
   }
 }
 
@@ -77,12 +97,83 @@ function describe(details: ProviderErrorDetails): string {
   return `${head}: ${details.providerMessage}${tail}${request}`;
 }
 
-/** The error for a request that never got an HTTP answer: it timed out, or the connection failed. Both are retryable. */
-export function createTransportError(provider: string, kind: "timeout" | "connection", cause: unknown): ProviderError {
-  const reason = kind === "connection" && cause instanceof Error && cause.cause instanceof Error ? `: ${cause.cause.message}` : "";
-  const providerMessage = kind === "timeout" ? "the request timed out" : `the connection failed${reason}`;
+/**
+ * The error for a call that failed on the way rather than at the provider: it timed out, or the connection
+ * failed or dropped (before the response, or in the middle of its body or stream). Both are retryable.
+ * `problem` says what happened in words; without it, a connection error names the network's own reason.
+ */
+export function createTransportError(provider: string, kind: "timeout" | "connection", cause: unknown, problem?: string): ProviderError {
+  const providerMessage = problem ?? (kind === "timeout" ? "the request timed out" : `the connection failed${networkReason(cause)}`);
   return new ProviderError(
-    { provider, errorType: kind === "timeout" ? "timeout" : "connection_error", providerMessage, retryable: true },
+    { provider, kind, errorType: kind === "timeout" ? "timeout" : "connection_error", providerMessage, retryable: true },
     { cause },
   );
+}
+
+/** ": other side closed" for fetch's `TypeError: fetch failed` / `terminated`, whose reason is in `cause`. */
+function networkReason(error: unknown): string {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
+    if (current.cause instanceof Error && current.cause.message !== "") return `: ${current.cause.message}`;
+  }
+  return "";
+}
+
+/**
+ * True for the errors fetch (undici) gives when the network fails under a request: `TypeError: fetch failed`
+ * before the response, `TypeError: terminated` when the connection drops while the body is read, and the
+ * socket errors (ECONNRESET, EPIPE…) found in their causes.
+ */
+export function isNetworkError(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
+    if (current instanceof TypeError && (current.message === "terminated" || current.message === "fetch failed")) return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (networkErrorCodes.has(code) || code.startsWith("UND_ERR_"))) return true;
+  }
+  return false;
+}
+
+const networkErrorCodes = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
+
+/**
+ * Removes `secrets` (an adapter's API key) from an error made of a failed call, on top of the shape-based
+ * scrubbing of `scrub-secrets` (`sk-…`, `Bearer …`, `x-api-key: …`): some servers echo the key in an error
+ * body (a 401 "invalid key sk-…"). A ProviderError comes back as a new one with clean details; its cause
+ * chain (the SDK's error, which holds the response body) is scrubbed in place, so neither `String(error)`
+ * nor `util.inspect(error)` shows the key.
+ */
+export function hideSecretsInError<T>(error: T, secrets: readonly (string | undefined)[]): T {
+  if (!(error instanceof Error)) return error;
+  const scrubber = createSecretScrubber({ secrets, maxPayloadLength: 100_000 });
+  scrubCauses(error instanceof ProviderError ? error.cause : error, scrubber, 0);
+  if (!(error instanceof ProviderError)) return error;
+  const details = error.details();
+  const providerMessage = scrubber.text(details.providerMessage);
+  const requestId = details.requestId === undefined ? undefined : scrubber.text(details.requestId);
+  if (providerMessage === details.providerMessage && requestId === details.requestId) return error;
+  return new ProviderError({ ...details, providerMessage, requestId }, { cause: error.cause }) as T;
+}
+
+function scrubCauses(error: unknown, scrubber: ReturnType<typeof createSecretScrubber>, depth: number): void {
+  if (!(error instanceof Error) || depth > 4) return;
+  const fields = error as unknown as Record<string, unknown>;
+  for (const key of ["message", "stack", ...Object.keys(error)]) {
+    const value = fields[key];
+    try {
+      if (typeof value === "string") fields[key] = scrubber.text(value);
+      else if (key !== "cause" && key !== "headers" && typeof value === "object" && value !== null && !(value instanceof Error))
+        fields[key] = scrubber.value(value);
+    } catch {
+      // A read-only or exotic field: leave it, it was not built from the response.
+    }
+  }
+  scrubCauses(error.cause, scrubber, depth + 1);
 }

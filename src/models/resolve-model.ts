@@ -26,6 +26,10 @@ export type ResolveModelOptions = {
   retry?: Omit<RetryOptions, "maxRetries"> | undefined;
   /** A fetch implementation (e.g. to record traffic). */
   fetch?: typeof fetch | undefined;
+  /** Milliseconds one attempt at a model call may take, body and stream included (see the adapters' `timeoutMs`). */
+  timeoutMs?: number | undefined;
+  /** Milliseconds the server may stay silent while it sends a response (see the adapters' `idleTimeoutMs`). */
+  idleTimeoutMs?: number | undefined;
 };
 
 /** Ollama's OpenAI-compatible endpoint on its default port. */
@@ -45,8 +49,9 @@ const withURL = /^(.+)@(https?:\/\/.+)$/;
 /**
  * Parses a model string: `anthropic:<model>`, `openai:<model>`, `ollama:<model>` or
  * `openai-compatible:<model>@<base-url>` (an `@<base-url>` suffix also points `ollama:` at another
- * host). Everything after the first colon is the model id, so ids may contain colons and slashes
- * (`ollama:qwen3:8b`). Throws a UsageError saying what is accepted.
+ * host; given as `http://host:11434`, without a path, it gets Ollama's `/v1`). Everything after the
+ * first colon is the model id, so ids may contain colons and slashes (`ollama:qwen3:8b`). Throws a
+ * UsageError saying what is accepted.
  */
 export function parseModelSpec(spec: string): ModelSpec {
   const colon = spec.indexOf(":");
@@ -62,13 +67,36 @@ export function parseModelSpec(spec: string): ModelSpec {
       if (baseURL) throw fail(`${provider}: takes no URL; for another server use openai-compatible:<model>@<url>`);
       return { provider, model, apiKeyVariable: provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY", apiKeyRequired: true };
     case "ollama":
-      return { provider, model, baseURL: baseURL ?? ollamaBaseURL, apiKeyVariable: "OLLAMA_API_KEY", apiKeyRequired: false };
+      return { provider, model, baseURL: ollamaURL(baseURL, fail), apiKeyVariable: "OLLAMA_API_KEY", apiKeyRequired: false };
     case "openai-compatible":
       if (!baseURL) throw fail("an OpenAI-compatible server needs its URL: openai-compatible:<model>@<url>");
       return { provider, model, baseURL, apiKeyVariable: "OPENAI_COMPATIBLE_API_KEY", apiKeyRequired: false };
     default:
       throw fail(`unknown provider "${provider}"`);
   }
+}
+
+/**
+ * Ollama's OpenAI-compatible API lives under `/v1`: a URL without a path (`http://gpu-box:11434`) gets it;
+ * one pointing at Ollama's native API (`/api`), which speaks another protocol, is refused with the URL to use.
+ * Other paths are kept (a reverse proxy may serve Ollama under a prefix).
+ */
+function ollamaURL(baseURL: string | undefined, fail: (problem: string) => UsageError): string {
+  if (baseURL === undefined) return ollamaBaseURL;
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw fail(`"${baseURL}" is not a URL`);
+  }
+  const path = url.pathname.replace(/\/+$/, "");
+  if (/^\/api(\/|$)/.test(path))
+    throw fail(
+      `${url.protocol}//${url.host}${path} is Ollama's native API; minagent speaks its OpenAI-compatible API, under /v1: use ${url.protocol}//${url.host}/v1`,
+    );
+  if (path !== "") return baseURL;
+  url.pathname = "/v1";
+  return url.toString();
 }
 
 /**
@@ -90,6 +118,8 @@ export async function resolveModel(spec: string, options: ResolveModelOptions = 
     ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
     ...(options.retry && { retry: options.retry }),
     ...(options.fetch && { fetch: options.fetch }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
   };
   // The SDKs' own base-URL variables (a proxy, a gateway, a test server) are honoured from the same environment.
   const baseURL = parsed.baseURL ?? env[parsed.provider === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL"];

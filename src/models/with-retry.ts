@@ -1,4 +1,4 @@
-import type { Model, ModelCallOptions, ModelResponse } from "../core/types.js";
+import type { Model, ModelCallOptions, ModelResponse, ModelStreamEvent } from "../core/types.js";
 import { abortPromise, throwIfAborted, UsageError } from "../errors.js";
 import { ProviderError } from "./provider-error.js";
 
@@ -13,7 +13,10 @@ export type RetryOptions = {
    * (`retry-after`) gets no retry: the error is thrown at once rather than blocking the run.
    */
   maxDelayMs?: number | undefined;
-  /** Called before each wait, e.g. to tell a user "rate limited, retrying in 2 s". */
+  /**
+   * Called before each wait, e.g. to tell a user "rate limited, retrying in 2 s". (A streaming call's
+   * listener also gets a `model-call-retry` event at that moment.)
+   */
   onRetry?: ((retry: RetryEvent) => void) | undefined;
 };
 
@@ -32,7 +35,9 @@ export type RetryEvent = {
  * connections: {@link ProviderError.retryable}) are tried again with exponential backoff and jitter,
  * honouring the provider's `retry-after`. Past the budget the last ProviderError is thrown, with
  * `attempts` set. Only the model call is repeated; tools run after it returns, so never twice.
- * A streamed attempt that already emitted events is not retried, so a listener never sees text twice.
+ * A streamed attempt is retried too, even one that already streamed text: before waiting, the call's
+ * listener gets a `model-call-retry` event, which says that what was streamed so far is void and that
+ * the next attempt streams the response from the start (the response itself is always the last attempt's).
  *
  * Retry policies do not multiply: wrapped around a model that retries by itself (an `AnthropicModel`,
  * an `OpenAIModel`, another `withRetry`), this policy replaces the inner one, so a run of failures
@@ -94,9 +99,9 @@ export async function completeWithRetries(
   policy: RetryPolicy,
 ): Promise<ModelResponse> {
   if ((options as MarkedCallOptions)[callerRetries]) return attempt(options);
+  const { onEvent } = options;
   for (let attemptNumber = 1; ; attemptNumber++) {
     let streamed = false;
-    const { onEvent } = options;
     const onAttemptEvent: ModelCallOptions["onEvent"] = (event) => {
       streamed = true;
       onEvent?.(event);
@@ -108,11 +113,23 @@ export async function completeWithRetries(
       if (!(error instanceof ProviderError)) throw error;
       const failed = error.attempts === attemptNumber ? error : error.withAttempts(attemptNumber);
       const delayMs = retryDelay(failed, attemptNumber, policy);
-      if (delayMs === undefined || streamed) throw failed;
+      if (delayMs === undefined) throw failed;
       policy.onRetry?.({ attempt: attemptNumber, delayMs, error: failed });
+      onEvent?.({ type: "model-call-retry", attempt: attemptNumber, delayMs, streamed, error: describeFailure(failed) });
       await sleep(delayMs, options.signal);
     }
   }
+}
+
+/** A failure as a retry event carries it: plain data, no cause, no headers. */
+function describeFailure(error: ProviderError): Extract<ModelStreamEvent, { type: "model-call-retry" }>["error"] {
+  return {
+    provider: error.provider,
+    kind: error.kind,
+    ...(error.status !== undefined && { status: error.status }),
+    ...(error.errorType !== undefined && { errorType: error.errorType }),
+    message: error.providerMessage,
+  };
 }
 
 /** How long to wait before retrying after `attempt` failed, or undefined when it must not be retried. */

@@ -14,20 +14,36 @@ export type WireRequest = {
   text: string;
 };
 
-/** Response headers and status shared by every kind of reply. */
-type WireResponseHead = { status?: number | undefined; headers?: Record<string, string> | undefined };
+/** Response headers and status shared by every kind of reply, and how the body may fail part-way. */
+type WireResponseHead = {
+  status?: number | undefined;
+  headers?: Record<string, string> | undefined;
+  /**
+   * Drop the connection after writing this many bytes of the body (0: right after the headers), as a
+   * proxy or a crashing server does. Clients see the body end in an error.
+   */
+  dropAfterBytes?: number | undefined;
+  /**
+   * Stop writing after this many bytes of the body (0: right after the headers) and keep the connection
+   * open without another byte, as a stalled server does, until the client gives up or the server closes.
+   */
+  stallAfterBytes?: number | undefined;
+};
 
 /**
  * One scripted response: a JSON body, a raw body, a server-sent event stream (written in pieces of
  * `chunkSize` bytes to exercise parsers at arbitrary boundaries, even inside a UTF-8 character, and
- * optionally `chunkDelayMs` apart, as a slow model would), or a dropped connection (`reset`), which
- * clients see as a connection error.
+ * optionally `chunkDelayMs` apart, as a slow model would), a dropped connection before any response
+ * (`reset`), which clients see as a connection error, or no response at all (`stall`: the request is
+ * read and never answered). A body can also be dropped or stalled part-way (`dropAfterBytes`,
+ * `stallAfterBytes`).
  */
 export type WireResponse =
   | (WireResponseHead & { json: unknown })
   | (WireResponseHead & { body: string })
   | (WireResponseHead & { sse: string; chunkSize?: number | undefined; chunkDelayMs?: number | undefined })
-  | { reset: true };
+  | { reset: true }
+  | { stall: true };
 
 /** A queued reply: a response, or a function of the request that returns one. */
 export type WireReply = WireResponse | ((request: WireRequest) => WireResponse | Promise<WireResponse>);
@@ -130,26 +146,49 @@ async function send(response: ServerResponse, reply: WireResponse): Promise<void
     response.socket?.destroy();
     return;
   }
+  if ("stall" in reply) return waitForClose(response);
   const status = reply.status ?? 200;
-  if ("json" in reply) {
-    response.writeHead(status, { "content-type": "application/json", ...reply.headers });
-    response.end(JSON.stringify(reply.json));
-  } else if ("body" in reply) {
-    response.writeHead(status, { "content-type": "application/json", ...reply.headers });
-    response.end(reply.body);
-  } else {
+  let bytes: Buffer;
+  let size: number;
+  if ("sse" in reply) {
     response.writeHead(status, { "content-type": "text/event-stream", "cache-control": "no-cache", ...reply.headers });
-    const bytes = Buffer.from(reply.sse, "utf8");
-    const size = reply.chunkSize ?? bytes.length;
-    for (let start = 0; start < bytes.length; start += size) {
-      response.write(bytes.subarray(start, start + size));
-      if (response.destroyed) return; // the client went away (an abort)
-      // Yield between pieces so that they leave as separate writes rather than one coalesced buffer.
-      if (reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs));
-      else if (size < bytes.length) await new Promise((resolve) => setImmediate(resolve));
-    }
-    response.end();
+    bytes = Buffer.from(reply.sse, "utf8");
+    size = reply.chunkSize ?? bytes.length;
+  } else {
+    response.writeHead(status, { "content-type": "application/json", ...reply.headers });
+    bytes = Buffer.from("json" in reply ? JSON.stringify(reply.json) : reply.body, "utf8");
+    size = bytes.length;
   }
+  const { dropAfterBytes, stallAfterBytes } = reply;
+  const cutAt = Math.min(dropAfterBytes ?? Number.POSITIVE_INFINITY, stallAfterBytes ?? Number.POSITIVE_INFINITY);
+  if (cutAt === Number.POSITIVE_INFINITY && size >= bytes.length) {
+    response.end(bytes);
+    return;
+  }
+  // The headers leave now, before any (possibly stalled) body byte.
+  response.flushHeaders();
+  const end = Math.min(cutAt, bytes.length);
+  for (let start = 0; start < end; start += size) {
+    response.write(bytes.subarray(start, Math.min(start + size, end)));
+    if (response.destroyed) return; // the client went away (an abort)
+    // Yield between pieces so that they leave as separate writes rather than one coalesced buffer.
+    if ("sse" in reply && reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs));
+    else if (size < end) await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (cutAt === Number.POSITIVE_INFINITY || cutAt >= bytes.length) response.end();
+  else if (dropAfterBytes !== undefined && dropAfterBytes === cutAt) {
+    // Let the bytes written so far reach the client, then cut the connection without ending the body.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    response.socket?.destroy();
+  } else await waitForClose(response);
+}
+
+/** Resolves when the client (or the server's close) ends the connection. */
+function waitForClose(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (response.socket === null || response.socket.destroyed) resolve();
+    else response.socket.once("close", () => resolve());
+  });
 }
 
 /**

@@ -58,6 +58,7 @@ const anthropicUndefined: EveryOptionalUndefined<AnthropicModelOptions> = {
   maxRetries: undefined,
   retry: undefined,
   timeoutMs: undefined,
+  idleTimeoutMs: undefined,
   headers: undefined,
   fetch: undefined,
 };
@@ -73,6 +74,7 @@ const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   maxRetries: undefined,
   retry: undefined,
   timeoutMs: undefined,
+  idleTimeoutMs: undefined,
   headers: undefined,
   fetch: undefined,
 };
@@ -81,6 +83,8 @@ const resolveUndefined: EveryOptionalUndefined<ResolveModelOptions> = {
   maxRetries: undefined,
   retry: undefined,
   fetch: undefined,
+  timeoutMs: undefined,
+  idleTimeoutMs: undefined,
 };
 const callUndefined: EveryOptionalUndefined<ModelCallOptions> = { signal: undefined, onEvent: undefined, toolChoice: undefined };
 const recordingUndefined: EveryOptionalUndefined<RecordingModelOptions> = { path: undefined, secrets: undefined, secretKeys: undefined };
@@ -99,6 +103,7 @@ const cassetteUndefined: EveryOptionalUndefined<CassetteModelOptions> = {
 };
 const wireServerUndefined: EveryOptionalUndefined<WireServerOptions> = { keepCredentials: undefined };
 const detailsUndefined: EveryOptionalUndefined<ProviderErrorDetails> = {
+  kind: undefined,
   status: undefined,
   errorType: undefined,
   retryAfterMs: undefined,
@@ -199,8 +204,8 @@ describe("explicit undefined options mean the defaults", () => {
 
   test("WireResponse and formatServerSentEvents: status 200, the whole body at once", async () => {
     server.reply(
-      { json: { ok: true }, status: undefined, headers: undefined },
-      { sse: "data: 1\n\n", chunkSize: undefined, chunkDelayMs: undefined },
+      { json: { ok: true }, status: undefined, headers: undefined, dropAfterBytes: undefined, stallAfterBytes: undefined },
+      { sse: "data: 1\n\n", chunkSize: undefined, chunkDelayMs: undefined, dropAfterBytes: undefined, stallAfterBytes: undefined },
     );
     const json = await fetch(server.url);
     expect([json.status, await json.json()]).toEqual([200, { ok: true }]);

@@ -28,6 +28,10 @@ describe("parseModelSpec", () => {
       },
     ],
     ["openai-compatible:m@x@https://user:pass@host/v1", { model: "m@x", baseURL: "https://user:pass@host/v1" }],
+    // Ollama without a path gets its /v1; another path (a reverse proxy's prefix) is kept.
+    ["ollama:qwen3:8b@http://gpu-box:11434", { model: "qwen3:8b", baseURL: "http://gpu-box:11434/v1" }],
+    ["ollama:qwen3:8b@http://gpu-box:11434/", { baseURL: "http://gpu-box:11434/v1" }],
+    ["ollama:qwen3:8b@https://proxy.example/ollama/v1", { baseURL: "https://proxy.example/ollama/v1" }],
   ])("%s", (spec, expected) => {
     expect(parseModelSpec(spec)).toMatchObject(expected);
   });
@@ -38,6 +42,11 @@ describe("parseModelSpec", () => {
     ["gemini:pro", /unknown provider "gemini"/],
     ["openai-compatible:llama3", /needs its URL/],
     ["openai:gpt-4.1@http://localhost:1234/v1", /takes no URL/],
+    [
+      "ollama:qwen3@http://gpu-box:11434/api",
+      /http:\/\/gpu-box:11434\/api is Ollama's native API; .* under \/v1: use http:\/\/gpu-box:11434\/v1/,
+    ],
+    ["ollama:qwen3@http://gpu box", /"http:\/\/gpu box" is not a URL/],
   ])("%s is refused with the accepted syntax", (spec, problem) => {
     expect(() => parseModelSpec(spec)).toThrow(problem);
     expect(() => parseModelSpec(spec)).toThrow(/openai-compatible:<model>@<url>/);
@@ -70,6 +79,34 @@ describe("resolveModel", () => {
     server.reply(fixtureReply("openai/chat-text-stop.json"));
     await gateway.complete([{ role: "user", content: "hi" }], []);
     expect(server.requests[2]?.headers.authorization).toBe("Bearer key-g");
+  });
+
+  test("ollama:<model>@<url> without /v1 reaches Ollama's OpenAI-compatible endpoint", async () => {
+    const model = await resolveModel(`ollama:qwen3:8b@${server.url}`, { env: {} });
+    server.reply(fixtureReply("openai/chat-text-stop.json"));
+    await model.complete([{ role: "user", content: "hi" }], []);
+    expect(server.requests[0]?.path).toBe("/v1/chat/completions");
+  });
+
+  test("a 404 from a compatible server whose URL has no path says to add /v1", async () => {
+    const model = await resolveModel(`openai-compatible:m@${server.url}`, { env: {}, maxRetries: 0 });
+    server.reply({ status: 404, body: "404 page not found", headers: { "content-type": "text/plain" } });
+    await expect(model.complete([{ role: "user", content: "hi" }], [])).rejects.toThrow(
+      `404 page not found (the base URL ${server.url} has no path; OpenAI-compatible servers usually serve the API under /v1: try ${server.url}/v1)`,
+    );
+    expect(server.requests[0]?.path).toBe("/chat/completions");
+  });
+
+  test("timeoutMs and idleTimeoutMs reach the adapter", async () => {
+    const model = await resolveModel(`openai-compatible:m@${server.url}/v1`, { env: {}, maxRetries: 0, timeoutMs: 100 });
+    server.reply({ json: { choices: [] }, stallAfterBytes: 0 });
+    await expect(model.complete([{ role: "user", content: "hi" }], [])).rejects.toMatchObject({ kind: "timeout" });
+    const idle = await resolveModel(`openai-compatible:m@${server.url}/v1`, { env: {}, maxRetries: 0, idleTimeoutMs: 100 });
+    server.reply({ json: { choices: [] }, stallAfterBytes: 0 });
+    await expect(idle.complete([{ role: "user", content: "hi" }], [])).rejects.toMatchObject({
+      kind: "timeout",
+      providerMessage: /idleTimeoutMs: 100/,
+    });
   });
 
   test("a missing key is a usage error naming the variable", async () => {

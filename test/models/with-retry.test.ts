@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { Model, ModelResponse } from "../../src/core/types.js";
+import type { Model, ModelResponse, ModelStreamEvent } from "../../src/core/types.js";
 import { AbortError } from "../../src/errors.js";
 import { ProviderError } from "../../src/models/provider-error.js";
 import { type RetryEvent, withRetry } from "../../src/models/with-retry.js";
@@ -86,14 +86,45 @@ describe("withRetry", () => {
     expect(model.calls).toBe(1);
   });
 
-  test("an attempt that already streamed events is not retried", async () => {
-    const model = flaky(overloaded());
-    const texts: string[] = [];
-    await expect(
-      withRetry(model, { baseDelayMs: 1 }).complete([], [], { onEvent: (event) => event.type === "text-delta" && texts.push(event.text) }),
-    ).rejects.toBeInstanceOf(ProviderError);
-    expect(texts).toEqual(["partial"]);
-    expect(model.calls).toBe(1);
+  test("an attempt that already streamed is retried, and the listener hears model-call-retry before the new attempt streams", async () => {
+    const model = flaky(overloaded({ requestId: "req_1" }));
+    const events: ModelStreamEvent[] = [];
+    const retries: RetryEvent[] = [];
+    const response = await withRetry(model, { baseDelayMs: 1, onRetry: (retry) => retries.push(retry) }).complete([], [], {
+      onEvent: (event) => events.push(event),
+    });
+    expect(response).toBe(answer);
+    expect(model.calls).toBe(2);
+    expect(events).toEqual([
+      { type: "text-delta", text: "partial" },
+      {
+        type: "model-call-retry",
+        attempt: 1,
+        delayMs: retries[0]?.delayMs,
+        streamed: true,
+        error: { provider: "test", kind: "api", status: 529, errorType: "overloaded_error", message: "Overloaded" },
+      },
+      { type: "text-delta", text: "partial" },
+    ]);
+    expect(JSON.parse(JSON.stringify(events[1]))).toEqual(events[1]); // plain data: no cause, no headers
+  });
+
+  test("an attempt that failed before streaming says so (streamed: false); without a listener nothing is emitted", async () => {
+    const silent: Model = {
+      calls: 0,
+      async complete(_messages, _tools, options = {}) {
+        if ((this as { calls: number }).calls++ === 0)
+          throw overloaded({ kind: "connection", status: undefined, errorType: "connection_error" });
+        options.onEvent?.({ type: "text-delta", text: "whole" });
+        return answer;
+      },
+    } as Model & { calls: number };
+    const events: ModelStreamEvent[] = [];
+    await withRetry(silent, { baseDelayMs: 1 }).complete([], [], { onEvent: (event) => events.push(event) });
+    expect(
+      events.map((event) => (event.type === "model-call-retry" ? [event.type, event.streamed, event.error.kind] : event.type)),
+    ).toEqual([["model-call-retry", false, "connection"], "text-delta"]);
+    expect(await withRetry(flaky(overloaded()), { baseDelayMs: 1 }).complete([], [])).toBe(answer);
   });
 
   test("aborting during the wait rejects promptly with an AbortError", async () => {

@@ -1,6 +1,10 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
+import { checkTimeouts, createAttemptSignal } from "../create-attempt-signal.js";
+import { createGuardedFetch } from "../create-guarded-fetch.js";
+import { hideSecretsInError } from "../provider-error.js";
+import { ConversationToolCallIds } from "../tool-call-ids.js";
 import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "../with-retry.js";
 import type { AnthropicRequest, AnthropicServerTool, AnthropicStreamEvent } from "./anthropic-wire-types.js";
 import { collectAnthropicStream } from "./collect-anthropic-stream.js";
@@ -46,8 +50,18 @@ export type AnthropicModelOptions = {
   maxRetries?: number | undefined;
   /** Backoff settings of those retries. */
   retry?: Omit<RetryOptions, "maxRetries"> | undefined;
-  /** Milliseconds before one HTTP request is abandoned (default: the SDK's, 10 minutes). */
+  /**
+   * Milliseconds one attempt may take, from sending the request to the last byte of the response or
+   * stream, before it fails with a retryable `timeout` ProviderError (default: none, beyond the SDK's
+   * 10 minutes for the response headers). Each retry gets the full time again.
+   */
   timeoutMs?: number | undefined;
+  /**
+   * Milliseconds the server may stay silent once it has sent the response headers — between two chunks
+   * of a stream, or before the body — before the attempt fails with a retryable `timeout` ProviderError
+   * (default 120,000; 0 turns it off). Anthropic streams text as it is written and sends pings meanwhile.
+   */
+  idleTimeoutMs?: number | undefined;
   /** Extra HTTP headers sent with every request (e.g. an `anthropic-beta` flag). */
   headers?: Record<string, string> | undefined;
   /** A fetch implementation, e.g. to record traffic. Default: the global fetch. */
@@ -70,6 +84,8 @@ export class AnthropicModel implements Model {
   readonly #options: AnthropicModelOptions;
   readonly #maxTokens: number;
   readonly #retry: RetryPolicy;
+  readonly #apiKey: string;
+  readonly #ids = new ConversationToolCallIds();
 
   constructor(options: AnthropicModelOptions) {
     if (typeof options?.model !== "string" || options.model === "")
@@ -79,21 +95,26 @@ export class AnthropicModel implements Model {
       throw new UsageError("AnthropicModel needs an API key: set the ANTHROPIC_API_KEY environment variable or pass { apiKey }.");
     this.modelId = options.model;
     this.#options = options;
+    this.#apiKey = apiKey;
     this.#maxTokens = checkTokens(options);
     this.#retry = resolveRetryOptions({ ...options.retry, maxRetries: options.maxRetries ?? 2 });
+    const { idleTimeoutMs = 120_000 } = checkTimeouts("AnthropicModel", options);
     this.#client = new Anthropic({
       apiKey,
       maxRetries: 0, // the SDK's retries cannot be tuned, and they also retry 409 and 408; ours are in completeWithRetries
       ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
       ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
       ...(options.headers && { defaultHeaders: options.headers }),
-      ...(options.fetch && { fetch: options.fetch }),
+      fetch: createGuardedFetch({ provider: this.provider, fetch: options.fetch, idleTimeoutMs }),
+      // Failures come back as typed errors; the SDK's console logging (a stream's unparsable data) stays off unless asked for.
+      ...(process.env.ANTHROPIC_LOG === undefined && { logLevel: "off" }),
     });
   }
 
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
     const request = this.createRequest(messages, tools, options);
-    return completeWithRetries((attempt) => this.#send(request, attempt), options, this.#retry);
+    const usedIds = () => this.#ids.of(messages);
+    return completeWithRetries((attempt) => this.#send(request, usedIds, attempt), options, this.#retry);
   }
 
   /**
@@ -126,19 +147,27 @@ export class AnthropicModel implements Model {
     };
   }
 
-  async #send(request: AnthropicRequest, { signal, onEvent: listener }: ModelCallOptions): Promise<ModelResponse> {
-    const requestOptions = signal ? { signal } : {};
+  async #send(
+    request: AnthropicRequest,
+    usedIds: () => ReadonlySet<string>,
+    { signal, onEvent: listener }: ModelCallOptions,
+  ): Promise<ModelResponse> {
+    const attempt = createAttemptSignal(this.provider, signal, this.#options.timeoutMs);
+    const requestOptions = attempt.signal ? { signal: attempt.signal } : {};
+    const context = { usedIds };
     // The SDK refuses non-streaming requests that may run past 10 minutes (large max_tokens); stream those quietly.
     const onEvent = listener ?? (request.max_tokens > nonStreamingTokenLimit ? () => {} : undefined);
     try {
       // Not streaming is the API's default: `stream` is sent only to stream.
-      if (!onEvent) return convertAnthropicResponse(await this.#client.messages.create(request, requestOptions));
+      if (!onEvent) return convertAnthropicResponse(await this.#client.messages.create(request, requestOptions), context);
       const stream = await this.#client.messages.create({ ...request, stream: true }, requestOptions);
-      const response = await collectAnthropicStream(stream as AsyncIterable<AnthropicStreamEvent>, onEvent);
-      signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete
+      const response = await collectAnthropicStream(stream as AsyncIterable<AnthropicStreamEvent>, onEvent, context);
+      attempt.signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete
       return response;
     } catch (error) {
-      throw createAnthropicError(error, signal);
+      throw hideSecretsInError(attempt.timedOut() ?? createAnthropicError(error, signal), [this.#apiKey]);
+    } finally {
+      attempt.dispose();
     }
   }
 }

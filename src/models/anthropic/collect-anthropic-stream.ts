@@ -1,20 +1,24 @@
 import type { ModelResponse, ModelStreamEvent } from "../../core/types.js";
+import { createToolCallIds } from "../tool-call-ids.js";
 import type { AnthropicContentBlock, AnthropicResponse, AnthropicStreamEvent } from "./anthropic-wire-types.js";
-import { convertAnthropicResponse } from "./convert-anthropic-response.js";
+import { type AnthropicConversionContext, convertAnthropicResponse } from "./convert-anthropic-response.js";
 import { createIncompleteStreamError } from "./create-anthropic-error.js";
 
 /**
  * Rebuilds the response message from a stream of Anthropic events, reporting deltas as they arrive,
  * then converts it exactly as a response received whole. Tool calls are reported complete once the
- * message is, so the events carry the very calls the response holds.
+ * message is, so the events carry the very calls the response holds. A repeated tool-call id is
+ * replaced as the call starts (see convertAnthropicResponse), so `tool-input-start` carries the final id.
  * @see https://docs.claude.com/en/docs/build-with-claude/streaming
  */
 export async function collectAnthropicStream(
   events: AsyncIterable<AnthropicStreamEvent>,
   onEvent: (event: ModelStreamEvent) => void,
+  context: AnthropicConversionContext = {},
 ): Promise<ModelResponse> {
   let message: AnthropicResponse | undefined;
   let stopped = false;
+  const uniqueId = createToolCallIds(context.usedIds, "toolu_");
   const toolIndexes = new Map<number, number>(); // content block index → tool call index
   for await (const event of events) {
     if (event.type === "message_start") {
@@ -28,6 +32,7 @@ export async function collectAnthropicStream(
       if (block.type === "tool_use" || block.type === "server_tool_use") block.input = "";
       message.content[event.index] = block;
       if (block.type === "tool_use") {
+        block.id = uniqueId(block.id);
         toolIndexes.set(event.index, toolIndexes.size);
         onEvent({ type: "tool-input-start", index: toolIndexes.size - 1, id: String(block.id), name: String(block.name) });
       }
@@ -47,7 +52,7 @@ export async function collectAnthropicStream(
   }
   if (!message) throw createIncompleteStreamError("the stream ended without a message");
   if (!stopped && message.stop_reason === null) throw createIncompleteStreamError("the stream ended before the message was complete");
-  const response = convertAnthropicResponse({ ...message, content: message.content.filter(Boolean) });
+  const response = convertAnthropicResponse({ ...message, content: message.content.filter(Boolean) }, context);
   for (const [index, toolCall] of (response.message.toolCalls ?? []).entries()) onEvent({ type: "tool-input-end", index, toolCall });
   if (response.usage) onEvent({ type: "usage", usage: response.usage });
   return response;

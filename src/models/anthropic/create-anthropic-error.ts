@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { toAbortError } from "../../errors.js";
-import { createTransportError, ProviderError } from "../provider-error.js";
+import { createTransportError, isNetworkError, ProviderError } from "../provider-error.js";
 import { isRetryableStatus, parseRetryAfter } from "../retry-hints.js";
 
 const provider = "anthropic";
@@ -11,8 +11,8 @@ const retryableTypes = new Set(["overloaded_error", "api_error", "rate_limit_err
 /**
  * The one place where failures of an Anthropic call become minagent errors: an aborted signal gives
  * an AbortError, everything the API or the network did gives a {@link ProviderError}. Errors that are
- * not the provider's (a bug) are returned unchanged. The SDK's error keeps only response headers, so
- * no API key can leak through `cause`.
+ * not the provider's (a bug) are returned unchanged. The SDK's error keeps only response headers and
+ * body; the adapter removes its key from both, in case the server echoed it (see hideSecretsInError).
  * @see https://docs.claude.com/en/api/errors
  */
 export function createAnthropicError(error: unknown, signal?: AbortSignal): Error {
@@ -23,6 +23,7 @@ export function createAnthropicError(error: unknown, signal?: AbortSignal): Erro
   if (error instanceof APIConnectionError) return createTransportError(provider, "connection", error);
   if (error instanceof APIError) return fromApiError(error);
   if (error instanceof SyntaxError) return createMalformedResponseError(`the body is not valid JSON (${error.message})`, error);
+  if (isNetworkError(error)) return createTransportError(provider, "connection", error);
   return error instanceof Error ? error : new Error(String(error));
 }
 
@@ -44,12 +45,24 @@ function fromApiError(error: APIError): ProviderError {
 /** The response is not what the Messages API promises (not JSON, no content array…). */
 export function createMalformedResponseError(problem: string, cause?: unknown): ProviderError {
   return new ProviderError(
-    { provider, errorType: "malformed_response", providerMessage: `malformed response: ${problem}`, retryable: false },
+    {
+      provider,
+      kind: "malformed_response",
+      errorType: "malformed_response",
+      providerMessage: `malformed response: ${problem}`,
+      retryable: false,
+    },
     cause === undefined ? undefined : { cause },
   );
 }
 
 /** The stream stopped or went wrong before the message was complete (e.g. the connection dropped). */
 export function createIncompleteStreamError(problem: string): ProviderError {
-  return new ProviderError({ provider, errorType: "incomplete_stream", providerMessage: problem, retryable: true });
+  return new ProviderError({
+    provider,
+    kind: "incomplete_stream",
+    errorType: "incomplete_stream",
+    providerMessage: problem,
+    retryable: true,
+  });
 }

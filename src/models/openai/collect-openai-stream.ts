@@ -1,5 +1,6 @@
 import type { ModelResponse, ModelStreamEvent } from "../../core/types.js";
-import { convertOpenAIResponse, createToolCallIds, type OpenAIConversionContext } from "./convert-openai-response.js";
+import { createToolCallIds } from "../tool-call-ids.js";
+import { convertOpenAIResponse, type OpenAIConversionContext } from "./convert-openai-response.js";
 import { createIncompleteStreamError } from "./create-openai-error.js";
 import type { OpenAIChunk, OpenAIResponse, OpenAIToolCall, OpenAIUsage } from "./openai-wire-types.js";
 
@@ -25,7 +26,7 @@ export async function collectOpenAIStream(
   let usage: OpenAIUsage | null | undefined;
   let received = false;
   const slots = new Map<string, ToolCallSlot>();
-  const uniqueId = createToolCallIds(context);
+  const uniqueId = createToolCallIds(context.usedIds, "call_");
   for await (const chunk of chunks) {
     received = true;
     if (chunk.usage) usage = chunk.usage;
@@ -97,9 +98,9 @@ function applyToolCallDelta(
     slot.arguments = `${typeof slot.arguments === "string" ? slot.arguments : ""}${fragment}`;
     onEvent({ type: "tool-input-delta", index, argumentsDelta: fragment });
   } else if (fragment !== undefined && fragment !== null) {
-    // Some servers send the arguments whole, as an object.
+    // Some servers send the arguments whole, as an object (too deep to write as JSON, it is refused later by createToolCall).
     slot.arguments = fragment;
-    onEvent({ type: "tool-input-delta", index, argumentsDelta: JSON.stringify(fragment) });
+    onEvent({ type: "tool-input-delta", index, argumentsDelta: writeJson(fragment) });
   }
 }
 
@@ -111,4 +112,12 @@ function slotKey(slots: Map<string, ToolCallSlot>, call: OpenAIToolCall): string
   const last = [...slots.keys()].at(-1);
   if (last !== undefined && !call.function?.name && id === undefined) return last;
   return `position:${slots.size}`;
+}
+
+function writeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "";
+  }
 }

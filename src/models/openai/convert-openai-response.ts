@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { ModelResponse, ReasoningPart, ToolCall } from "../../core/types.js";
 import { createToolCall } from "../create-tool-call.js";
+import { createToolCallIds, type UsedToolCallIds } from "../tool-call-ids.js";
 import { createMalformedResponseError } from "./create-openai-error.js";
 import { mapOpenAIFinishReason } from "./map-openai-finish-reason.js";
 import { mapOpenAIUsage } from "./map-openai-usage.js";
@@ -14,7 +14,7 @@ export type OpenAIConversionContext = {
    * Tool-call ids already used in the conversation: a server that repeats one gets a fresh id instead.
    * A function is called only if the response has a tool call with an id to check.
    */
-  usedIds?: ReadonlySet<string> | (() => ReadonlySet<string>) | undefined;
+  usedIds?: UsedToolCallIds | undefined;
 };
 
 /**
@@ -26,7 +26,7 @@ export type OpenAIConversionContext = {
 export function convertOpenAIResponse(response: unknown, context: OpenAIConversionContext): ModelResponse {
   const { choice, message } = checkResponse(response, context.provider);
   const cutOff = choice.finish_reason === "length";
-  const uniqueId = createToolCallIds(context);
+  const uniqueId = createToolCallIds(context.usedIds, "call_");
   const toolCalls: ToolCall[] = (message.tool_calls ?? []).map((call) => {
     const id = uniqueId(call.id);
     return createToolCall(id, call.function?.name ?? "", call.function?.arguments, { truncated: cutOff });
@@ -45,28 +45,6 @@ export function convertOpenAIResponse(response: unknown, context: OpenAIConversi
     },
     stopReason: refusal !== undefined ? "refusal" : mapOpenAIFinishReason(choice.finish_reason, toolCalls.length > 0),
     ...(usage && { usage }),
-  };
-}
-
-/**
- * Hands out the ids of one response's tool calls: the server's id when it is usable and new (not
- * earlier in this response nor in the conversation), else a fresh one. The conversation's ids are
- * looked up only once a server id needs checking.
- */
-export function createToolCallIds(context: OpenAIConversionContext): (id: unknown) => string {
-  const given = new Set<string>();
-  let used: ReadonlySet<string> | undefined;
-  const usedIds = () => {
-    used ??= typeof context.usedIds === "function" ? context.usedIds() : (context.usedIds ?? given);
-    return used;
-  };
-  return (id) => {
-    const usable =
-      typeof id === "string" && id !== "" && !given.has(id) && !usedIds().has(id)
-        ? id
-        : `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
-    given.add(usable);
-    return usable;
   };
 }
 
@@ -89,6 +67,11 @@ function checkResponse(response: unknown, provider: string) {
 }
 
 function describe(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value); // nested too deep to write
+  }
   return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { toAbortError } from "../../errors.js";
-import { createTransportError, ProviderError } from "../provider-error.js";
+import { createTransportError, isNetworkError, ProviderError } from "../provider-error.js";
 import { isRetryableStatus, parseRetryAfter } from "../retry-hints.js";
 
 /** Error types that mean "try again later" when they arrive inside a stream, where there is no HTTP status. */
@@ -20,6 +20,7 @@ export function createOpenAIError(error: unknown, provider: string, signal?: Abo
   if (error instanceof APIConnectionError) return createTransportError(provider, "connection", error);
   if (error instanceof APIError) return fromApiError(error, provider);
   if (error instanceof SyntaxError) return createMalformedResponseError(provider, `the body is not valid JSON (${error.message})`, error);
+  if (isNetworkError(error)) return createTransportError(provider, "connection", error);
   return error instanceof Error ? error : new Error(String(error));
 }
 
@@ -68,12 +69,24 @@ function toNumber(text: string | undefined): number {
 /** The response is not what the Chat Completions API promises. */
 export function createMalformedResponseError(provider: string, problem: string, cause?: unknown): ProviderError {
   return new ProviderError(
-    { provider, errorType: "malformed_response", providerMessage: `malformed response: ${problem}`, retryable: false },
+    {
+      provider,
+      kind: "malformed_response",
+      errorType: "malformed_response",
+      providerMessage: `malformed response: ${problem}`,
+      retryable: false,
+    },
     cause === undefined ? undefined : { cause },
   );
 }
 
 /** The stream ended before the completion was (e.g. the connection dropped). */
 export function createIncompleteStreamError(provider: string, problem: string): ProviderError {
-  return new ProviderError({ provider, errorType: "incomplete_stream", providerMessage: problem, retryable: true });
+  return new ProviderError({
+    provider,
+    kind: "incomplete_stream",
+    errorType: "incomplete_stream",
+    providerMessage: problem,
+    retryable: true,
+  });
 }

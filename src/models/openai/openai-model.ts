@@ -1,6 +1,10 @@
 import OpenAI from "openai";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
+import { checkTimeouts, createAttemptSignal } from "../create-attempt-signal.js";
+import { createGuardedFetch } from "../create-guarded-fetch.js";
+import { hideSecretsInError, ProviderError } from "../provider-error.js";
+import { ConversationToolCallIds } from "../tool-call-ids.js";
 import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "../with-retry.js";
 import { collectOpenAIStream } from "./collect-openai-stream.js";
 import { convertOpenAIResponse } from "./convert-openai-response.js";
@@ -44,8 +48,19 @@ export type OpenAIModelOptions = {
   maxRetries?: number | undefined;
   /** Backoff settings of those retries. */
   retry?: Omit<RetryOptions, "maxRetries"> | undefined;
-  /** Milliseconds before one HTTP request is abandoned (default: the SDK's, 10 minutes). */
+  /**
+   * Milliseconds one attempt may take, from sending the request to the last byte of the response or
+   * stream, before it fails with a retryable `timeout` ProviderError (default: none, beyond the SDK's
+   * 10 minutes for the response headers). Each retry gets the full time again.
+   */
   timeoutMs?: number | undefined;
+  /**
+   * Milliseconds the server may stay silent once it has sent the response headers — between two chunks
+   * of a stream, or before the body — before the attempt fails with a retryable `timeout` ProviderError
+   * (0 turns it off). Default 120,000 for OpenAI; 300,000 with a `baseURL`, because a local server
+   * (llama.cpp, vLLM) may send its headers at once and then read a long prompt for minutes in silence.
+   */
+  idleTimeoutMs?: number | undefined;
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string> | undefined;
   /** A fetch implementation, e.g. to record traffic. Default: the global fetch. */
@@ -65,8 +80,9 @@ export class OpenAIModel implements Model {
   readonly #client: OpenAI;
   readonly #options: OpenAIModelOptions;
   readonly #retry: RetryPolicy;
+  readonly #apiKey: string | undefined;
   /** Tool-call ids of each conversation seen, kept up to date as it grows, so no call rescans the history. */
-  readonly #conversationIds = new WeakMap<readonly Message[], ConversationIds>();
+  readonly #ids = new ConversationToolCallIds();
 
   constructor(options: OpenAIModelOptions) {
     if (typeof options?.model !== "string" || options.model === "")
@@ -78,7 +94,9 @@ export class OpenAIModel implements Model {
     this.provider = options.provider ?? (official ? "openai" : "openai-compatible");
     this.modelId = options.model;
     this.#options = options;
+    this.#apiKey = apiKey || undefined;
     this.#retry = resolveRetryOptions({ ...options.retry, maxRetries: options.maxRetries ?? 2 });
+    const { idleTimeoutMs = official ? 120_000 : 300_000 } = checkTimeouts("OpenAIModel", options);
     this.#client = new OpenAI({
       // A keyless local server: the SDK insists on a key, so give it a placeholder and send no Authorization header.
       apiKey: apiKey || "no-key",
@@ -86,13 +104,15 @@ export class OpenAIModel implements Model {
       ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
       ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
       defaultHeaders: { ...options.headers, ...(!apiKey && { authorization: null }) },
-      ...(options.fetch && { fetch: options.fetch }),
+      fetch: createGuardedFetch({ provider: this.provider, fetch: options.fetch, idleTimeoutMs }),
+      // Failures come back as typed errors; the SDK's console logging (a stream's unparsable data) stays off unless asked for.
+      ...(process.env.OPENAI_LOG === undefined && { logLevel: "off" }),
     });
   }
 
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
     const request = this.createRequest(messages, tools, options);
-    const usedIds = () => this.#usedIds(messages);
+    const usedIds = () => this.#ids.of(messages);
     return completeWithRetries((attempt) => this.#send(request, usedIds, attempt), options, this.#retry);
   }
 
@@ -118,39 +138,35 @@ export class OpenAIModel implements Model {
     };
   }
 
-  /**
-   * The tool-call ids in a conversation, for telling a server's repeated id (some reuse "call_0" every
-   * turn) from a new one. The engine appends to the same array on every call, so only new messages are read.
-   */
-  #usedIds(messages: readonly Message[]): ReadonlySet<string> {
-    let known = this.#conversationIds.get(messages);
-    // A shorter or rewritten conversation is read again from the start.
-    if (!known || known.read > messages.length || (known.read > 0 && messages[known.read - 1] !== known.last)) {
-      known = { ids: new Set(), read: 0, last: undefined };
-      this.#conversationIds.set(messages, known);
-    }
-    for (let i = known.read; i < messages.length; i++) for (const call of messages[i]?.toolCalls ?? []) known.ids.add(call.id);
-    known.read = messages.length;
-    known.last = messages[messages.length - 1];
-    return known.ids;
-  }
-
   async #send(request: OpenAIRequest, usedIds: () => ReadonlySet<string>, { signal, onEvent }: ModelCallOptions): Promise<ModelResponse> {
     const context = { provider: this.provider, usedIds };
-    const requestOptions = signal ? { signal } : {};
+    const attempt = createAttemptSignal(this.provider, signal, this.#options.timeoutMs);
+    const requestOptions = attempt.signal ? { signal: attempt.signal } : {};
     try {
       // Not streaming is the API's default: `stream` is sent only to stream (no framework-added tokens).
       if (!onEvent) return convertOpenAIResponse(await this.#client.chat.completions.create(request, requestOptions), context);
       const streamOptions = this.#options.streamUsage === false ? {} : { stream_options: { include_usage: true } };
       const stream = await this.#client.chat.completions.create({ ...request, stream: true, ...streamOptions }, requestOptions);
       const response = await collectOpenAIStream(stream as AsyncIterable<OpenAIChunk>, onEvent, context);
-      signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete
+      attempt.signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete
       return response;
     } catch (error) {
-      throw createOpenAIError(error, this.provider, signal);
+      const failure = attempt.timedOut() ?? createOpenAIError(error, this.provider, signal);
+      throw hideSecretsInError(explainNotFound(failure, this.#options.baseURL), [this.#apiKey]);
+    } finally {
+      attempt.dispose();
     }
   }
 }
 
-/** The tool-call ids of a conversation's first `read` messages, the last of which was `last`. */
-type ConversationIds = { ids: Set<string>; read: number; last: Message | undefined };
+/**
+ * A 404 from a server whose base URL has no path is most often a URL missing the `/v1` under which
+ * OpenAI-compatible servers (vLLM, llama.cpp, LM Studio, Ollama) serve the API: say so.
+ */
+function explainNotFound(error: Error, baseURL: string | undefined): Error {
+  if (!(error instanceof ProviderError) || error.status !== 404 || baseURL === undefined || !/^https?:\/\/[^/]+\/?$/.test(baseURL))
+    return error;
+  const suggested = `${baseURL.replace(/\/$/, "")}/v1`;
+  const providerMessage = `${error.providerMessage} (the base URL ${baseURL} has no path; OpenAI-compatible servers usually serve the API under /v1: try ${suggested})`;
+  return new ProviderError({ ...error.details(), providerMessage }, { cause: error.cause });
+}

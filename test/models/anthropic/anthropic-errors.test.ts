@@ -128,7 +128,7 @@ describe("AnthropicModel: retries", () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  test("an error event after text was streamed is not retried (the listener would see the text twice)", async () => {
+  test("an error event after text was streamed is retried; the listener hears model-call-retry between the two attempts' text", async () => {
     const stream = fixtureText("anthropic/stream-stop-sequence.sse").split("\n\n");
     const prefix = stream.slice(0, stream.findIndex((frame) => frame.includes("text_delta")) + 1).join("\n\n");
     server.reply(
@@ -136,10 +136,18 @@ describe("AnthropicModel: retries", () => {
       fixtureReply("anthropic/stream-stop-sequence.sse"),
     );
     const events: ModelStreamEvent[] = [];
-    const error = await failure(model().complete(user, [], { onEvent: (event) => events.push(event) }));
-    expect(error).toMatchObject({ status: undefined, errorType: "overloaded_error", retryable: true, attempts: 1 });
-    expect(events.some((event) => event.type === "text-delta")).toBe(true);
-    expect(server.requests).toHaveLength(1);
+    const response = await model().complete(user, [], { onEvent: (event) => events.push(event) });
+    expect(response.stopReason).toBe("stop_sequence");
+    expect(server.requests).toHaveLength(2);
+    const retry = events.findIndex((event) => event.type === "model-call-retry");
+    expect(events[retry]).toMatchObject({
+      attempt: 1,
+      streamed: true,
+      error: { provider: "anthropic", kind: "api", errorType: "overloaded_error" },
+    });
+    expect(events.slice(0, retry).some((event) => event.type === "text-delta")).toBe(true);
+    const retried = events.slice(retry + 1).flatMap((event) => (event.type === "text-delta" ? [event.text] : []));
+    expect(retried.join("")).toBe(response.message.content);
   });
 
   test("a stream cut off before message_stop is an error, not a short answer", async () => {
