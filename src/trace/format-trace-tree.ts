@@ -43,11 +43,12 @@ function describe(span: TraceSpan, previewLength: number): string {
   const attributes = span.attributes;
   const error = span.status.code === "error" ? `✗ ${preview(span.status.message, previewLength)}` : undefined;
   switch (span.type) {
-    case "run": {
-      const turns = attributes[traceAttributes.runTurns];
-      parts.push(error ?? (turns === undefined ? "" : `✓ converged in ${turns} turn${turns === 1 ? "" : "s"}`), tokens(span));
+    case "run":
+      parts.push(runOutcome(span) ?? error ?? "", tokens(span));
       break;
-    }
+    case "turn":
+      parts.push(error ?? (attributes[traceAttributes.turnResumed] === true ? "resumed" : ""));
+      break;
     case "model-call": {
       const reasons = attributes[traceAttributes.responseFinishReasons];
       parts.push(error ?? (Array.isArray(reasons) ? reasons.join(",") : ""), tokens(span));
@@ -60,7 +61,7 @@ function describe(span: TraceSpan, previewLength: number): string {
     }
     case "tool-execution": {
       const result = attributes[traceAttributes.toolCallResult];
-      parts.push(error ?? (typeof result === "string" ? `→ ${preview(result, previewLength)}` : ""));
+      parts.push(error ?? pending(span, previewLength) ?? (typeof result === "string" ? `→ ${preview(result, previewLength)}` : ""));
       break;
     }
     default:
@@ -68,6 +69,34 @@ function describe(span: TraceSpan, previewLength: number): string {
   }
   const [name, ...details] = parts.filter((part) => part !== "");
   return details.length > 0 ? `${name}  ${details.join(" · ")}` : (name ?? "");
+}
+
+/** `✓ completed in 3 turns`, `✗ max_steps after 8 turns`, `⏸ interrupted: 1 call awaits approval`; undefined for a failed run. */
+function runOutcome({ attributes }: TraceSpan): string | undefined {
+  const turns = attributes[traceAttributes.runTurns];
+  if (typeof turns !== "number") return undefined;
+  const inTurns = `${turns} turn${turns === 1 ? "" : "s"}`;
+  // Files written before `minagent.run.status` carry only `converged`, and a run that did not converge was an error span.
+  const status = attributes[traceAttributes.runStatus] ?? (attributes[traceAttributes.runConverged] === false ? "max_steps" : "completed");
+  switch (status) {
+    case "completed":
+      return `✓ completed in ${inTurns}`;
+    case "max_steps":
+      return `✗ max_steps after ${inTurns}`;
+    case "interrupted": {
+      const count = attributes[traceAttributes.runPendingCount];
+      return typeof count === "number" ? `⏸ interrupted: ${count} call${count === 1 ? " awaits" : "s await"} approval` : "⏸ interrupted";
+    }
+    default:
+      return `${String(status)} after ${inTurns}`;
+  }
+}
+
+/** `⏸ awaits approval: <reason>` for a call that was not run. */
+function pending({ attributes }: TraceSpan, previewLength: number): string | undefined {
+  if (attributes[traceAttributes.toolPending] !== true) return undefined;
+  const reason = attributes[traceAttributes.toolPendingReason];
+  return typeof reason === "string" ? `⏸ awaits approval: ${preview(reason, previewLength)}` : "⏸ awaits approval";
 }
 
 function tokens(span: TraceSpan): string {

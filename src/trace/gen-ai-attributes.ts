@@ -30,11 +30,24 @@ export const traceAttributes = {
   runInput: "minagent.run.input",
   /** The run's final answer. */
   runFinal: "minagent.run.final",
+  /** The run's id (`RunResult.runId`, every event's `runId`). */
+  runId: "minagent.run.id",
+  /** How the run ended: `completed`, `max_steps` or `interrupted` (absent when it failed). */
+  runStatus: "minagent.run.status",
+  /** True when the run completed. Kept for readers of older traces; `minagent.run.status` says more. */
   runConverged: "minagent.run.converged",
-  /** Model calls the run made. */
+  /** Model calls the run made (a resumed run counts those before the interruption too). */
   runTurns: "minagent.run.turns",
+  /** Calls an interrupted run waits on. */
+  runPendingCount: "minagent.run.pending_count",
   /** The 0-based turn, as in the trajectory's `[i]`. */
   turnIndex: "minagent.turn.index",
+  /** True on a turn whose tool calls ran without a model call in this run: a resumed run's pending calls. */
+  turnResumed: "minagent.turn.resumed",
+  /** True on the spans of a tool call that was not run: its permission decision was "ask". */
+  toolPending: "minagent.tool.pending",
+  /** Why the call needs a decision, when the permission check said (a payload). */
+  toolPendingReason: "minagent.tool.pending_reason",
   /** Names of the tools offered to the model on this call. */
   requestToolNames: "minagent.request.tool_names",
   /** Messages sent on this call (the whole conversation so far). */

@@ -3,7 +3,8 @@ import type { Message, Model, StopReason, ToolCall } from "../core/types.js";
 import { addUsage, emptyUsage } from "../core/usage.js";
 import { genAiOperations, toGenAiMessages, traceAttributes, usageAttributes, writeGenAiMessages } from "./gen-ai-attributes.js";
 import type { SecretScrubber } from "./scrub-secrets.js";
-import type { SpanAttributes, SpanKind, SpanStatus, SpanType, Trace, TraceSpan } from "./trace.js";
+import type { SpanAttributes, SpanKind, SpanStatus, SpanType } from "./trace.js";
+import { endSpan, type OpenSpan, TraceSpans } from "./trace-spans.js";
 
 /** What a listener is told about the traced agent: its name, and optionally which model to name (else run-start's). */
 export type TraceSubject = {
@@ -25,31 +26,36 @@ export type SpanTreeBuilderOptions = {
   createId: (bytes: number) => string;
 };
 
-// Every field present from the start (one object shape for all spans); #finish drops what is undefined.
-type OpenSpan = Omit<TraceSpan, "endTime" | "durationMs" | "parentSpanId"> & {
-  parentSpanId: string | undefined;
-  endTime: number | undefined;
-};
+type RunStart = Extract<AgentEvent, { type: "run-start" }>;
 
 /** The client span of a tool call (the action) and, once it runs, its server span (the execution). */
 type ToolSpans = { client: OpenSpan; server?: OpenSpan };
 
 /**
- * Builds the span tree of one run from its events, timestamping each event on receipt (events are
- * delivered synchronously as things happen). A tool call's client span starts when the model asks
- * for it and its server span when it starts running, so waiting under a concurrency limit is visible.
+ * Builds the spans of one run from its events, timestamping each event on receipt (events are
+ * delivered synchronously as things happen). A top-level run starts a trace; a run started under it
+ * ({@link startChild}) draws its spans in the same trace, under the tool call that started it.
+ * A tool call's client span starts when the model asks for it and its server span when it starts
+ * running, so waiting under a concurrency limit is visible.
  */
 export class SpanTreeBuilder {
+  /** The run this builder draws. */
+  readonly runId: string;
+  /** The trace it draws into: its own for a top-level run, else its parent's. */
+  readonly trace: TraceSpans;
+  /** Which of its tracer's listeners records this run (the first to hear it): any token the tracer chooses. */
+  readonly recordedBy: unknown;
   readonly #options: SpanTreeBuilderOptions;
-  readonly #traceId: string;
-  /** Span ids are this random prefix and a counter from a random start: unique within the trace, and cheap. */
-  readonly #spanIdPrefix: string;
-  #spanCounter: number;
-  readonly #spans: OpenSpan[] = [];
+  readonly #parent: SpanTreeBuilder | undefined;
+  /** Child runs that have not ended: a run that ends first closes them. */
+  readonly #openChildren = new Set<SpanTreeBuilder>();
+  #closed = false;
   readonly #run: OpenSpan;
   readonly #tools = new Map<ToolCall, ToolSpans>();
+  /** Tokens of this run's model calls and of its ended child runs'. */
   readonly #usage = emptyUsage();
   #usageReported = false;
+  #pendingCount = 0;
   #turn: OpenSpan | undefined;
   /** The spans started under the current turn, so that ending it looks at them alone. */
   #turnChildren: OpenSpan[] = [];
@@ -63,65 +69,85 @@ export class SpanTreeBuilder {
   /** The tool list of the previous call and its scrubbed names: the same list on every call of a run. */
   #offeredTools: { tools: readonly { name: string }[]; names: string[] } | undefined;
 
-  constructor(start: Extract<AgentEvent, { type: "run-start" }>, options: SpanTreeBuilderOptions) {
+  /** Starts a top-level run's trace, or (with `parent`) a child run in its parent's trace. */
+  constructor(start: RunStart, options: SpanTreeBuilderOptions, recordedBy: unknown, parent?: SpanTreeBuilder) {
+    this.runId = start.runId;
+    this.recordedBy = recordedBy;
     this.#options = options.subject.model ? options : { ...options, subject: { ...options.subject, model: start.model } };
-    this.#traceId = options.createId(16);
-    this.#spanIdPrefix = options.createId(4);
-    this.#spanCounter = Number.parseInt(options.createId(4), 16);
+    this.#parent = parent;
+    this.trace = parent ? parent.trace : new TraceSpans(options.createId);
     const { provider, modelId } = this.#options.subject.model ?? {};
     this.#modelAttributes = {
       ...(provider && { [traceAttributes.providerName]: options.scrubber.text(provider) }),
       ...(modelId && { [traceAttributes.requestModel]: options.scrubber.text(modelId) }),
     };
     const { agentName } = options.subject;
-    this.#run = this.#start("run", "internal", agentName ? `invoke_agent ${agentName}` : "invoke_agent", undefined, {
-      [traceAttributes.operationName]: genAiOperations.invokeAgent,
-      ...this.#modelAttributes,
-      ...(agentName && { [traceAttributes.agentName]: agentName }),
-    });
+    this.#run = this.#start(
+      "run",
+      "internal",
+      agentName ? `invoke_agent ${agentName}` : "invoke_agent",
+      parent === undefined ? undefined : parent.#spanForChild(start),
+      {
+        [traceAttributes.operationName]: genAiOperations.invokeAgent,
+        ...this.#modelAttributes,
+        ...(agentName && { [traceAttributes.agentName]: agentName }),
+        [traceAttributes.runId]: start.runId,
+      },
+    );
     this.#payload(this.#run, traceAttributes.runInput, start.input);
+    if (parent !== undefined) parent.#openChildren.add(this);
   }
 
-  /** Applies one event. Returns the finished trace once the run has ended or failed. */
-  add(event: AgentEvent): Trace | undefined {
+  /** True for a run started by no run this tracer knows: its end finishes the trace. */
+  get isTopLevel(): boolean {
+    return this.#parent === undefined;
+  }
+
+  /** The builder of a run started under this one (by one of its tool calls, or by a pattern). */
+  startChild(start: RunStart, options: SpanTreeBuilderOptions, recordedBy: unknown): SpanTreeBuilder {
+    return new SpanTreeBuilder(start, options, recordedBy, this);
+  }
+
+  /** Applies one event of this run. Returns true once the run has ended or failed. */
+  add(event: AgentEvent): boolean {
+    if (this.#closed) return event.type === "run-end" || event.type === "run-error";
     switch (event.type) {
       case "model-call-start":
         this.#startTurn(event.turn, event.messages, event.tools);
-        return undefined;
+        return false;
       case "text-delta":
       case "reasoning-delta":
       case "tool-input-start":
         this.#markFirstChunk();
-        return undefined;
+        return false;
       case "model-call-end":
         this.#endModelCall(event);
-        return undefined;
+        return false;
       case "tool-call-start":
-        this.#startToolExecution(event.toolCall);
-        return undefined;
+        this.#startToolExecution(event.toolCall, event.turn);
+        return false;
       case "tool-call-end":
-        this.#endToolCall(event.toolCall, event.result.content, event.result.isError);
-        return undefined;
+        this.#endToolCall(event.toolCall, event.turn, event.result.content, event.result.isError);
+        return false;
+      case "tool-call-pending":
+        this.#pendToolCall(event.toolCall, event.turn, event.reason);
+        return false;
       case "run-end":
-        return this.#endRun(event);
+        this.#endRun(event);
+        return true;
       case "run-error":
-        return this.interrupt(describeError(event.error), errorType(event.error));
+        this.#fail(describeError(event.error), errorType(event.error));
+        return true;
       default:
-        return undefined;
+        return false;
     }
   }
 
-  /** Ends every open span with an error (the run failed or was abandoned) and returns the trace. */
-  interrupt(message: string, type = "interrupted"): Trace {
-    const now = this.#options.now();
-    const status: SpanStatus = { code: "error", message: this.#options.scrubber.text(message) };
-    for (const span of this.#spans) {
-      if (span.endTime !== undefined) continue;
-      span.status = status;
-      span.attributes[traceAttributes.errorType] = type;
-      span.endTime = now;
-    }
-    return this.#finish();
+  /** Where a child run's span goes: under the execution of the tool call that started it, else under this run. */
+  #spanForChild({ parentToolCallId }: RunStart): OpenSpan {
+    if (parentToolCallId === undefined) return this.#run;
+    for (const [call, spans] of this.#tools) if (call.id === parentToolCallId) return spans.server ?? spans.client;
+    return this.#run;
   }
 
   #startTurn(turn: number, messages: readonly Message[], tools: readonly { name: string }[]): void {
@@ -189,7 +215,7 @@ export class SpanTreeBuilder {
       span.attributes[traceAttributes.responseFinishReasons] = [stopReason];
       if (usage) Object.assign(span.attributes, usageAttributes(usage));
       this.#messagesPayload(span, traceAttributes.outputMessages, [message], stopReason);
-      this.#end(span, now);
+      endSpan(span, now);
     }
     for (const call of message.toolCalls ?? []) this.#tools.set(call, { client: this.#startToolCall(call, now) });
   }
@@ -213,9 +239,9 @@ export class SpanTreeBuilder {
     return span;
   }
 
-  #startToolExecution(call: ToolCall): void {
+  #startToolExecution(call: ToolCall, turn: number): void {
     const now = this.#options.now();
-    const spans = this.#toolSpans(call, now);
+    const spans = this.#toolSpans(call, turn, now);
     const name = this.#options.scrubber.text(call.name);
     spans.server = this.#start(
       "tool-execution",
@@ -230,9 +256,9 @@ export class SpanTreeBuilder {
     );
   }
 
-  #endToolCall(call: ToolCall, content: string, isError: boolean): void {
+  #endToolCall(call: ToolCall, turn: number, content: string, isError: boolean): void {
     const now = this.#options.now();
-    const spans = this.#toolSpans(call, now);
+    const spans = this.#toolSpans(call, turn, now);
     const server = spans.server ?? this.#start("tool-execution", "server", spans.client.name, spans.client, {}, now);
     this.#payload(server, traceAttributes.toolCallResult, content);
     if (isError) {
@@ -243,31 +269,89 @@ export class SpanTreeBuilder {
         span.attributes[traceAttributes.errorType] = "tool_error";
       }
     }
-    this.#end(server, now);
-    this.#end(spans.client, now);
+    endSpan(server, now);
+    endSpan(spans.client, now);
     this.#tools.delete(call);
   }
 
-  #toolSpans(call: ToolCall, now: number): ToolSpans {
+  /** A call that waits for a person's decision: not an error, and not run. Its spans say so and end. */
+  #pendToolCall(call: ToolCall, turn: number, reason: string | undefined): void {
+    const now = this.#options.now();
+    const spans = this.#toolSpans(call, turn, now);
+    const server = spans.server ?? this.#start("tool-execution", "server", spans.client.name, spans.client, {}, now);
+    for (const span of [server, spans.client]) {
+      span.attributes[traceAttributes.toolPending] = true;
+      if (reason !== undefined) this.#payload(span, traceAttributes.toolPendingReason, reason);
+      endSpan(span, now);
+    }
+    this.#tools.delete(call);
+    this.#pendingCount += 1;
+  }
+
+  #toolSpans(call: ToolCall, turn: number, now: number): ToolSpans {
     let spans = this.#tools.get(call);
     if (!spans) {
-      // A call the model-call-end event did not announce (a custom loop): trace it all the same.
+      // A resumed run answers the interrupted turn's pending calls without a model call: their own turn span.
+      if (this.#turn === undefined) {
+        this.#turn = this.#start(
+          "turn",
+          "internal",
+          `turn ${turn}`,
+          this.#run,
+          { [traceAttributes.turnIndex]: turn, [traceAttributes.turnResumed]: true },
+          now,
+        );
+      }
+      // A call the model-call-end event did not announce (a resumed run, a custom loop): trace it all the same.
       spans = { client: this.#startToolCall(call, now) };
       this.#tools.set(call, spans);
     }
     return spans;
   }
 
-  #endRun(event: Extract<AgentEvent, { type: "run-end" }>): Trace {
+  #endRun(event: Extract<AgentEvent, { type: "run-end" }>): void {
     this.#endTurn();
     const run = this.#run;
-    run.attributes[traceAttributes.runConverged] = event.status === "completed";
-    run.attributes[traceAttributes.runTurns] = event.turns;
+    const attributes = run.attributes;
+    attributes[traceAttributes.runStatus] = event.status;
+    attributes[traceAttributes.runConverged] = event.status === "completed";
+    attributes[traceAttributes.runTurns] = event.turns;
+    if (event.status === "interrupted") attributes[traceAttributes.runPendingCount] = this.#pendingCount;
     this.#payload(run, traceAttributes.runFinal, event.final);
     // A run that hit maxSteps is an outcome, not an exception, but a trace reader should see it at once.
+    // An interrupted run is neither: it waits for a decision, and its pending calls say which.
     if (event.status === "max_steps") run.status = { code: "error", message: `Did not converge within ${event.turns} model calls.` };
-    this.#end(run, this.#options.now());
-    return this.#finish();
+    const now = this.#options.now();
+    for (const child of this.#openChildren) child.#fail("The parent run ended before this run did.", "abandoned", now);
+    endSpan(run, now);
+    this.#close();
+  }
+
+  /** Ends every open span of this run and of its open child runs with an error (the run failed or was abandoned). */
+  #fail(message: string, type: string, now = this.#options.now()): void {
+    for (const child of this.#openChildren) child.#fail(message, type, now);
+    const status: SpanStatus = { code: "error", message: this.#options.scrubber.text(message) };
+    const open: (OpenSpan | undefined)[] = [this.#modelCall, this.#turn, this.#run];
+    for (const { client, server } of this.#tools.values()) open.push(client, server);
+    for (const span of open) {
+      if (span === undefined || span.endTime !== undefined) continue;
+      span.status = status;
+      span.attributes[traceAttributes.errorType] = type;
+      span.endTime = now;
+    }
+    this.#close();
+  }
+
+  /** The run has ended: its tokens go on its span and count in its parent's, and it takes no more events. */
+  #close(): void {
+    this.#closed = true;
+    // Unknown usage is left out rather than written as zero, as the conventions ask.
+    if (this.#usageReported) Object.assign(this.#run.attributes, usageAttributes(this.#usage));
+    const parent = this.#parent;
+    if (!parent) return;
+    parent.#openChildren.delete(this);
+    addUsage(parent.#usage, this.#usage);
+    if (this.#usageReported) parent.#usageReported = true;
   }
 
   #endTurn(): void {
@@ -275,7 +359,7 @@ export class SpanTreeBuilder {
     if (!turn) return;
     let end = turn.startTime;
     for (const span of this.#turnChildren) end = Math.max(end, span.endTime ?? this.#options.now());
-    this.#end(turn, end);
+    endSpan(turn, end);
     this.#turn = undefined;
     this.#turnChildren = [];
   }
@@ -304,40 +388,9 @@ export class SpanTreeBuilder {
     attributes: SpanAttributes,
     now = this.#options.now(),
   ): OpenSpan {
-    this.#spanCounter = (this.#spanCounter + 1) >>> 0;
-    const span: OpenSpan = {
-      spanId: this.#spanIdPrefix + this.#spanCounter.toString(16).padStart(8, "0"),
-      parentSpanId: parent?.spanId,
-      name,
-      type,
-      kind,
-      startTime: now,
-      endTime: undefined,
-      status: { code: "ok" },
-      attributes,
-    };
-    this.#spans.push(span);
+    const span = this.trace.start(type, kind, name, parent, attributes, now);
     if (parent !== undefined && parent === this.#turn) this.#turnChildren.push(span);
     return span;
-  }
-
-  #end(span: OpenSpan, now: number): void {
-    if (span.endTime === undefined) span.endTime = Math.max(now, span.startTime);
-  }
-
-  #finish(): Trace {
-    // Unknown usage is left out rather than written as zero, as the conventions ask.
-    if (this.#usageReported) Object.assign(this.#run.attributes, usageAttributes(this.#usage));
-    const spans = this.#spans.map(
-      ({ spanId, parentSpanId, name, type, kind, startTime, endTime = startTime, status, attributes }): TraceSpan => {
-        // Microseconds are the clock's honest precision.
-        const durationMs = Math.round((endTime - startTime) * 1000) / 1000;
-        return parentSpanId === undefined
-          ? { spanId, name, type, kind, startTime, endTime, durationMs, status, attributes }
-          : { spanId, parentSpanId, name, type, kind, startTime, endTime, durationMs, status, attributes };
-      },
-    );
-    return { format: "minagent-trace", version: 1, traceId: this.#traceId, spans };
   }
 }
 

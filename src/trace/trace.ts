@@ -1,5 +1,6 @@
 /**
- * The trace format: what a tracer builds from one run and what every exporter receives.
+ * The trace format: what a tracer builds from one top-level run (and the runs started under it) and what every
+ * exporter receives.
  * This is also the JSON file format (see docs/tracing.md); change it only with a new `version`.
  */
 
@@ -8,7 +9,7 @@ export type SpanKind = "internal" | "client" | "server";
 
 /**
  * What a span stands for in minagent's vocabulary:
- * - `run`: one `agent.run`, the root;
+ * - `run`: one `agent.run` (or a pattern's run): the root, or a child run under the tool execution (or run) that started it;
  * - `turn`: one model call and the tool calls it asked for;
  * - `model-call`: the request to the model and its response;
  * - `tool-call`: the client side of a tool call, the book's *action* (the request: name and arguments);
@@ -29,7 +30,7 @@ export type SpanStatus = { code: "ok" } | { code: "error"; message: string };
 export type TraceSpan = {
   /** 16 hex digits, unique within the trace. */
   spanId: string;
-  /** The enclosing span; absent on the run span. */
+  /** The enclosing span; absent on the top-level run span. */
   parentSpanId?: string;
   /** Display name, following the GenAI conventions: `invoke_agent …`, `chat <model>`, `execute_tool <tool>`. */
   name: string;
@@ -46,7 +47,7 @@ export type TraceSpan = {
   attributes: SpanAttributes;
 };
 
-/** Everything recorded about one run: the JSON file format. */
+/** Everything recorded about one top-level run and its child runs: the JSON file format. */
 export type Trace = {
   /** Identifies the file format. */
   format: "minagent-trace";
@@ -54,14 +55,14 @@ export type Trace = {
   version: 1;
   /** 32 hex digits. */
   traceId: string;
-  /** Every span of the run, parents before their children, in the order they started. The first is the run span. */
+  /** Every span, parents before their children, in the order they started. The first is the top-level run span. */
   spans: TraceSpan[];
 };
 
 /** Receives each finished trace. Implement it to send traces elsewhere. */
 export interface TraceExporter {
   /**
-   * Called once per run, when it ends (or fails). May return a promise; `Tracer.flush()` awaits it.
+   * Called once per top-level run, when it ends (or fails). May return a promise; `Tracer.flush()` awaits it.
    * A throw or rejection is reported as a process warning and never affects the run.
    */
   export(trace: Trace): void | Promise<void>;

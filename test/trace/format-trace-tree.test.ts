@@ -35,7 +35,7 @@ describe("formatTraceTree", () => {
     // Timings follow from the fake clock: each event reads it once. The client span of a tool call starts
     // when the model asks for it; its server span when the tool starts running.
     expect(text.replace(/^trace [0-9a-f]{32}/, "trace <id>")).toBe(`trace <id>  2025-01-01T00:00:00.001Z
-  11.0 ms  [████████████████████████]  invoke_agent  ✓ converged in 2 turns · 240 in / 42 out tokens (64 cached)
+  11.0 ms  [████████████████████████]  invoke_agent  ✓ completed in 2 turns · 240 in / 42 out tokens (64 cached)
   6.00 ms  [  ██████████████        ]  ├─ turn 0
   2.00 ms  [  █████                 ]  │  ├─ chat fake-model  tool_use · 90 in / 30 out tokens (64 cached)
   3.00 ms  [      ████████          ]  │  ├─ execute_tool weather  {"city":"Beijing"}

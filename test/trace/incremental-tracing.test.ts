@@ -69,15 +69,16 @@ describe("model-call spans record what each call adds, not the whole history", (
     const listener = new Tracer({ exporters: [memory] }).listener();
     const model = { provider: "test", modelId: "m" };
     const user: Message = { role: "user", content: "go" };
+    const runId = "run_1";
     const answer = (text: string) => ({ message: { role: "assistant" as const, content: text }, stopReason: "pause_turn" as const });
     const events: AgentEvent[] = [
-      { type: "run-start", input: "go", messages: [user], model },
-      { type: "model-call-start", turn: 0, messages: [user], tools: [] },
-      { type: "model-call-end", turn: 0, response: answer("a") },
+      { type: "run-start", runId, input: "go", messages: [user], model },
+      { type: "model-call-start", runId, turn: 0, messages: [user], tools: [] },
+      { type: "model-call-end", runId, turn: 0, response: answer("a") },
       // A pattern that compacted the history: the previous messages are gone.
-      { type: "model-call-start", turn: 1, messages: [{ role: "user", content: "summary" }], tools: [] },
-      { type: "model-call-end", turn: 1, response: answer("b") },
-      { type: "run-end", final: "b", converged: true, turns: 2 },
+      { type: "model-call-start", runId, turn: 1, messages: [{ role: "user", content: "summary" }], tools: [] },
+      { type: "model-call-end", runId, turn: 1, response: answer("b") },
+      { type: "run-end", runId, status: "completed", final: "b", turns: 2, usage: { inputTokens: 0, outputTokens: 0 } },
     ];
     for (const event of events) listener(event);
     const second = (memory.traces[0] as Trace).spans.filter((span) => span.type === "model-call")[1];

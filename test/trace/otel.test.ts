@@ -8,17 +8,21 @@ import { OpenTelemetryExporter } from "../../src/trace/otel/index.js";
 import type { Trace } from "../../src/trace/trace.js";
 import { Tracer } from "../../src/trace/tracer.js";
 
-async function tracedRun() {
-  const otel = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(otel)] });
-  const memory = new MemoryTraceExporter();
-  const tracer = new Tracer({ exporters: [memory, new OpenTelemetryExporter({ tracerProvider: provider })] });
-  const registry = new ToolRegistry().add({
+function weatherRegistry() {
+  return new ToolRegistry().add({
     name: "weather",
     description: "Current weather of a city",
     parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     execute: ({ city }) => (city === "北京" ? "晴 24°C" : Promise.reject(new Error("unknown city"))),
   });
+}
+
+async function tracedRun() {
+  const otel = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(otel)] });
+  const memory = new MemoryTraceExporter();
+  const tracer = new Tracer({ exporters: [memory, new OpenTelemetryExporter({ tracerProvider: provider })] });
+  const registry = weatherRegistry();
   const model = new FakeModel([
     withUsage(reply("", toolCall("weather", { city: "北京" }, "c1"), toolCall("weather", { city: "Atlantis" }, "c2")), {
       inputTokens: 30,
@@ -100,6 +104,48 @@ describe("OpenTelemetryExporter", () => {
     const failed = spans.find((span) => span.kind === SpanKind.SERVER && span.attributes["gen_ai.tool.call.id"] === "c2");
     expect(failed?.status).toEqual({ code: SpanStatusCode.ERROR, message: "Error: unknown city" });
     expect(failed?.attributes["error.type"]).toBe("tool_error");
+  });
+});
+
+describe("OpenTelemetryExporter with nested runs", () => {
+  it("keeps a child run under the tool execution that started it, in one OTel trace", async () => {
+    const otel = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(otel)] });
+    const tracer = new Tracer({ exporters: [new OpenTelemetryExporter({ tracerProvider: provider })] });
+    const researcher = new Agent(new FakeModel([reply("", toolCall("weather", { city: "北京" }, "w1")), "北京晴。"]), weatherRegistry());
+    const research = new ToolRegistry().add({
+      name: "research",
+      description: "Asks a sub-agent",
+      parameters: { type: "object", properties: {} },
+      execute: async (_args, context) => (await researcher.run("北京天气？", { parent: context })).final,
+    });
+    const model = new FakeModel([reply("", toolCall("research", {}, "r1")), "晴。"]);
+    await new Agent(model, research, { onEvent: tracer.listener({ agentName: "boss" }) }).run("天气？");
+    await provider.forceFlush();
+    const spans = otel.getFinishedSpans();
+    expect(spans).toHaveLength(14); // each run: its span, 2 turns, 2 chats, a tool call and its execution
+    expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1);
+    const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+    const [root, child] = spans
+      .filter((span) => span.name.startsWith("invoke_agent"))
+      .sort((a, b) => millis(a.startTime) - millis(b.startTime));
+    expect(root?.name).toBe("invoke_agent boss");
+    expect(parentOf(root as ReadableSpan)).toBeUndefined();
+    const execution = byId.get(parentOf(child as ReadableSpan) ?? "");
+    expect(execution).toMatchObject({ name: "research", kind: SpanKind.SERVER, attributes: { "gen_ai.tool.call.id": "r1" } });
+    const weather = spans.find((span) => span.name === "weather") as ReadableSpan;
+    const ancestors: string[] = [];
+    for (let span: ReadableSpan | undefined = weather; span; span = byId.get(parentOf(span) ?? "")) ancestors.push(span.name);
+    expect(ancestors).toEqual([
+      "weather",
+      "execute_tool weather",
+      "turn 0",
+      "invoke_agent",
+      "research",
+      "execute_tool research",
+      "turn 0",
+      "invoke_agent boss",
+    ]);
   });
 });
 

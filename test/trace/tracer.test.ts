@@ -73,6 +73,7 @@ describe("Tracer: the span tree of a run", () => {
       "gen_ai.request.model": "fake-model",
       "gen_ai.usage.input_tokens": 120,
       "gen_ai.usage.output_tokens": 34,
+      "minagent.run.status": "completed",
       "minagent.run.converged": true,
       "minagent.run.turns": 3,
       "minagent.run.input": "对比北京和上海的天气",
@@ -179,7 +180,7 @@ describe("Tracer: the span tree of a run", () => {
     await new Agent(model, weatherRegistry(), { maxSteps: 2, onEvent: tracer.listener() }).run("go");
     const run = memory.traces[0]?.spans[0];
     expect(run?.status).toEqual({ code: "error", message: "Did not converge within 2 model calls." });
-    expect(run?.attributes).toMatchObject({ "minagent.run.converged": false, "minagent.run.turns": 2 });
+    expect(run?.attributes).toMatchObject({ "minagent.run.status": "max_steps", "minagent.run.converged": false, "minagent.run.turns": 2 });
   });
 
   it("exports a failed run with every open span ended as an error", async () => {
@@ -204,14 +205,30 @@ describe("Tracer: the span tree of a run", () => {
     expect(memory.traces[0]?.traceId).not.toBe(memory.traces[1]?.traceId);
   });
 
-  it("gives concurrent runs their own listeners, and says so when one listener is shared", async () => {
+  it("traces concurrent runs on one listener as separate traces, whichever order their events interleave in", async () => {
     const { memory, tracer } = setup();
-    const agent = new Agent(new FakeModel(["one", "two", "three", "four"]), new ToolRegistry());
-    await Promise.all([agent.run("a", { onEvent: tracer.listener() }), agent.run("b", { onEvent: tracer.listener() })]);
-    expect(memory.traces.map((trace) => trace.spans.length)).toEqual([3, 3]);
-    const shared = tracer.listener();
-    await Promise.all([agent.run("c", { onEvent: shared }), agent.run("d", { onEvent: shared })]);
-    expect(memory.traces[2]?.spans[0]?.status).toMatchObject({ code: "error", message: expect.stringMatching(/same trace listener/) });
+    const model = new FakeModel([
+      reply("", toolCall("weather", { city: "北京" }, "a1")),
+      reply("", toolCall("weather", { city: "上海" }, "b1")),
+      "a done",
+      "b done",
+    ]);
+    const agent = new Agent(model, weatherRegistry(5), { onEvent: tracer.listener() });
+    const [a, b] = await Promise.all([agent.run("a"), agent.run("b")]);
+    expect(memory.traces).toHaveLength(2);
+    for (const [trace, result] of memory.traces.map((trace, i) => [trace, [a, b][i]] as const)) {
+      expect(trace.spans[0]?.attributes).toMatchObject({ "minagent.run.id": result?.runId, "minagent.run.status": "completed" });
+      expect(trace.spans.every((span) => span.status.code === "ok")).toBe(true);
+      expect(shape(trace)).toEqual([
+        "invoke_agent",
+        [
+          ["turn 0", ["chat fake-model", ["execute_tool weather", ["weather"]]]],
+          ["turn 1", ["chat fake-model"]],
+        ],
+      ]);
+    }
+    expect(memory.traces.map((trace) => only(trace, "tool-call")[0]?.attributes["gen_ai.tool.call.id"])).toEqual(["a1", "b1"]);
+    expect(memory.traces[0]?.traceId).not.toBe(memory.traces[1]?.traceId);
   });
 
   it("records names, counts and timings only when payloads are off", async () => {
