@@ -11,7 +11,10 @@ export type FakeModelScriptItem =
   | ModelResponse
   | ((messages: Message[], tools: ToolSchema[], options: ModelCallOptions) => ModelResponse | Promise<ModelResponse>);
 
-/** What a FakeModel was sent on one call (copies, as they were at that call). */
+/**
+ * What a FakeModel was sent on one call, as it was at that call. `messages` is made when first read
+ * (see {@link FakeModel.requests}).
+ */
 export type FakeModelRequest = {
   messages: Message[];
   tools: ToolSchema[];
@@ -26,9 +29,17 @@ export type FakeModelRequest = {
 export class FakeModel implements Model {
   readonly provider = "fake";
   readonly modelId = "fake-model";
-  /** Every request received, in order. */
+  /**
+   * Every request received, in order: `requests[i].messages` is exactly what call i was sent. Without
+   * copying the conversation at every call (10,000 steps would hold 10,000 growing copies, quadratic
+   * memory): each conversation array is kept once, as a copy extended with what is appended to it
+   * (a run appends to one array; `prepareTurn` rewrites give a new one), and `requests[i].messages` is
+   * that copy's first messages, sliced when first read.
+   */
   readonly requests: FakeModelRequest[] = [];
   readonly #script: readonly FakeModelScriptItem[];
+  /** Each conversation array seen, and the copy of its messages so far. */
+  readonly #transcripts = new WeakMap<readonly Message[], Message[]>();
 
   constructor(script: readonly FakeModelScriptItem[]) {
     if (!Array.isArray(script)) throw new UsageError("FakeModel expects an array of script items (strings, ModelResponses or functions).");
@@ -43,13 +54,13 @@ export class FakeModel implements Model {
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
     throwIfAborted(options.signal);
     const call = this.requests.length;
-    // Messages are never mutated once appended, so a shallow copy preserves what was sent.
     const { toolChoice } = options;
-    this.requests.push({
-      messages: messages.slice(),
-      tools: tools.slice(),
-      ...(toolChoice !== undefined && { toolChoice: typeof toolChoice === "string" ? toolChoice : { ...toolChoice } }),
-    });
+    this.requests.push(
+      recordRequest(this.#transcript(messages), messages.length, {
+        tools: tools.slice(),
+        ...(toolChoice !== undefined && { toolChoice: typeof toolChoice === "string" ? toolChoice : { ...toolChoice } }),
+      }),
+    );
     const item = this.#script[call];
     if (item === undefined) {
       throw new UsageError(
@@ -61,6 +72,41 @@ export class FakeModel implements Model {
     if (options.onEvent) streamResponse(response, options.onEvent);
     return response;
   }
+
+  /**
+   * The copy of a conversation, brought up to date: the messages appended since the last call are added
+   * to it (messages are never mutated once appended, so copying the references keeps what was sent). A
+   * conversation that shrank or whose ends changed was rewritten: it gets a new copy, and the requests
+   * that used the old one keep it.
+   */
+  #transcript(messages: readonly Message[]): Message[] {
+    let copy = this.#transcripts.get(messages);
+    const length = copy?.length ?? 0;
+    if (!copy || length > messages.length || (length > 0 && (messages[0] !== copy[0] || messages[length - 1] !== copy[length - 1]))) {
+      copy = [];
+      this.#transcripts.set(messages, copy);
+    }
+    for (let index = copy.length; index < messages.length; index++) copy.push(messages[index] as Message);
+    return copy;
+  }
+}
+
+/** A request whose `messages` are the first `length` of `transcript`, sliced when first read (and then kept). */
+function recordRequest(transcript: readonly Message[], length: number, rest: Omit<FakeModelRequest, "messages">): FakeModelRequest {
+  let messages: Message[] | undefined;
+  const request = {} as FakeModelRequest;
+  Object.defineProperty(request, "messages", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      messages ??= transcript.slice(0, length);
+      return messages;
+    },
+    set: (value: Message[]) => {
+      messages = value;
+    },
+  });
+  return Object.assign(request, rest);
 }
 
 function toResponse(item: string | ModelResponse): ModelResponse {
