@@ -29,7 +29,10 @@ export type Cassette = {
   interactions: CassetteInteraction[];
 };
 
-/** Reads a cassette file. Throws a UsageError naming the file when it is missing or not a cassette. */
+/**
+ * Reads a cassette file. Throws a UsageError naming the file when it is missing, not JSON, not a cassette,
+ * or malformed (see {@link checkCassette}).
+ */
 export function readCassette(path: string): Cassette {
   let text: string;
   try {
@@ -46,7 +49,46 @@ export function readCassette(path: string): Cassette {
   if (cassette?.format !== "minagent-cassette" || cassette.version !== 1 || !Array.isArray(cassette.interactions)) {
     throw new UsageError(`${path} is not a minagent cassette (version 1).`);
   }
-  return cassette as Cassette;
+  return checkCassette(cassette, `Cassette ${path}`);
+}
+
+/**
+ * Checks what a replay reads of a cassette: the model's names, and for every interaction a request
+ * (`messages` and `tools` arrays) and a response (with a `message`) or an error. Throws a UsageError that
+ * starts with `source` (e.g. "Cassette test/cassettes/weather.json") and says which interaction is wrong
+ * and how, so a hand-edited or truncated cassette fails at once rather than as a TypeError mid-replay.
+ */
+export function checkCassette(cassette: unknown, source: string): Cassette {
+  const fail = (problem: string) => new UsageError(`${source} is malformed: ${problem}. Fix it by hand, or delete it and record it again.`);
+  const candidate = cassette as Partial<Cassette> | null;
+  if (!isObject(candidate)) throw fail("it is not an object");
+  if (candidate.format !== "minagent-cassette" || candidate.version !== 1)
+    throw fail('it needs "format": "minagent-cassette" and "version": 1');
+  if (!isObject(candidate.model))
+    throw fail('"model" is missing: it needs { "provider", "modelId" } (either may be left out, but not the object)');
+  if (!Array.isArray(candidate.interactions)) throw fail('"interactions" is not an array');
+  candidate.interactions.forEach((interaction: unknown, index) => {
+    const where = `interaction ${index} (call ${index + 1})`;
+    if (!isObject(interaction))
+      throw fail(
+        `${where} is ${interaction === null ? "null" : typeof interaction}, not { "request", "response" } or { "request", "error" }`,
+      );
+    const { request, response, error } = interaction as Record<string, unknown>;
+    if (!isObject(request)) throw fail(`${where} has no "request"`);
+    if (!Array.isArray(request.messages)) throw fail(`${where}: "request.messages" is not an array`);
+    if (!Array.isArray(request.tools)) throw fail(`${where}: "request.tools" is not an array`);
+    if (request.messages.some((message: unknown) => !isObject(message)))
+      throw fail(`${where}: "request.messages" holds something that is not a message`);
+    if (response === undefined && error === undefined) throw fail(`${where} has neither a "response" nor an "error"`);
+    if (response !== undefined && !(isObject(response) && isObject(response.message))) throw fail(`${where}: "response" has no "message"`);
+    if (response === undefined && !(isObject(error) && typeof error.message === "string"))
+      throw fail(`${where}: "error" needs a "message" string`);
+  });
+  return candidate as Cassette;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Writes a cassette file, creating its directory. Pretty-printed, so a changed cassette reads well in a diff. */

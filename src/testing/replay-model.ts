@@ -7,6 +7,7 @@ import {
   type Cassette,
   type CassetteInteraction,
   type CassetteRequest,
+  checkCassette,
   createCassetteRequest,
   createCassetteScrubber,
   readCassette,
@@ -58,7 +59,7 @@ export class ReplayModel implements Model {
 
   /** @param cassette a cassette, or the path of a cassette file. */
   constructor(cassette: Cassette | string, options: ReplayModelOptions = {}) {
-    this.#cassette = typeof cassette === "string" ? readCassette(cassette) : cassette;
+    this.#cassette = typeof cassette === "string" ? readCassette(cassette) : checkCassette(cassette, "The cassette");
     this.#source = typeof cassette === "string" ? `cassette ${cassette}` : "the cassette";
     this.#match = options.match ?? {};
     this.#scrubber = createCassetteScrubber(options);
