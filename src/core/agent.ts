@@ -54,6 +54,8 @@ export type RunOptions = {
    * to the parent's.
    */
   parent?: RunParent | undefined;
+  /** What this run is, for traces and listeners (`run-start`'s `name`): a sub-agent's role, a trial's number. */
+  name?: string | undefined;
 };
 
 /**
@@ -130,7 +132,7 @@ export class Agent {
       signal: combineSignals(this.options.signal, options.signal),
       listeners: [recorder.listen, this.options.onEvent, options.onEvent],
     });
-    run.start(input, messages, this.model);
+    run.start(input, messages, this.model, options.name);
     try {
       const outcome =
         (resumed && (await this.#answerPending(run, messages, resumed))) || (await this.#loop(run, messages, resumed, options));

@@ -41,6 +41,8 @@ export type AgentEvent =
       parentRunId?: string;
       /** The tool call of the parent run that started this one. */
       parentToolCallId?: string;
+      /** What the run is, when its starter said (`RunOptions.name`): traces show it, e.g. `invoke_agent trial 2`. */
+      name?: string;
       input: string;
       messages: readonly Message[];
       model: Pick<Model, "provider" | "modelId">;

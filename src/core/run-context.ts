@@ -76,13 +76,14 @@ export class RunContext {
   }
 
   /** Reports the run's start (`run-start`, with its parent's ids when it has a parent). */
-  start(input: string, messages: readonly Message[], model: Pick<Model, "provider" | "modelId">): void {
+  start(input: string, messages: readonly Message[], model: Pick<Model, "provider" | "modelId">, name?: string): void {
     const { provider, modelId } = model;
     this.emit({
       type: "run-start",
       runId: this.runId,
       ...(this.parent && { parentRunId: this.parent.runId }),
       ...(this.parentToolCallId !== undefined && { parentToolCallId: this.parentToolCallId }),
+      ...(name !== undefined && { name }),
       input,
       messages,
       model: { ...(provider !== undefined && { provider }), ...(modelId !== undefined && { modelId }) },

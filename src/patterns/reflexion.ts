@@ -62,7 +62,7 @@ export class ReflexionAgent {
       signal: combineSignals(this.#options.signal, options.signal),
       listeners: [this.#options.onEvent, options.onEvent],
     });
-    run.start(input, options.history ?? [], this.model);
+    run.start(input, options.history ?? [], this.model, options.name);
     const child = { parent: run, ...(options.stream !== undefined && { stream: options.stream }) };
     const steps: Step[] = [];
     const reflections: string[] = [];
@@ -73,7 +73,11 @@ export class ReflexionAgent {
     };
     try {
       for (let trial = 1; ; trial++) {
-        const attempt = await this.#actor.run(withMemory(input, reflections), { ...child, history: options.history });
+        const attempt = await this.#actor.run(withMemory(input, reflections), {
+          ...child,
+          history: options.history,
+          name: `trial ${trial}`,
+        });
         record(attempt.steps, attempt.turns);
         // An attempt that waits for approval cannot be judged: the run stops here, as the trial did.
         const evaluation = attempt.status === "interrupted" ? { pass: false } : await this.#options.evaluate(attempt);
@@ -86,6 +90,7 @@ export class ReflexionAgent {
         const reflection = await this.#reflector.run(`${this.#options.reflectPrompt ?? defaultReflectPrompt}${feedback}`, {
           ...child,
           history: attempt.messages,
+          name: `reflection ${trial}`,
         });
         reflections.push(reflection.final);
         record([{ index: 0, kind: "reflection", detail: reflection.final }], reflection.turns);

@@ -81,7 +81,8 @@ export class SpanTreeBuilder {
       ...(provider && { [traceAttributes.providerName]: options.scrubber.text(provider) }),
       ...(modelId && { [traceAttributes.requestModel]: options.scrubber.text(modelId) }),
     };
-    const { agentName } = options.subject;
+    // The listener's name for its own agent wins; a child run is named by whoever started it.
+    const agentName = options.subject.agentName ?? start.name;
     this.#run = this.#start(
       "run",
       "internal",

@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
+import type { Trace } from "../../src/trace/index.js";
 import { fakeIo } from "../helpers/fake-io.js";
 
 const kinds = (output: string) => [...output.matchAll(/^\[(\d+)\] (\S+)/gm)].map((match) => `${match[1]}:${match[2]}`);
@@ -29,6 +33,23 @@ describe("pattern demos", () => {
     expect(await main(["demo", "reflexion"], io)).toBe(0);
     expect(kinds(stdout())).toEqual(["0:final", "1:reflection", "2:action", "2:observation", "3:final"]);
     expect(stdout()).toMatch(/trials: 2, passed: true\n$/);
+  });
+
+  it("reflexion --trace writes one trace that keeps every trial and the reflection, each a named child run", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "minagent-reflexion-trace-"));
+    try {
+      const file = join(folder, "r.json");
+      const { io } = fakeIo();
+      expect(await main(["demo", "reflexion", "--trace", file], io)).toBe(0);
+      const trace = JSON.parse(readFileSync(file, "utf8")) as Trace;
+      const root = trace.spans[0];
+      const runs = trace.spans.filter((span) => span.type === "run" && span.parentSpanId === root?.spanId);
+      expect(runs.map((span) => span.name)).toEqual(["invoke_agent trial 1", "invoke_agent reflection 1", "invoke_agent trial 2"]);
+      expect(trace.spans.filter((span) => span.type === "model-call")).toHaveLength(4);
+      expect(root?.attributes["minagent.run.status"]).toBe("completed");
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("plan-mode --yes: the write is refused while planning, the plan is approved, then the write succeeds", async () => {

@@ -52,7 +52,7 @@ describe("minagent trace show", () => {
       .split("\n")
       .map((line) => line.replace(/^\s*[\d.]+ m?s {2}/, ""));
     expect(lines.slice(1)).toEqual([
-      "invoke_agent weather-assistant  ✓ converged in 3 turns · 421 in / 84 out tokens",
+      "invoke_agent weather-assistant  ✓ completed in 3 turns · 421 in / 84 out tokens",
       "├─ turn 0",
       "│  ├─ chat fake-model  tool_use · 92 in / 31 out tokens",
       '│  └─ execute_tool weather  {"city":"北京"}',
@@ -93,7 +93,7 @@ describe("minagent trace show", () => {
     const path = temporaryFile("bin.json");
     await promisify(execFile)(process.execPath, [bin.pathname, "demo", "react", "--trace", path]);
     const { stdout } = await promisify(execFile)(process.execPath, [bin.pathname, "trace", "show", path]);
-    expect(stdout).toMatch(/invoke_agent weather-assistant {2}✓ converged in 3 turns/);
+    expect(stdout).toMatch(/invoke_agent weather-assistant {2}✓ completed in 3 turns/);
     expect(stdout).toMatch(/└─ weather {2}→ 多云 27°C/);
   });
 });

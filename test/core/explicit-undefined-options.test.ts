@@ -40,6 +40,7 @@ const runOptions: Required<{ [K in keyof RunOptions]: undefined }> = {
   onEvent: undefined,
   stream: undefined,
   parent: undefined,
+  name: undefined,
 };
 
 describe("options given as explicit undefined behave as if left out", () => {
