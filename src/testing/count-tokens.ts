@@ -1,3 +1,4 @@
+import { UsageError } from "../errors.js";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema, Usage } from "../index.js";
 
 /** Counts the tokens of a text. */
@@ -5,12 +6,29 @@ export type Tokenizer = (text: string) => number;
 
 /**
  * Loads the o200k_base tokenizer (GPT-4o's) from js-tiktoken. It takes about a second and some
- * memory, so it is loaded only when asked for.
+ * memory, so it is loaded only when asked for. js-tiktoken is an optional dependency, needed only
+ * here: when it is not installed this throws a UsageError saying how to install it.
  */
 export async function loadO200kTokenizer(): Promise<Tokenizer> {
-  const [{ Tiktoken }, { default: ranks }] = await Promise.all([import("js-tiktoken/lite"), import("js-tiktoken/ranks/o200k_base")]);
+  let modules: [typeof import("js-tiktoken/lite"), typeof import("js-tiktoken/ranks/o200k_base")];
+  try {
+    modules = await Promise.all([import("js-tiktoken/lite"), import("js-tiktoken/ranks/o200k_base")]);
+  } catch (error) {
+    if (!isMissing(error, "js-tiktoken")) throw error;
+    throw new UsageError(
+      "Counting tokens (withTokenCounting, loadO200kTokenizer) needs the js-tiktoken package, which is not installed: npm i -D js-tiktoken",
+      { cause: error },
+    );
+  }
+  const [{ Tiktoken }, { default: ranks }] = modules;
   const encoding = new Tiktoken(ranks);
   return (text) => encoding.encode(text).length;
+}
+
+/** True when `error` says that the package could not be found (Node's ESM and CommonJS wordings). */
+function isMissing(error: unknown, name: string): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && error instanceof Error && error.message.includes(name);
 }
 
 // OpenAI's published recipe for chat requests: each message costs its content plus ~3 tokens of framing,
