@@ -2,11 +2,11 @@ import { UsageError } from "../errors.js";
 import type { CanUseTool } from "../tools/permission.js";
 import { type AgentStream, streamEvents } from "./event-stream.js";
 import type { AgentEventListener } from "./events.js";
-import { appendToolResults, executeInTurn, runLoop } from "./loop.js";
+import { appendToolResults, deferInTurn, executeInTurn, runLoop } from "./loop.js";
 import type { LoopOutcome, PrepareTurn, ToolExecutor } from "./loop-types.js";
-import { mapConcurrent } from "./map-concurrent.js";
 import { combineSignals, RunContext, type RunParent } from "./run-context.js";
 import { type ApprovalDecisions, closeUnansweredCalls, type InterruptedState, readInterruptedState } from "./run-state.js";
+import { scheduleToolCalls } from "./schedule-tool-calls.js";
 import { StepRecorder } from "./step-recorder.js";
 import type { Message, Model, RunResult } from "./types.js";
 import { addUsage, emptyUsage } from "./usage.js";
@@ -181,9 +181,13 @@ export class Agent {
     const { result, turnIndex, decisions } = resumed;
     const turn = result.turns - 1;
     const calls = result.pending.map(({ toolCall }) => toolCall);
-    const outcomes = await mapConcurrent(calls, this.#toolConcurrency, (toolCall) =>
-      executeInTurn(toolCall, turn, { run, signal: run.signal, decision: decisions[toolCall.id] }, this.registry, run),
-    );
+    const { canUseTool } = this.options;
+    // In the model's order when the registry orders effects; a deferred call without a decision meets the usual checks.
+    const outcomes = await scheduleToolCalls(calls, this.#toolConcurrency, this.registry, {
+      execute: (toolCall) =>
+        executeInTurn(toolCall, turn, { run, signal: run.signal, canUseTool, decision: decisions[toolCall.id] }, this.registry, run),
+      defer: (toolCall) => deferInTurn(toolCall, turn, run),
+    });
     // The turn's results: those from before the interruption and the new ones, in the order of the calls.
     const results = messages.splice(turnIndex + 1);
     const pending = appendToolResults(results, calls, outcomes);

@@ -8,11 +8,13 @@ export type ToolResult = {
   isError: boolean;
 };
 
-/** A tool call that was neither run nor refused: the permission decision was "ask". */
+/** A tool call that was neither run nor refused: the permission decision was "ask", or an earlier call's was. */
 export type PendingDecision = {
   pending: true;
   /** Why it needs a decision, when the permission check said. */
   reason?: string;
+  /** Not started, because an earlier call of the turn waits for a decision (effects run in order): it needs none itself. */
+  deferred?: true;
 };
 
 /** What executing a tool call gives: an observation, or a call that waits for a decision. */
@@ -28,7 +30,7 @@ export type LoopEvent =
   | { type: "model-call-end"; runId: string; turn: number; response: ModelResponse }
   | { type: "tool-call-start"; runId: string; turn: number; toolCall: ToolCall }
   | { type: "tool-call-end"; runId: string; turn: number; toolCall: ToolCall; result: ToolResult }
-  | { type: "tool-call-pending"; runId: string; turn: number; toolCall: ToolCall; reason?: string }
+  | { type: "tool-call-pending"; runId: string; turn: number; toolCall: ToolCall; reason?: string; deferred?: true }
   | (ModelStreamEvent & { runId: string; turn: number });
 
 /** Events an Agent reports: the loop's, plus the run's start and end. */

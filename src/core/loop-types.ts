@@ -21,6 +21,11 @@ export type ToolExecuteOptions = {
 export interface ToolExecutor {
   schemas(): ToolSchema[];
   execute(toolCall: ToolCall, options: ToolExecuteOptions): Promise<ToolOutcome>;
+  /**
+   * True for a call that must not overlap with others: it waits for the calls before it and holds back those
+   * after it. Absent (the default), all of a turn's calls may run at once.
+   */
+  runsAlone?: ((toolCall: ToolCall) => boolean) | undefined;
 }
 
 /** What the run looks like before a model call: handed to `prepareTurn`. */

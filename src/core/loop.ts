@@ -1,8 +1,8 @@
 import { abortable, throwIfAborted, UsageError } from "../errors.js";
-import type { ToolOutcome } from "./events.js";
+import type { PendingDecision, ToolOutcome } from "./events.js";
 import type { LoopOptions, LoopOutcome, ToolExecuteOptions, ToolExecutor } from "./loop-types.js";
-import { mapConcurrent } from "./map-concurrent.js";
 import type { RunContext } from "./run-context.js";
+import { scheduleToolCalls } from "./schedule-tool-calls.js";
 import type { Message, ModelCallOptions, ModelStreamEvent, PendingToolCall, ToolCall, ToolSchema } from "./types.js";
 import { addUsage } from "./usage.js";
 
@@ -30,9 +30,10 @@ export async function runLoop(messages: Message[], options: LoopOptions): Promis
       if (response.stopReason === "pause_turn") continue;
       return { messages, status: "completed", final: response.message.content, turns: turn + 1, pending: [] };
     }
-    const outcomes = await mapConcurrent(calls, options.toolConcurrency, (toolCall) =>
-      executeInTurn(toolCall, turn, current.executeOptions, options.tools, run),
-    );
+    const outcomes = await scheduleToolCalls(calls, options.toolConcurrency, options.tools, {
+      execute: (toolCall) => executeInTurn(toolCall, turn, current.executeOptions, options.tools, run),
+      defer: (toolCall) => deferInTurn(toolCall, turn, run),
+    });
     const pending = appendToolResults(messages, calls, outcomes);
     if (pending.length > 0) return { messages, status: "interrupted", final: "", turns: turn + 1, pending };
   }
@@ -102,9 +103,19 @@ export async function executeInTurn(
   const { runId } = run;
   run.emit({ type: "tool-call-start", runId, turn, toolCall });
   const outcome = await tools.execute(toolCall, executeOptions);
-  if ("pending" in outcome)
-    run.emit({ type: "tool-call-pending", runId, turn, toolCall, ...(outcome.reason !== undefined && { reason: outcome.reason }) });
+  if ("pending" in outcome) run.emit({ type: "tool-call-pending", runId, turn, toolCall, ...pendingDetails(outcome) });
   else run.emit({ type: "tool-call-end", runId, turn, toolCall, result: outcome });
+  return outcome;
+}
+
+/** A call not started because an earlier one of its turn waits for a decision: reported, and run on resume. */
+export function deferInTurn(toolCall: ToolCall, turn: number, run: RunContext): ToolOutcome {
+  const outcome: PendingDecision = {
+    pending: true,
+    deferred: true,
+    reason: "Not started: an earlier call of this turn waits for a decision.",
+  };
+  run.emit({ type: "tool-call-pending", runId: run.runId, turn, toolCall, ...pendingDetails(outcome) });
   return outcome;
 }
 
@@ -113,8 +124,12 @@ export function appendToolResults(messages: Message[], calls: readonly ToolCall[
   const pending: PendingToolCall[] = [];
   calls.forEach((toolCall, index) => {
     const outcome = outcomes[index] as ToolOutcome;
-    if ("pending" in outcome) pending.push(outcome.reason === undefined ? { toolCall } : { toolCall, reason: outcome.reason });
+    if ("pending" in outcome) pending.push({ toolCall, ...pendingDetails(outcome) });
     else messages.push({ role: "tool", content: outcome.content, toolCallId: toolCall.id, ...(outcome.isError && { isError: true }) });
   });
   return pending;
+}
+
+function pendingDetails({ reason, deferred }: PendingDecision): { reason?: string; deferred?: true } {
+  return { ...(reason !== undefined && { reason }), ...(deferred && { deferred }) };
 }

@@ -71,7 +71,9 @@ export function readInterruptedState(state: RunResult | string, decisions: Appro
   const answered = new Set(result.messages.slice(turnIndex + 1).map((message) => message.toolCallId));
   const unanswered = turn.toolCalls.filter((call) => !answered.has(call.id));
   const pendingIds = new Set<string>();
-  for (const { toolCall } of result.pending as PendingToolCall[]) {
+  const deferredIds = new Set<string>();
+  for (const entry of result.pending as PendingToolCall[]) {
+    const toolCall = entry?.toolCall;
     const original = turn.toolCalls.find((call) => call.id === toolCall?.id);
     if (!original || original.name !== toolCall.name || toText(original.arguments) !== toText(toolCall.arguments))
       throw new UsageError(
@@ -80,13 +82,14 @@ export function readInterruptedState(state: RunResult | string, decisions: Appro
     if (answered.has(original.id))
       throw new UsageError(`resume(): the pending call "${original.id}" already has a result; the state was changed after the run ended.`);
     pendingIds.add(original.id);
+    if ((entry as PendingToolCall).deferred) deferredIds.add(original.id);
   }
   const unlisted = unanswered.filter((call) => !pendingIds.has(call.id));
   if (unlisted.length > 0)
     throw new UsageError(
       `resume(): the call(s) ${unlisted.map((call) => `"${call.id}"`).join(", ")} have no result and are not pending; the state was changed after the run ended.`,
     );
-  checkDecisions(pendingIds, decisions);
+  checkDecisions(pendingIds, deferredIds, decisions);
   return { result, turnIndex };
 }
 
@@ -109,10 +112,11 @@ function parseState(state: RunResult | string): RunResult {
   return result as RunResult;
 }
 
-function checkDecisions(pendingIds: ReadonlySet<string>, decisions: ApprovalDecisions): void {
+function checkDecisions(pendingIds: ReadonlySet<string>, deferredIds: ReadonlySet<string>, decisions: ApprovalDecisions): void {
   if (typeof decisions !== "object" || decisions === null)
     throw new UsageError('resume() needs decisions: { [toolCallId]: { behavior: "allow" } | { behavior: "deny", message } }.');
-  const missing = [...pendingIds].filter((id) => !Object.hasOwn(decisions, id));
+  // A deferred call needs no decision: it waited only for the others.
+  const missing = [...pendingIds].filter((id) => !deferredIds.has(id) && !Object.hasOwn(decisions, id));
   if (missing.length > 0)
     throw new UsageError(
       `resume(): no decision for the pending call(s) ${missing.map((id) => `"${id}"`).join(", ")}; decide every pending call.`,

@@ -167,6 +167,12 @@ export type PendingToolCall = {
   toolCall: ToolCall;
   /** Why it needs a decision, when the permission check said. */
   reason?: string;
+  /**
+   * Not started because an earlier call of its turn waits for a decision (a registry with `orderEffects` keeps
+   * the model's order of effects). It needs no decision of its own: on resume it runs after the earlier ones,
+   * through the usual permission checks, unless a decision is given for it.
+   */
+  deferred?: true;
 };
 
 /** What a run returns. It is plain JSON: `JSON.stringify` it to resume an interrupted run in another process. */

@@ -119,6 +119,7 @@ function withPlanTool(registry: ToolExecutor, planTool: Tool): ToolExecutor {
       return cached.schemas;
     },
     execute: (call, options) => (call.name === planToolName ? own : registry).execute(call, options),
+    runsAlone: registry.runsAlone && ((call) => call.name !== planToolName && (registry.runsAlone?.(call) ?? false)),
   };
 }
 

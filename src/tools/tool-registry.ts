@@ -20,6 +20,12 @@ export type ToolRegistryOptions = {
   maxArgumentDepth?: number | undefined;
   /** Most characters (in strings and keys) a call's arguments may hold (default 1,000,000); more is refused with an observation. */
   maxArgumentsLength?: number | undefined;
+  /**
+   * Keep the model's order of effects (default false: all of a turn's calls run at once). A call to a tool that
+   * is not `readOnly` waits for the calls before it and holds back those after it; consecutive read-only calls
+   * still run concurrently; results are appended in call order either way. A coding agent wants this.
+   */
+  orderEffects?: boolean | undefined;
 };
 
 const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -41,7 +47,11 @@ export class ToolRegistry implements ToolExecutor {
       maxArgumentDepth: positive("maxArgumentDepth", options.maxArgumentDepth ?? 64),
       maxArgumentsLength: positive("maxArgumentsLength", options.maxArgumentsLength ?? 1_000_000),
     };
+    this.runsAlone = options.orderEffects ? (toolCall) => !this.#tools.get(toolCall.name)?.tool.readOnly : undefined;
   }
+
+  /** With `orderEffects`: true for a call that must run alone (its tool is not read-only, or unknown). */
+  readonly runsAlone: ((toolCall: ToolCall) => boolean) | undefined;
 
   /** Adds a tool. Throws a UsageError on a duplicate or invalid name, or on parameters that are not an object schema. */
   add<P extends ToolParameters>(tool: Tool<P>): this {
