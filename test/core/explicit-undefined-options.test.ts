@@ -52,6 +52,7 @@ describe("options given as explicit undefined behave as if left out", () => {
       maxResultLength: undefined,
       maxArgumentDepth: undefined,
       maxArgumentsLength: undefined,
+      orderEffects: undefined,
     } satisfies Required<{
       [K in keyof ToolRegistryOptions]: undefined;
     }>);

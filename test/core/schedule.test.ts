@@ -20,7 +20,7 @@ function loggingRegistry(options: { orderEffects?: boolean; needsApproval?: bool
   });
   const registry = new ToolRegistry({ orderEffects: options.orderEffects })
     .add(tool("read", true))
-    .add(tool("write", false, options.needsApproval ? { needsApproval: ({ id }) => id === "w1" } : {}));
+    .add(tool("write", false, options.needsApproval ? { needsApproval: (args) => (args as { id?: string }).id === "w1" } : {}));
   return { registry, log };
 }
 
