@@ -104,4 +104,44 @@ tokens: 1,301 in · 72 out · ≈ $0.00166 at list prices
     expect(`${outcome.stdout}${outcome.stderr}`).not.toContain("SECRET");
     expect(server.requests).toHaveLength(1);
   });
+
+  test("minagent run … | head: when the reader closes stdout early, it exits quietly with 0 and makes no more model calls", async () => {
+    const turn = (text: string, id: string) => ({
+      sse: anthropicStream(
+        [
+          { type: "text", text },
+          { type: "tool_use", id, name: "calculator", input: { expression: "1 + 1" } },
+        ],
+        "tool_use",
+      ),
+    });
+    server.reply(turn("Step one.", "toolu_1"), async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the reader is gone by now
+      return turn("Step two.", "toolu_2");
+    });
+    server.reply({ sse: anthropicStream([{ type: "text", text: "Done." }], "end_turn") });
+    if (!existsSync(bin)) throw new Error("dist/ is missing: npm test builds it first (or run npm run build)");
+    const child = spawn(process.execPath, [bin.pathname, "run", "count", "--model", "anthropic:claude-haiku-4-5"], {
+      env: { PATH: process.env.PATH ?? "", ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: server.url },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").once("data", (text: string) => {
+      stdout += text;
+      child.stdout.destroy(); // what head does once it has its lines
+    });
+    child.stderr.setEncoding("utf8").on("data", (text: string) => {
+      stderr += text;
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", resolve);
+    });
+    expect(stdout).toMatch(/^Step one\./);
+    expect(code).toBe(0);
+    expect(stderr).not.toMatch(/EPIPE|Error| {4}at /);
+    // It stops at its first write after the close: right after "Step one." or after "Step two.", never a third call.
+    expect(server.requests.length).toBeLessThanOrEqual(2);
+  });
 });

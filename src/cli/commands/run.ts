@@ -25,12 +25,22 @@ Options:
   --model, -m <model>   the model to run (see above)
   --max-steps <n>       model calls allowed (default 8)
   --max-retries <n>     retries of a failed model call (default 2)
+  --timeout <seconds>   give up on one attempt at a model call after this long, streaming
+                        included, and retry it (default: no limit; a response that goes
+                        silent for minutes is retried anyway)
   --system <text>       replace the system prompt
 
 No key at hand? "minagent demo react" runs offline on a scripted model.
 `;
 
-type RunArguments = { task: string; model: string | undefined; maxSteps: number; maxRetries: number; system: string };
+type RunArguments = {
+  task: string;
+  model: string | undefined;
+  maxSteps: number;
+  maxRetries: number;
+  timeoutMs: number | undefined;
+  system: string;
+};
 
 /** `minagent run "<task>" --model <model>`: one agent run on a real model, streamed to the terminal. */
 export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
@@ -60,14 +70,8 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       );
       return 2;
     }
-    model = await resolveModel(options.model, {
-      env: io.env,
-      maxRetries: options.maxRetries,
-      retry: {
-        onRetry: ({ delayMs, error }) =>
-          io.stderr(`… ${error.status ?? error.errorType} ${error.providerMessage}; retrying in ${(delayMs / 1000).toFixed(1)} s\n`),
-      },
-    });
+    // Retries are reported by the printer, from the run's model-call-retry events.
+    model = await resolveModel(options.model, { env: io.env, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr(`minagent run: ${error.message}\n`);
@@ -99,7 +103,7 @@ function parseArguments(args: readonly string[], env: CliIo["env"]): RunArgument
     const [flag, inline] =
       arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
     const name = flag === "-m" ? "--model" : flag;
-    if (!["--model", "--max-steps", "--max-retries", "--system"].includes(name)) {
+    if (!["--model", "--max-steps", "--max-retries", "--timeout", "--system"].includes(name)) {
       if (arg.startsWith("-") && arg.length > 1) throw new UsageError(`unknown option ${arg}`);
       positional.push(arg);
       continue;
@@ -116,6 +120,7 @@ function parseArguments(args: readonly string[], env: CliIo["env"]): RunArgument
     model: values.get("--model") ?? (env.MINAGENT_MODEL || undefined),
     maxSteps: count(values.get("--max-steps"), "--max-steps", 8, 1),
     maxRetries: count(values.get("--max-retries"), "--max-retries", 2, 0),
+    timeoutMs: seconds(values.get("--timeout"), "--timeout"),
     system: values.get("--system") ?? system,
   };
 }
@@ -127,31 +132,56 @@ function count(value: string | undefined, flag: string, fallback: number, minimu
   return parsed;
 }
 
-/** Prints a run as it happens: streamed text on stdout; one compact line per tool call and result on stderr. */
+function seconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!(parsed > 0 && Number.isFinite(parsed))) throw new UsageError(`${flag} must be a number of seconds > 0, got "${value}"`);
+  return Math.ceil(parsed * 1000);
+}
+
+/**
+ * Prints a run as it happens: the answer on stdout; one compact line per tool call, result and retry on
+ * stderr. On a terminal the text streams as it is written. When a streamed call fails part-way and is
+ * retried, what it showed cannot be taken back: a line on stderr says it is discarded, and the retried
+ * answer starts on a fresh line. Into a pipe or a file, each call's text is written once the call has
+ * answered, so stdout holds exactly the final attempts' text, never a discarded beginning.
+ */
 function createPrinter(io: CliIo): ((event: AgentEvent) => void) & { endLine: () => void } {
+  const live = io.isTerminal === true;
   let midLine = false;
-  let streamedThisTurn = false;
+  let streamedThisCall = false;
   const endLine = () => {
     if (midLine) io.stdout("\n");
     midLine = false;
   };
+  const write = (text: string) => {
+    io.stdout(text);
+    midLine = !text.endsWith("\n");
+  };
   const print = (event: AgentEvent) => {
     switch (event.type) {
       case "model-call-start":
-        streamedThisTurn = false;
+        streamedThisCall = false;
         break;
       case "text-delta":
-        io.stdout(event.text);
-        streamedThisTurn = true;
-        midLine = !event.text.endsWith("\n");
+        if (!live) break;
+        write(event.text);
+        streamedThisCall = true;
         break;
+      case "model-call-retry": {
+        endLine();
+        const { error, delayMs } = event;
+        const discarded = streamedThisCall ? " (the answer above was cut off; it starts again)" : "";
+        io.stderr(
+          `… ${error.status ?? error.errorType ?? error.kind} ${oneLine(error.message, 200)}; retrying in ${(delayMs / 1000).toFixed(1)} s${discarded}\n`,
+        );
+        streamedThisCall = false;
+        break;
+      }
       case "model-call-end": {
         const { message, stopReason } = event.response;
-        // A model that does not stream still gets its text printed.
-        if (!streamedThisTurn && message.content !== "") {
-          io.stdout(message.content);
-          midLine = !message.content.endsWith("\n");
-        }
+        // Into a pipe, and from a model that does not stream, the text is printed whole.
+        if (!streamedThisCall && message.content !== "") write(message.content);
         endLine();
         if (stopReason === "max_tokens" || stopReason === "refusal") io.stderr(`(stopped: ${stopReason})\n`);
         break;
