@@ -1,0 +1,166 @@
+import { type FileHandle, open, opendir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { ToolError, UsageError } from "../../errors.js";
+import type { Tool } from "../../tools/tool.js";
+import { fileError, type Workspace } from "../workspace.js";
+import { describeBinary, formatSize, plural, sniffLength } from "./file-text.js";
+import { readLineWindow, type Window } from "./line-window.js";
+import { describeMissingFile } from "./missing-file.js";
+
+/** Limits of the {@link createReadTool Read tool}. */
+export type ReadToolOptions = {
+  /** Lines shown when the call gives no `limit` (default 2000). */
+  maxLines?: number | undefined;
+  /** Longer lines are cut to this many characters (default 2000). */
+  maxLineLength?: number | undefined;
+  /**
+   * Most characters one call returns (default 40,000): lines stop before it, and the output says where to go on.
+   * Keep it below the registry's `maxResultLength` (50,000 by default), which would cut without saying how to read more.
+   */
+  maxCharacters?: number | undefined;
+};
+
+/** Files up to this size are scanned to the end to say how many lines they have. */
+const countLinesUpTo = 8 * 1024 * 1024;
+/** Entries of a directory named in the observation for a Read of it. */
+const listedEntries = 20;
+
+type ReadArguments = { file_path: string; offset?: number | undefined; limit?: number | undefined };
+
+/**
+ * Claude Code's `Read { file_path, offset?, limit? }`: a text file's lines, numbered like `cat -n`, from line
+ * `offset` (1-based; 0 counts as 1) for `limit` lines (default 2000), lines cut at 2000 characters and output at
+ * 40,000; the output says when and where it was cut and how to read on. A directory, a binary file, an empty file,
+ * an offset past the end and a missing file (with similar names) each get an observation of their own. Files
+ * are streamed: a window of a huge file costs a window's memory.
+ *
+ * A Read that shows the file (any part of it), finds it empty, or finds it binary records its version in the
+ * workspace, so Edit and Write may change it afterwards. Read-only.
+ * @example registry.add(createReadTool(workspace, { maxLines: 500 }))
+ */
+export function createReadTool(workspace: Workspace, options: ReadToolOptions = {}): Tool {
+  const maxLines = positiveInteger("maxLines", options.maxLines ?? 2000);
+  const maxLineLength = positiveInteger("maxLineLength", options.maxLineLength ?? 2000);
+  const maxCharacters = positiveInteger("maxCharacters", options.maxCharacters ?? 40_000);
+  return {
+    name: "Read",
+    description: [
+      "Read a text file from the workspace. The output numbers each line like `cat -n`: the line number, a tab, then the line;",
+      "the number and the tab are not part of the file, so never copy them into Edit's old_string.",
+      `Shows up to ${maxLines} lines from the start unless you give offset (1-based first line) and limit (number of lines);`,
+      `lines longer than ${maxLineLength} characters are cut. The output says when something was left out and how to read on.`,
+      "Read a file before you Edit or Write it. Use Glob to find files and list folders, and Grep to search contents.",
+    ].join(" "),
+    parameters: {
+      type: "object",
+      properties: {
+        file_path: { type: "string", description: "Path of the file: absolute, or relative to the workspace root." },
+        offset: { type: "integer", minimum: 0, description: "Line number to start at (1-based). Only for files too long to read at once." },
+        limit: { type: "integer", minimum: 1, description: "How many lines to read. Only for files too long to read at once." },
+      },
+      required: ["file_path"],
+    },
+    readOnly: true,
+    execute: async (args, context) => {
+      const { file_path, offset, limit } = args as ReadArguments;
+      const absolute = await workspace.resolve(file_path);
+      const start = Math.max(1, offset ?? 1);
+      return readLines(workspace, absolute, { start, limit: limit ?? maxLines, maxLineLength, maxCharacters, signal: context.signal });
+    },
+  };
+}
+
+type ReadRequest = { start: number; limit: number; maxLineLength: number; maxCharacters: number; signal: AbortSignal };
+
+async function readLines(workspace: Workspace, absolute: string, request: ReadRequest): Promise<string> {
+  const shown = workspace.display(absolute);
+  const info = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
+    throw fileError(error, `read ${shown}`);
+  });
+  if (!info) throw new ToolError(await describeMissingFile(workspace, absolute));
+  if (info.isDirectory()) throw new ToolError(await describeDirectory(workspace, absolute));
+  if (!info.isFile()) throw new ToolError(`${shown} is not a regular file (a device, socket or pipe); Read only reads files.`);
+  let handle: FileHandle;
+  try {
+    handle = await open(absolute, "r");
+  } catch (error) {
+    throw fileError(error, `read ${shown}`);
+  }
+  try {
+    const version = await handle.stat();
+    if (version.size === 0) {
+      await workspace.remember(absolute, version);
+      return `${shown} exists but is empty (0 bytes).`;
+    }
+    const head = Buffer.alloc(Math.min(sniffLength, version.size));
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const binary = describeBinary(head.subarray(0, bytesRead));
+    if (binary) {
+      await workspace.remember(absolute, version);
+      throw new ToolError(
+        `${shown} is ${binary}, ${formatSize(version.size)}; Read shows text only. Inspect it with Bash if you need to (file, xxd, unzip -l…).`,
+      );
+    }
+    const window = await readLineWindow(handle, { ...request, countAll: version.size <= countLinesUpTo });
+    if (window.lines.length === 0) {
+      const total = window.total ?? 0;
+      throw new ToolError(
+        `${shown} has ${plural(total, "line")}, so offset ${request.start} is past its end. Call Read with an offset from 1 to ${total}.`,
+      );
+    }
+    await workspace.remember(absolute, version);
+    return [window.lines.join("\n"), ...describeOmissions(window, request, version.size)].join("\n\n");
+  } catch (error) {
+    throw fileError(error, `read ${shown}`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The notes after the lines: what was left out, and the call that shows it. */
+function describeOmissions(window: Window, request: ReadRequest, size: number): string[] {
+  const notes: string[] = [];
+  if (window.stop !== "end") {
+    const range = `lines ${request.start}–${window.last}${window.total === undefined ? "" : ` of ${window.total.toLocaleString("en-US")}`}`;
+    const why =
+      window.stop === "characters"
+        ? `The output limit of ${request.maxCharacters.toLocaleString("en-US")} characters was reached: shown ${range}.`
+        : `Shown ${range}${window.total === undefined ? `; the file goes on (${formatSize(size)} in all)` : ""}.`;
+    notes.push(`[${why} To read more, call Read with offset=${window.last + 1} (and a limit if you want fewer lines).]`);
+  }
+  if (window.cutLines.length > 0) {
+    const listed = window.cutLines.slice(0, 5).join(", ") + (window.cutLines.length > 5 ? ", …" : "");
+    notes.push(
+      `[${plural(window.cutLines.length, "line")} (${listed}) ${window.cutLines.length === 1 ? "was" : "were"} longer than ${request.maxLineLength.toLocaleString("en-US")} characters and cut; use Grep or Bash to see the rest of a line.]`,
+    );
+  }
+  return notes;
+}
+
+async function describeDirectory(workspace: Workspace, absolute: string): Promise<string> {
+  const shown = workspace.display(absolute);
+  const names: string[] = [];
+  let more = false;
+  try {
+    for await (const entry of await opendir(absolute)) {
+      if (names.length >= 200) {
+        more = true;
+        break;
+      }
+      names.push(entry.isDirectory() ? `${entry.name}/` : entry.name);
+    }
+  } catch {
+    // an unreadable directory is still a directory
+  }
+  names.sort();
+  const pattern = shown === "." ? "*" : join(shown, "*");
+  const rest = more ? ", and more" : names.length > listedEntries ? `, and ${names.length - listedEntries} more` : "";
+  const listing = names.length === 0 ? " It is empty." : ` It contains ${names.slice(0, listedEntries).join(", ")}${rest}.`;
+  return `${shown} is a directory, not a file.${listing} Read one of its files, or list it with Glob (pattern "${pattern}") or Bash (ls).`;
+}
+
+function positiveInteger(option: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`Read tool option ${option} must be a positive integer, got ${value}.`);
+  return value;
+}
