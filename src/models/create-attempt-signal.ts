@@ -22,7 +22,8 @@ export function createAttemptSignal(provider: string, signal: AbortSignal | unde
   const controller = new AbortController();
   let timeout: ProviderError | undefined;
   const timer = setTimeout(() => {
-    timeout = createTransportError(provider, "timeout", undefined, `the model call took longer than timeoutMs (${timeoutMs} ms)`);
+    const problem = `the model call took longer than its ${timeoutMs / 1000} s timeout (timeoutMs: ${timeoutMs})`;
+    timeout = createTransportError(provider, "timeout", undefined, problem);
     controller.abort(timeout);
   }, timeoutMs);
   const onAbort = () => controller.abort(signal?.reason);

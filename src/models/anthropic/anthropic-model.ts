@@ -3,7 +3,7 @@ import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from
 import { UsageError } from "../../errors.js";
 import { checkTimeouts, createAttemptSignal } from "../create-attempt-signal.js";
 import { createGuardedFetch } from "../create-guarded-fetch.js";
-import { hideSecretsInError } from "../provider-error.js";
+import { hideSecretsInError } from "../hide-secrets-in-error.js";
 import { ConversationToolCallIds } from "../tool-call-ids.js";
 import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "../with-retry.js";
 import type { AnthropicRequest, AnthropicServerTool, AnthropicStreamEvent } from "./anthropic-wire-types.js";

@@ -4,7 +4,7 @@
  */
 export { AnthropicModel, type AnthropicModelOptions } from "./anthropic-model.js";
 export type { AnthropicMessageMetadata, AnthropicServerTool, AnthropicToolChoice } from "./anthropic-wire-types.js";
-export { convertAnthropicResponse } from "./convert-anthropic-response.js";
+export { type AnthropicConversionContext, convertAnthropicResponse } from "./convert-anthropic-response.js";
 export { type AnthropicPrompt, convertToAnthropicMessages, convertToAnthropicTools } from "./convert-to-anthropic-messages.js";
 export { createAnthropicError } from "./create-anthropic-error.js";
 export { mapAnthropicStopReason } from "./map-anthropic-stop-reason.js";

@@ -3,7 +3,8 @@ import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from
 import { UsageError } from "../../errors.js";
 import { checkTimeouts, createAttemptSignal } from "../create-attempt-signal.js";
 import { createGuardedFetch } from "../create-guarded-fetch.js";
-import { hideSecretsInError, ProviderError } from "../provider-error.js";
+import { hideSecretsInError } from "../hide-secrets-in-error.js";
+import { ProviderError } from "../provider-error.js";
 import { ConversationToolCallIds } from "../tool-call-ids.js";
 import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "../with-retry.js";
 import { collectOpenAIStream } from "./collect-openai-stream.js";
