@@ -6,7 +6,14 @@
 export { ConsoleTraceExporter, type ConsoleTraceExporterOptions } from "./console-trace-exporter.js";
 export { type FormatTraceTreeOptions, formatDuration, formatTraceTree } from "./format-trace-tree.js";
 export { genAiOperations, traceAttributes } from "./gen-ai-attributes.js";
-export { JsonFileExporter, type JsonFileExporterOptions, parseTrace, readTraceFile } from "./json-file-exporter.js";
+export {
+  type JsonDirectoryOptions,
+  JsonFileExporter,
+  type JsonFileExporterOptions,
+  type JsonPathOptions,
+  parseTrace,
+  readTraceFile,
+} from "./json-file-exporter.js";
 export { MemoryTraceExporter } from "./memory-trace-exporter.js";
 export { createSecretScrubber, type ScrubOptions, type SecretScrubber } from "./scrub-secrets.js";
 export type { TraceSubject } from "./span-tree-builder.js";

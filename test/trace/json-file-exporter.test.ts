@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent, FakeModel, ToolRegistry } from "../../src/index.js";
 import { JsonFileExporter, parseTrace, readTraceFile } from "../../src/trace/json-file-exporter.js";
+import type { Trace } from "../../src/trace/trace.js";
 import { Tracer } from "../../src/trace/tracer.js";
 
 const temporaryDirectory = () => mkdtempSync(join(tmpdir(), "minagent-trace-"));
@@ -61,13 +62,143 @@ describe("JsonFileExporter", () => {
   });
 });
 
+/** A one-span trace, as a hand-built or foreign one could be. */
+function traceWithId(traceId: string, startTime = 1_796_005_895_358.412): Trace {
+  return {
+    format: "minagent-trace",
+    version: 1,
+    traceId,
+    spans: [
+      {
+        spanId: "1f2e3d4c5b6a7980",
+        name: "invoke_agent",
+        type: "run",
+        kind: "internal",
+        startTime,
+        endTime: startTime + 1,
+        durationMs: 1,
+        status: { code: "ok" },
+        attributes: {},
+      },
+    ],
+  };
+}
+
+const hexId = (index: number) => index.toString(16).padStart(32, "0");
+
+describe("JsonFileExporter never writes outside its directory", () => {
+  it.each([
+    "../../escaped",
+    `${"../".repeat(8)}tmp/escaped`,
+    "a/b",
+    "a\\b",
+    "..",
+    "0123456789abcdef0123456789abcdef\u0000.json",
+    "0123456789abcdef0123456789abcdeg",
+    "0123456789abcdef0123456789abcde",
+    "",
+  ])("refuses the trace id %j (not 32 hex digits), writing nothing", (traceId) => {
+    const parent = temporaryDirectory();
+    const directory = join(parent, "traces");
+    const exporter = new JsonFileExporter({ directory });
+    expect(() => exporter.export(traceWithId(traceId))).toThrow(/trace id .* is not 32 hex digits; the trace was not written/);
+    expect(readdirSync(parent)).toEqual([]);
+    expect(exporter.written).toEqual([]);
+  });
+
+  it("through a Tracer, a refused trace is reported to onError and the run is unharmed", async () => {
+    const directory = temporaryDirectory();
+    const errors: unknown[] = [];
+    const exporter = new JsonFileExporter({ directory, fileName: () => "../outside.json" });
+    const tracer = new Tracer({ exporters: [exporter], onError: (error) => errors.push(error) });
+    const result = await new Agent(new FakeModel(["hi"]), new ToolRegistry(), { onEvent: tracer.listener() }).run("hello");
+    expect(result.final).toBe("hi");
+    expect(String(errors[0])).toMatch(/"\.\.\/outside\.json" is not a plain file name/);
+    expect(existsSync(join(directory, "..", "outside.json"))).toBe(false);
+  });
+
+  it.each(["../x.json", "a/b.json", "a\\b.json", ".", "..", "", "x\u0000.json", "line\nbreak.json", "x".repeat(256)])(
+    "refuses the file name %j",
+    (name) => {
+      const parent = temporaryDirectory();
+      const exporter = new JsonFileExporter({ directory: join(parent, "traces"), fileName: () => name });
+      expect(() => exporter.export(traceWithId(hexId(1)))).toThrow(/is not a plain file name; the trace was not written/);
+      expect(readdirSync(parent)).toEqual([]);
+    },
+  );
+
+  it("writes a chosen plain file name inside the directory, and never replaces a file or follows a planted link", () => {
+    const parent = temporaryDirectory();
+    const directory = join(parent, "traces");
+    const exporter = new JsonFileExporter({ directory, fileName: (trace) => `run-${trace.traceId.slice(0, 8)}.json` });
+    exporter.export(traceWithId(hexId(1)));
+    expect(readdirSync(directory)).toEqual(["run-00000000.json"]);
+    expect(exporter.written).toEqual([join(directory, "run-00000000.json")]);
+    expect(() => exporter.export(traceWithId(hexId(2)))).toThrow(/EEXIST/);
+    expect(readTraceFile(join(directory, "run-00000000.json")).traceId).toBe(hexId(1));
+    mkdirSync(join(parent, "elsewhere"));
+    symlinkSync(join(parent, "elsewhere", "target.json"), join(directory, "link.json"));
+    const linked = new JsonFileExporter({ directory, fileName: () => "link.json" });
+    expect(() => linked.export(traceWithId(hexId(3)))).toThrow(/EEXIST/);
+    expect(readdirSync(join(parent, "elsewhere"))).toEqual([]);
+  });
+
+  it("names a trace with an unusable start time by the current time", () => {
+    const directory = temporaryDirectory();
+    new JsonFileExporter({ directory }).export(traceWithId(hexId(1), Number.NaN));
+    new JsonFileExporter({ directory }).export(traceWithId(hexId(2), 1e300));
+    expect(readdirSync(directory)).toHaveLength(2);
+  });
+
+  it("needs a directory or a path", () => {
+    expect(() => new JsonFileExporter({} as never)).toThrow(/needs a directory/);
+  });
+});
+
+describe("JsonFileExporter.written", () => {
+  it("keeps only the latest paths (100 by default, or keepWritten), oldest first", () => {
+    const directory = temporaryDirectory();
+    const exporter = new JsonFileExporter({ directory });
+    for (let index = 0; index < 150; index++) exporter.export(traceWithId(hexId(index)));
+    expect(readdirSync(directory)).toHaveLength(150);
+    expect(exporter.written).toHaveLength(100);
+    expect(exporter.written[0]).toMatch(new RegExp(`${hexId(50)}\\.json$`));
+    expect(exporter.written[99]).toMatch(new RegExp(`${hexId(149)}\\.json$`));
+    const three = new JsonFileExporter({ directory: temporaryDirectory(), keepWritten: 3 });
+    for (let index = 0; index < 10; index++) three.export(traceWithId(hexId(index)));
+    expect(three.written.map((path) => path.slice(-37, -5))).toEqual([hexId(7), hexId(8), hexId(9)]);
+    const none = new JsonFileExporter({ directory: temporaryDirectory(), keepWritten: 0 });
+    none.export(traceWithId(hexId(1)));
+    expect(none.written).toEqual([]);
+  });
+
+  it("lists a file written again (the path mode) once", () => {
+    const path = join(temporaryDirectory(), "out.json");
+    const exporter = new JsonFileExporter({ path });
+    for (let index = 0; index < 5; index++) exporter.export(traceWithId(hexId(index)));
+    expect(exporter.written).toEqual([path]);
+    expect(readTraceFile(path).traceId).toBe(hexId(4));
+  });
+});
+
 describe("parseTrace", () => {
   it.each([
     ["{", /trace is not JSON/],
     ['{"spans": []}', /not a minagent trace/],
     ['{"format": "minagent-trace", "version": 2, "spans": []}', /version 2; this minagent reads version 1/],
-    ['{"format": "minagent-trace", "version": 1, "spans": []}', /has no spans/],
+    ['{"format": "minagent-trace", "version": 1, "spans": []}', /has no traceId/],
+    ['{"format": "minagent-trace", "version": 1, "traceId": "ab", "spans": []}', /has no spans/],
+    ['{"format": "minagent-trace", "version": 1, "traceId": "ab", "spans": [null]}', /span 0 is not an object/],
+    ['{"format": "minagent-trace", "version": 1, "traceId": "ab", "spans": [{"spanId": "a", "name": "x"}]}', /span 0 has no startTime/],
   ])("rejects %s", (text, message) => {
     expect(() => parseTrace(text)).toThrow(message);
+  });
+
+  it("readTraceFile names the file: missing, a directory, or unreadable", () => {
+    const directory = temporaryDirectory();
+    expect(() => readTraceFile(join(directory, "nope.json"))).toThrow(/nope\.json: no such file$/);
+    expect(() => readTraceFile(directory)).toThrow(/: is a directory, not a trace file$/);
+    writeFileSync(join(directory, "bad.json"), "{");
+    expect(() => readTraceFile(join(directory, "bad.json"))).toThrow(/bad\.json is not JSON/);
   });
 });
