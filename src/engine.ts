@@ -38,9 +38,10 @@ export type {
 export { addUsage, emptyUsage } from "./core/usage.js";
 export { AbortError, MinagentError, ToolError, UsageError } from "./errors.js";
 export { FakeModel, type FakeModelRequest, type FakeModelScriptItem } from "./models/fake-model.js";
-export { ProviderError, type ProviderErrorDetails } from "./models/provider-error.js";
+export { ProviderError, type ProviderErrorDetails, type ProviderErrorKind } from "./models/provider-error.js";
 export { type ModelSpec, modelSpecSyntax, parseModelSpec, type ResolveModelOptions, resolveModel } from "./models/resolve-model.js";
 export { type RetryEvent, type RetryOptions, withRetry } from "./models/with-retry.js";
+export type { CanUseTool, PermissionContext, PermissionDecision } from "./tools/permission.js";
 export {
   defineTool,
   type StandardToolSchema,
@@ -49,5 +50,4 @@ export {
   type ToolContext,
   type ToolParameters,
 } from "./tools/tool.js";
-export type { CanUseTool, PermissionContext, PermissionDecision } from "./tools/permission.js";
 export { ToolRegistry, type ToolRegistryOptions } from "./tools/tool-registry.js";
