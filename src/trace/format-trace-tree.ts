@@ -1,5 +1,5 @@
 import { traceAttributes } from "./gen-ai-attributes.js";
-import { childSpans, type Trace, type TraceSpan } from "./trace.js";
+import { groupSpansByParent, type Trace, type TraceSpan } from "./trace.js";
 
 /** How the tree is drawn. */
 export type FormatTraceTreeOptions = {
@@ -8,6 +8,12 @@ export type FormatTraceTreeOptions = {
   /** Longest preview of arguments and results on a line (default 60). */
   previewLength?: number;
 };
+
+/** A span waiting to be drawn: the tree lines before it, and how many levels above them are not drawn. */
+type DrawItem = { span: TraceSpan; prefix: string; branch: string; hidden: number };
+
+/** Indentation drawn at most (40 levels); deeper spans show how many levels are left out (`…12 `). */
+const maxIndent = 40 * 3;
 
 /**
  * Draws a trace as a tree, one span per line: duration, a timeline bar (overlapping bars are tool
@@ -19,15 +25,34 @@ export function formatTraceTree(trace: Trace, options: FormatTraceTreeOptions = 
   if (!root) return `trace ${trace.traceId} (no spans)\n`;
   const width = options.timelineWidth ?? 24;
   const previewLength = options.previewLength ?? 60;
-  const lines = [`trace ${trace.traceId}  ${new Date(root.startTime).toISOString()}`];
-  const visit = (span: TraceSpan, prefix: string, branch: string): void => {
+  const lines = [`trace ${trace.traceId}  ${formatStart(root.startTime)}`];
+  // Children grouped once (a lookup per span would make a 40,000-span trace take seconds), and drawn
+  // depth-first from an explicit stack, so runs nested thousands deep cannot overflow the call stack.
+  const children = groupSpansByParent(trace);
+  const drawn = new Set<TraceSpan>(); // a hand-edited file may hold a cycle
+  const stack: DrawItem[] = [{ span: root, prefix: "", branch: "", hidden: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { span, prefix, branch, hidden } = item;
+    if (drawn.has(span)) continue;
+    drawn.add(span);
     const bar = width > 0 ? `  ${timeline(span, root, width)}` : "";
-    lines.push(`${formatDuration(span.durationMs).padStart(9)}${bar}  ${prefix}${branch}${describe(span, previewLength)}`);
-    const children = childSpans(trace, span);
-    const childPrefix = prefix + (branch === "├─ " ? "│  " : branch === "└─ " ? "   " : "");
-    for (const [index, child] of children.entries()) visit(child, childPrefix, index === children.length - 1 ? "└─ " : "├─ ");
-  };
-  visit(root, "", "");
+    const deeper = hidden > 0 ? `…${hidden} ` : "";
+    lines.push(`${formatDuration(span.durationMs).padStart(9)}${bar}  ${deeper}${prefix}${branch}${describe(span, previewLength)}`);
+    const under = children.get(span.spanId) ?? [];
+    let childPrefix = prefix + (branch === "├─ " ? "│  " : branch === "└─ " ? "   " : "");
+    let childHidden = hidden;
+    // Past 40 levels the oldest are counted, not drawn: the lines stay readable and the output linear.
+    if (childPrefix.length > maxIndent) {
+      childPrefix = childPrefix.slice(3);
+      childHidden++;
+    }
+    for (let index = under.length - 1; index >= 0; index--) {
+      const child = under[index] as TraceSpan;
+      stack.push({ span: child, prefix: childPrefix, branch: index === under.length - 1 ? "└─ " : "├─ ", hidden: childHidden });
+    }
+  }
+  const left = trace.spans.length - drawn.size;
+  if (left > 0) lines.push(`(${left} span${left === 1 ? "" : "s"} not under the run span: not drawn)`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -107,10 +132,17 @@ function tokens(span: TraceSpan): string {
   return `${input} in / ${output} out tokens${typeof cached === "number" && cached > 0 ? ` (${cached} cached)` : ""}`;
 }
 
-/** One line of at most `length` characters. */
+/** One line of at most `length` characters. Only the start of a long text is read: a result may be 8,000 characters. */
 function preview(text: string, length: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > length ? `${line.slice(0, length - 1)}…` : line;
+  const start = text.length > length * 4 ? text.slice(0, length * 4) : text;
+  const line = start.replace(/\s+/g, " ").trim();
+  return line.length > length || start !== text ? `${line.slice(0, length - 1)}…` : line;
+}
+
+/** The ISO time of a start, or the number as it is when it is no time (a hand-made file). */
+function formatStart(startTime: number): string {
+  const date = new Date(startTime);
+  return Number.isNaN(date.getTime()) ? String(startTime) : date.toISOString();
 }
 
 /** `[   ████     ]`: where the span lies within the run. */

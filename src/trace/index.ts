@@ -20,6 +20,7 @@ export type { TraceSubject } from "./span-tree-builder.js";
 export {
   type AttributeValue,
   childSpans,
+  groupSpansByParent,
   type SpanAttributes,
   type SpanKind,
   type SpanStatus,

@@ -68,7 +68,22 @@ export interface TraceExporter {
   export(trace: Trace): void | Promise<void>;
 }
 
-/** The spans directly under `parent`, in start order. */
+/**
+ * The spans directly under `parent`, in start order. It reads every span: to walk a whole tree, group
+ * the spans once with {@link groupSpansByParent}.
+ */
 export function childSpans(trace: Trace, parent: TraceSpan): TraceSpan[] {
   return trace.spans.filter((span) => span.parentSpanId === parent.spanId);
+}
+
+/** Every span's children, by the parent's `spanId`, each list in start order; one pass over the spans. */
+export function groupSpansByParent(trace: Trace): Map<string, TraceSpan[]> {
+  const children = new Map<string, TraceSpan[]>();
+  for (const span of trace.spans) {
+    if (span.parentSpanId === undefined) continue;
+    const siblings = children.get(span.parentSpanId);
+    if (siblings) siblings.push(span);
+    else children.set(span.parentSpanId, [span]);
+  }
+  return children;
 }

@@ -1,12 +1,14 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { parseTrace } from "../../src/trace/json-file-exporter.js";
+import { JsonFileExporter, parseTrace } from "../../src/trace/json-file-exporter.js";
+import type { Trace } from "../../src/trace/trace.js";
 import { fakeIo } from "../helpers/fake-io.js";
+import { wideTrace } from "../trace/large-traces.js";
 
 const temporaryFile = (name: string) => join(mkdtempSync(join(tmpdir(), "minagent-cli-")), name);
 
@@ -67,24 +69,86 @@ describe("minagent trace show", () => {
     ]);
   });
 
-  it("says what is wrong with a missing or foreign file, and how to use the command", async () => {
+  it("says what is wrong with a missing, malformed or foreign file (exit code 2), and how to use the command", async () => {
+    const missingPath = temporaryFile("nope.json");
     const missing = fakeIo();
-    expect(await main(["trace", "show", temporaryFile("nope.json")], missing.io)).toBe(1);
-    expect(missing.stderr()).toMatch(/^minagent trace show: ENOENT/);
+    expect(await main(["trace", "show", missingPath], missing.io)).toBe(2);
+    expect(missing.stderr()).toBe(`minagent trace show: ${missingPath}: no such file\n`);
+    const broken = temporaryFile("broken.json");
+    writeFileSync(broken, '{"format": "minagent-trace", "spans": [');
+    const notJson = fakeIo();
+    expect(await main(["trace", "show", broken], notJson.io)).toBe(2);
+    expect(notJson.stderr()).toMatch(/^minagent trace show: .*broken\.json is not JSON: /);
     const foreign = temporaryFile("package.json");
     writeFileSync(foreign, '{"name": "x"}');
     const notTrace = fakeIo();
-    expect(await main(["trace", "show", foreign], notTrace.io)).toBe(1);
+    expect(await main(["trace", "show", foreign], notTrace.io)).toBe(2);
     expect(notTrace.stderr()).toMatch(/is not a minagent trace/);
     const noFile = fakeIo();
     expect(await main(["trace", "show"], noFile.io)).toBe(2);
-    expect(noFile.stderr()).toMatch(/name one trace file[\s\S]*Usage: minagent trace show <file>/);
+    expect(noFile.stderr()).toMatch(/name one trace file or directory[\s\S]*Usage: minagent trace show <file or directory>/);
     const help = fakeIo();
     expect(await main(["trace", "--help"], help.io)).toBe(0);
-    expect(help.stdout()).toMatch(/^Usage: minagent trace show <file>/);
+    expect(help.stdout()).toMatch(/^Usage: minagent trace show <file or directory>/);
     const top = fakeIo();
     await main(["--help"], top.io);
     expect(top.stdout()).toMatch(/minagent trace show <file>\s+draw a trace file as a tree of spans/);
+  });
+
+  it("given a directory, draws the newest trace and says how to draw another", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "minagent-traces-"));
+    const exporter = new JsonFileExporter({ directory, fileName: (trace) => `${trace.traceId}.json` });
+    const ids = ["a", "b", "c"].map((digit) => digit.repeat(32));
+    for (const [index, traceId] of ids.entries()) {
+      exporter.export({ ...wideTrace(5), traceId });
+      const seconds = 1_800_000_000 + index * 60; // written a minute apart, in this order
+      utimesSync(join(directory, `${traceId}.json`), seconds, seconds);
+    }
+    // Newer still, but not a trace: passed over.
+    writeFileSync(join(directory, "package.json"), '{"name": "x"}');
+    utimesSync(join(directory, "package.json"), 1_800_000_600, 1_800_000_600);
+    mkdirSync(join(directory, "older.json")); // a directory named like a file: not a candidate
+    const { io, stdout, stderr } = fakeIo();
+    expect(await main(["trace", "show", directory, "--no-timeline"], io)).toBe(0);
+    expect(stdout()).toMatch(new RegExp(`^trace ${ids[2]} `));
+    expect(stderr()).toBe(
+      `Newest trace in ${directory} (of 4 .json files): ${join(directory, `${ids[2]}.json`)}. Passed over 1 newer file that is not a trace. ` +
+        `To draw another, name it, e.g. the one before: minagent trace show ${join(directory, `${ids[1]}.json`)}\n`,
+    );
+    const only = mkdtempSync(join(tmpdir(), "minagent-traces-"));
+    new JsonFileExporter({ directory: only }).export({ ...wideTrace(5), traceId: ids[0] as string });
+    const one = fakeIo();
+    expect(await main(["trace", "show", only], one.io)).toBe(0);
+    expect(one.stderr()).toMatch(/^Newest trace in .* \(of 1 \.json file\): .*\.json\.\n$/);
+  });
+
+  it("given a directory without traces, says so with exit code 2 (never a raw EISDIR)", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "minagent-traces-"));
+    const none = fakeIo();
+    expect(await main(["trace", "show", empty], none.io)).toBe(2);
+    expect(none.stderr()).toBe(`minagent trace show: ${empty} is a directory with no trace files (*.json) in it.\n`);
+    writeFileSync(join(empty, "package.json"), "{}");
+    const foreign = fakeIo();
+    expect(await main(["trace", "show", empty], foreign.io)).toBe(2);
+    expect(foreign.stderr()).toMatch(/holds no minagent trace among its 1 \.json files \(newest: .*package\.json is not a minagent trace/);
+  });
+
+  it("draws a 40,001-span trace, every span under its parent (linear: it took 21 s when quadratic)", async () => {
+    const path = temporaryFile("long.json");
+    const trace: Trace = wideTrace(40_001);
+    writeFileSync(path, JSON.stringify(trace));
+    const { io, stdout } = fakeIo();
+    const started = performance.now();
+    expect(await main(["trace", "show", path, "--no-timeline"], io)).toBe(0);
+    const elapsed = performance.now() - started;
+    const lines = stdout()
+      .split("\n")
+      .slice(1, -1)
+      .map((line) => line.slice(11));
+    expect(lines).toHaveLength(40_001);
+    expect(lines.slice(0, 3)).toEqual(["invoke_agent long  ✓ completed in 10000 turns", "├─ turn 0", "│  ├─ chat fake-model  tool_use"]);
+    expect(lines.at(-1)).toBe("      └─ weather  → sunny 9999");
+    expect(elapsed).toBeLessThan(5_000); // a sanity bound, not a benchmark
   });
 
   const bin = new URL("../../dist/cli/bin.js", import.meta.url);
