@@ -33,3 +33,10 @@ it("the README's approvals example runs as plain JavaScript and prints what its 
   expect(expected).toEqual(["interrupted [ 'call_1' ]", "completed Deleted notes.txt."]);
   expect(stdout.trim().split("\n")).toEqual(expected);
 });
+
+it("the coding-agent example fixes its sample project's failing test", async () => {
+  const script = join(root, "examples/fix-failing-test/fix-failing-test.mjs");
+  const { stdout } = await promisify(execFile)(process.execPath, [script], { cwd: root, timeout: 60_000 });
+  expect(stdout).toMatch(/→ Bash \{"command":"npm test","description":"Run the tests"\}/);
+  expect(stdout.trim().split("\n").at(-1)).toBe("status: completed; src/math.js now divides by values.length");
+});

@@ -1,0 +1,253 @@
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { Agent } from "../core/agent.js";
+import type { AgentEventListener } from "../core/events.js";
+import type { PrepareTurn } from "../core/loop-types.js";
+import type { ApprovalDecision, ApprovalDecisions } from "../core/run-state.js";
+import type { Message, Model, RunResult, ToolCall } from "../core/types.js";
+import { UsageError } from "../errors.js";
+import type { CanUseTool } from "../tools/permission.js";
+import type { Tool } from "../tools/tool.js";
+import { ToolRegistry } from "../tools/tool-registry.js";
+import { type HookConfiguration, HookRunner, type HookRunReport, type HookSettings } from "./hooks/index.js";
+import { withPostToolUseHooks } from "./hooks/with-post-tool-use-hooks.js";
+import { withPreToolUseHooks } from "./hooks/with-pre-tool-use-hooks.js";
+import { type CodePermissions, createCodePermissions, type PermissionMode } from "./permissions/index.js";
+import { permissionSettingsFiles } from "./permissions/settings.js";
+import { codingSystemPrompt } from "./system-prompt.js";
+import { createBashTool } from "./tools/bash.js";
+import { createEditTool } from "./tools/edit.js";
+import { createGlobTool } from "./tools/glob.js";
+import { createGrepTool } from "./tools/grep.js";
+import { createReadTool } from "./tools/read.js";
+import { createTodoStore, createTodoWriteTool, type TodoStore } from "./tools/todo-write.js";
+import { createWriteTool } from "./tools/write.js";
+import { Workspace } from "./workspace.js";
+
+/** A person's answer to a call that needs approval, given while the run waits (the CLI's prompt). */
+export type ApprovalRequest = {
+  /** The call as the model made it. */
+  toolCall: Pick<ToolCall, "id" | "name" | "arguments">;
+  /** Why it needs approval, in words a person reads. */
+  reason: string | undefined;
+  signal: AbortSignal;
+};
+
+/** Settings of a {@link CodingAgent}. */
+export type CodingAgentOptions = {
+  /** The folder the agent works in (or a Workspace): no tool touches a file outside it, or outside `additionalDirectories`. */
+  workspace: string | Workspace;
+  /** More folders the tools may use. */
+  additionalDirectories?: readonly string[] | undefined;
+  /** The permission mode to start in (default: the settings files', else `default`). */
+  mode?: PermissionMode | undefined;
+  /** Permission rules given in code, after the settings files' (`Bash(npm test)`, `Edit(src/**)`, …). */
+  rules?: { allow?: readonly string[] | undefined; ask?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
+  /**
+   * Settings files to read for permissions and hooks, least specific first. Default: `~/.minagent/settings.json`,
+   * `<root>/.minagent/settings.json`, `<root>/.minagent/settings.local.json`; `[]` reads none.
+   */
+  settingsFiles?: readonly string[] | undefined;
+  /** Hooks in code, run after the settings files' hooks. */
+  hooks?: HookConfiguration | undefined;
+  /**
+   * Asked, while the run waits, for a call the permissions would ask about. Without it such a call ends the run
+   * `interrupted`, to be decided and resumed later (`resume`), in this process or another.
+   */
+  askPerson?: ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>) | undefined;
+  /** More tools (MCP tools, your own), beside the built-in ones. */
+  tools?: readonly Tool[] | undefined;
+  /** Text added to the built-in system prompt (project conventions, the person's instructions). */
+  instructions?: string | undefined;
+  /** Model calls allowed per run (default 50). */
+  maxSteps?: number | undefined;
+  /** Receives every event of every run. */
+  onEvent?: AgentEventListener | undefined;
+  /** Told of every hook that ran (for logs, or to warn that one failed open). */
+  onHookRun?: ((report: HookRunReport) => void) | undefined;
+  /** Shapes each turn (compaction, project memory). */
+  prepareTurn?: PrepareTurn | undefined;
+  /** The session's id, sent to hooks (default: a random one). */
+  sessionId?: string | undefined;
+  /** The checklist TodoWrite keeps (default: a new one; read it as `agent.todos.todos`). */
+  todos?: TodoStore | undefined;
+  /** The home directory for `~` in rules and the user's settings file (default: the user's). */
+  home?: string | undefined;
+};
+
+/** How a {@link CodingAgent} run ends: the engine's result, and whether a hook blocked the prompt. */
+export type CodingRunResult = RunResult & {
+  /** Set when a UserPromptSubmit hook blocked the prompt: nothing was sent to the model. */
+  blocked?: string | undefined;
+};
+
+/**
+ * Claude Code's capabilities on minagent's loop, for any model: the built-in coding tools (Read, Write, Edit, Glob,
+ * Grep, Bash, TodoWrite, and Plan Mode's two) over one workspace, the permission system (modes and rules from
+ * settings files and code, compound shell commands split by a real parser) as the agent's `canUseTool`, and hooks
+ * (PreToolUse in the permission decision, PostToolUse around every tool, UserPromptSubmit, Stop and SessionStart
+ * around each run). The loop is the plain Agent's; effects run in the order the model gave.
+ * @example
+ * const agent = await CodingAgent.create(model, { workspace: process.cwd(), askPerson: askOnTerminal });
+ * const result = await agent.run("The tests in test/math.test.js fail; fix the code.");
+ */
+export class CodingAgent {
+  readonly agent: Agent;
+  readonly workspace: Workspace;
+  readonly registry: ToolRegistry;
+  readonly permissions: CodePermissions;
+  readonly hooks: HookRunner;
+  /** The checklist the model keeps with TodoWrite. */
+  readonly todos: TodoStore;
+  #sessionContext: Promise<string | undefined> | undefined;
+
+  private constructor(parts: {
+    agent: Agent;
+    workspace: Workspace;
+    registry: ToolRegistry;
+    permissions: CodePermissions;
+    hooks: HookRunner;
+    todos: TodoStore;
+  }) {
+    this.agent = parts.agent;
+    this.workspace = parts.workspace;
+    this.registry = parts.registry;
+    this.permissions = parts.permissions;
+    this.hooks = parts.hooks;
+    this.todos = parts.todos;
+  }
+
+  /** Builds the agent: reads the settings files (permissions and hooks) and prepares the tools. */
+  static async create(model: Model, options: CodingAgentOptions): Promise<CodingAgent> {
+    if (options?.workspace === undefined)
+      throw new UsageError("CodingAgent needs a workspace: the folder it works in, e.g. { workspace: process.cwd() }.");
+    const workspace =
+      options.workspace instanceof Workspace
+        ? options.workspace
+        : new Workspace({ root: options.workspace, additionalDirectories: options.additionalDirectories });
+    const home = options.home ?? homedir();
+    const settingsFiles = options.settingsFiles ?? permissionSettingsFiles({ root: workspace.root, home });
+    const permissions = await createCodePermissions({ workspace, mode: options.mode, rules: options.rules, settingsFiles, home });
+    const hooks = new HookRunner({
+      sessionId: options.sessionId ?? globalThis.crypto.randomUUID(),
+      cwd: workspace.root,
+      settings: await readHookSettings(settingsFiles),
+      hooks: options.hooks,
+      onHookRun: options.onHookRun,
+    });
+    const todos = options.todos ?? createTodoStore();
+    const registry = new ToolRegistry({ orderEffects: true, timeoutMs: 15 * 60_000 });
+    const builtIn = [
+      createReadTool(workspace),
+      createWriteTool(workspace),
+      createEditTool(workspace),
+      createGlobTool(workspace),
+      createGrepTool(workspace),
+      createBashTool(workspace),
+      createTodoWriteTool(todos),
+      ...permissions.planMode.tools,
+      ...(options.tools ?? []),
+    ];
+    for (const tool of builtIn) registry.add(hooks.hasHooks("PostToolUse", tool.name) ? withPostToolUseHooks(tool, hooks) : tool);
+    const canUseTool = withPreToolUseHooks(hooks, askWhileWaiting(permissions.canUseTool, options.askPerson));
+    const agent = new Agent(model, registry, {
+      system: codingSystemPrompt({ workspace, instructions: options.instructions }),
+      maxSteps: options.maxSteps ?? 50,
+      canUseTool,
+      onEvent: options.onEvent,
+      prepareTurn: options.prepareTurn,
+    });
+    return new CodingAgent({ agent, workspace, registry, permissions, hooks, todos });
+  }
+
+  /**
+   * Runs one prompt: the UserPromptSubmit hooks first (they may block it or add context), the SessionStart hooks'
+   * context before the first prompt of a conversation, then the loop; when it completes, the Stop hooks may send
+   * the agent back to work (at most `maxStopContinuations` times in a row).
+   */
+  async run(
+    prompt: string,
+    options: { history?: readonly Message[] | undefined; signal?: AbortSignal | undefined; onEvent?: AgentEventListener | undefined } = {},
+  ): Promise<CodingRunResult> {
+    const submitted = await this.hooks.runUserPromptSubmitHooks(prompt, options.signal);
+    if ("blocked" in submitted && submitted.blocked !== undefined) return blockedResult(submitted.blocked, options.history);
+    const sessionContext = options.history?.length ? undefined : await this.#startSession(options.signal);
+    const input = sessionContext
+      ? `${sessionContext}\n\n${(submitted as { input: string }).input}`
+      : (submitted as { input: string }).input;
+    return this.#untilStopped(await this.agent.run(input, options), options);
+  }
+
+  /** Goes on with an interrupted run once its pending calls are decided (see `Agent.resume`); Stop hooks apply as in {@link run}. */
+  async resume(
+    state: RunResult | string,
+    decisions: ApprovalDecisions,
+    options: { signal?: AbortSignal | undefined; onEvent?: AgentEventListener | undefined } = {},
+  ): Promise<CodingRunResult> {
+    return this.#untilStopped(await this.agent.resume(state, decisions, options), options);
+  }
+
+  async #untilStopped(
+    first: RunResult,
+    options: { signal?: AbortSignal | undefined; onEvent?: AgentEventListener | undefined },
+  ): Promise<RunResult> {
+    let result = first;
+    for (let continuations = 0; result.status === "completed"; continuations++) {
+      const verdict = await this.hooks.runStopHooks(result, { continuations, signal: options.signal });
+      if (!verdict) break;
+      result = await this.agent.run(verdict.continue, { ...options, history: result.messages });
+    }
+    return result;
+  }
+
+  #startSession(signal: AbortSignal | undefined): Promise<string | undefined> {
+    this.#sessionContext ??= this.hooks.runSessionStartHooks({ signal }).then((outcome) => {
+      if (outcome.blocked) throw new UsageError(`A SessionStart hook blocked the session: ${outcome.blocked}`);
+      return outcome.context;
+    });
+    return this.#sessionContext;
+  }
+}
+
+/** With `askPerson`, an "ask" is put to the person while the run waits; without it the run is interrupted. */
+function askWhileWaiting(canUseTool: CanUseTool, askPerson: CodingAgentOptions["askPerson"]): CanUseTool {
+  if (!askPerson) return canUseTool;
+  return async (call, context) => {
+    const decision = await canUseTool(call, context);
+    if (decision.behavior !== "ask") return decision;
+    return askPerson({ toolCall: call, reason: decision.reason, signal: context.signal });
+  };
+}
+
+/** The `hooks` of each settings file that exists and parses (permissions report malformed files; hooks must not run blind). */
+async function readHookSettings(files: readonly string[]): Promise<HookSettings[]> {
+  const settings: HookSettings[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch {
+      continue;
+    }
+    try {
+      settings.push(JSON.parse(text) as HookSettings);
+    } catch (error) {
+      throw new UsageError(`Settings file ${file} is not valid JSON (${(error as Error).message}); fix it or remove it.`);
+    }
+  }
+  return settings;
+}
+
+function blockedResult(reason: string, history: readonly Message[] | undefined): CodingRunResult {
+  return {
+    runId: "",
+    status: "completed",
+    messages: [...(history ?? [])],
+    steps: [],
+    final: "",
+    usage: { inputTokens: 0, outputTokens: 0 },
+    turns: 0,
+    pending: [],
+    blocked: reason,
+  };
+}

@@ -1,0 +1,50 @@
+// `minagent/code`: Claude Code's capabilities on minagent's loop — the coding tools over a workspace, the
+// permission system, hooks, and the CodingAgent that composes them. Explicit named exports only.
+export { type ApprovalRequest, CodingAgent, type CodingAgentOptions, type CodingRunResult } from "./coding-agent.js";
+export {
+  type CommandHook,
+  type FunctionHook,
+  type HookConfiguration,
+  type HookEventName,
+  type HookFunction,
+  type HookInputs,
+  type HookMatcher,
+  type HookResults,
+  HookRunner,
+  type HookRunnerOptions,
+  type HookRunReport,
+  type HookSettings,
+  hookEventNames,
+  withPostToolUseHooks,
+  withPreToolUseHooks,
+} from "./hooks/index.js";
+export {
+  type CodePermissions,
+  type CodePermissionsOptions,
+  createCodePermissions,
+  type ExplainedCall,
+  isPermissionMode,
+  nextPermissionMode,
+  type PermissionExplanation,
+  type PermissionMode,
+  type PermissionSettings,
+  parsePermissionRule,
+  permissionModes,
+  permissionSettingsFiles,
+} from "./permissions/index.js";
+export { codingSystemPrompt } from "./system-prompt.js";
+export { type BashToolOptions, createBashTool } from "./tools/bash.js";
+export { createEditTool } from "./tools/edit.js";
+export { createGlobTool, type GlobToolOptions } from "./tools/glob.js";
+export { createGrepTool, type GrepToolOptions } from "./tools/grep.js";
+export { createReadTool, type ReadToolOptions } from "./tools/read.js";
+export {
+  createTodoStore,
+  createTodoWriteTool,
+  type Todo,
+  type TodoStatus,
+  type TodoStore,
+  type TodoStoreOptions,
+} from "./tools/todo-write.js";
+export { createWriteTool } from "./tools/write.js";
+export { type FileVersion, Workspace, type WorkspaceOptions } from "./workspace.js";

@@ -1,0 +1,116 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { CodingAgent } from "../../src/code/index.js";
+import { FakeModel } from "../../src/index.js";
+import { reply, toolCall } from "../../src/testing/index.js";
+
+const sample = new URL("../../examples/fix-failing-test/project/", import.meta.url);
+let project: string;
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), "minagent-coding-agent-"));
+  cpSync(sample, project, { recursive: true });
+});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+const npmTest = (id: string) => reply("", toolCall("Bash", { command: "npm test" }, id));
+const toolMessages = (messages: readonly { role: string; content: string; toolCallId?: string }[]) =>
+  messages.filter((message) => message.role === "tool");
+
+describe("CodingAgent", () => {
+  it("fixes a failing test in a sample project: real tools, real permissions, the model scripted", async () => {
+    const model = new FakeModel([
+      npmTest("t1"),
+      reply("", toolCall("Read", { file_path: "src/math.js" }, "r")),
+      reply("", toolCall("Edit", { file_path: "src/math.js", old_string: "values.length - 1", new_string: "values.length" }, "e")),
+      npmTest("t2"),
+      "Fixed.",
+    ]);
+    const agent = await CodingAgent.create(model, {
+      workspace: project,
+      settingsFiles: [],
+      mode: "acceptEdits",
+      rules: { allow: ["Bash(npm test)"] },
+    });
+    const result = await agent.run("The test fails. Fix the code.");
+    expect(result.status).toBe("completed");
+    const [firstRun, read, edit, secondRun] = toolMessages(result.messages);
+    expect(firstRun?.content).toMatch(/# fail 1[\s\S]*Exit code: 1/);
+    expect(read?.content).toMatch(/5\s+return total \/ \(values\.length - 1\);/);
+    expect(edit?.content).toMatch(/^Edited src\/math\.js/);
+    expect(secondRun?.content).toMatch(/# pass 1[\s\S]*Exit code: 0/);
+    expect(readFileSync(join(project, "src/math.js"), "utf8")).toContain("return total / (values.length);");
+    // The model was offered Claude Code's tools by their names, and the system prompt names the workspace.
+    expect(model.requests[0]?.tools.map((tool) => tool.name)).toEqual([
+      "Read",
+      "Write",
+      "Edit",
+      "Glob",
+      "Grep",
+      "Bash",
+      "TodoWrite",
+      "EnterPlanMode",
+      "ExitPlanMode",
+    ]);
+    expect(model.requests[0]?.messages[0]?.content).toContain(`Workspace: ${project}`);
+  });
+
+  it("a call the permissions would ask about interrupts the run (no askPerson); resume runs it once allowed", async () => {
+    const model = new FakeModel([reply("", toolCall("Bash", { command: "echo hi > greeting.txt" }, "w")), "Done."]);
+    const agent = await CodingAgent.create(model, { workspace: project, settingsFiles: [] });
+    const interrupted = await agent.run("Write a greeting.");
+    expect(interrupted.status).toBe("interrupted");
+    expect(interrupted.pending[0]?.reason).toMatch(/echo hi > greeting\.txt|greeting\.txt/);
+    const resumed = await agent.resume(JSON.stringify(interrupted), { w: { behavior: "allow" } });
+    expect(resumed.status).toBe("completed");
+    expect(readFileSync(join(project, "greeting.txt"), "utf8")).toBe("hi\n");
+  });
+
+  it("with askPerson the run waits for the person instead, and a denial reaches the model", async () => {
+    const askPerson = vi.fn(() => ({ behavior: "deny" as const, message: "Not now." }));
+    const model = new FakeModel([reply("", toolCall("Bash", { command: "rm -rf src" }, "rm")), "Understood."]);
+    const agent = await CodingAgent.create(model, { workspace: project, settingsFiles: [], askPerson });
+    const result = await agent.run("Clean up.");
+    expect(askPerson).toHaveBeenCalledWith(
+      expect.objectContaining({ toolCall: expect.objectContaining({ id: "rm" }), reason: expect.any(String) }),
+    );
+    expect(toolMessages(result.messages)[0]).toMatchObject({ content: "Not now.", isError: true });
+    expect(readFileSync(join(project, "src/math.js"), "utf8")).toContain("mean");
+  });
+
+  it("reads permissions and hooks from the project's settings file: a deny rule and a PreToolUse command hook", async () => {
+    mkdirSync(join(project, ".minagent"));
+    writeFileSync(
+      join(project, ".minagent/settings.json"),
+      JSON.stringify({
+        permissions: { deny: ["Read(./secrets/**)"], allow: ["Bash(npm test)"] },
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo 'no tests on Fridays' >&2; exit 2" }] }] },
+      }),
+    );
+    const model = new FakeModel([
+      reply("", toolCall("Read", { file_path: "secrets/key.txt" }, "s"), toolCall("Bash", { command: "npm test" }, "t")),
+      "ok",
+    ]);
+    const agent = await CodingAgent.create(model, { workspace: project, settingsFiles: [join(project, ".minagent/settings.json")] });
+    const result = await agent.run("Look around.");
+    const [secret, tests] = toolMessages(result.messages);
+    expect(secret).toMatchObject({ isError: true, content: expect.stringMatching(/Read\(\.\/secrets\/\*\*\)/) });
+    expect(tests).toMatchObject({ isError: true, content: expect.stringMatching(/no tests on Fridays/) });
+  });
+
+  it("a Stop hook can send the agent back to work, within its limit", async () => {
+    let stops = 0;
+    const model = new FakeModel(["Done, I think.", "Now really done."]);
+    const agent = await CodingAgent.create(model, {
+      workspace: project,
+      settingsFiles: [],
+      hooks: {
+        Stop: [{ hooks: [{ type: "function", run: () => (stops++ === 0 ? { decision: "block", reason: "Run the tests first." } : {}) }] }],
+      },
+    });
+    const result = await agent.run("Fix it.");
+    expect(result.final).toBe("Now really done.");
+    expect(model.requests[1]?.messages.at(-1)?.content).toMatch(/Run the tests first\./);
+  });
+});
