@@ -43,6 +43,11 @@ describe("what importing costs", () => {
     expect(builtins).toEqual([]);
   });
 
+  it('`import "minagent/otel"` does not load @opentelemetry/api (an optional peer dependency, loaded by the exporter)', () => {
+    const imports = [...staticGraph("src/trace/otel/index.ts").values()].flat();
+    expect(imports.filter((specifier) => specifier.startsWith("@opentelemetry/"))).toEqual([]);
+  });
+
   it("`minagent demo` imports the tracer and the JSON exporter only when --trace is given", () => {
     const imports = staticGraph("src/cli/commands/demo.ts").get("src/cli/commands/demo.ts") ?? [];
     expect(imports.filter((specifier) => specifier.includes("/trace/"))).toEqual([]);
