@@ -1,0 +1,139 @@
+import type { CodingAgent, CodingAgentOptions } from "../../code/coding-agent.js";
+import type { PermissionMode } from "../../code/permissions/index.js";
+import type { AgentEventListener } from "../../core/events.js";
+import type { Message, Model, Usage } from "../../core/types.js";
+import type { CliIo } from "../io.js";
+
+// The contract between `minagent code` (src/cli/commands/code.ts, which parses the flags, resolves the model and
+// opens the session) and the interactive terminal UI (src/cli/code/interactive/index.ts, which exports
+// `runInteractiveSession`). Types only: either side may change its implementation without touching the other.
+
+/** How `-p` prints its outcome. */
+export type CodeOutputFormat = "text" | "json" | "stream-json";
+
+/** The flags of `minagent code`, parsed and checked. */
+export type CodeOptions = {
+  /** The prompt from the command line (positional words joined), or undefined when none was given. */
+  prompt: string | undefined;
+  /** `-p` / `--print`: run the prompt to the end, print the outcome, exit. */
+  print: boolean;
+  /** `--output-format` (for `-p`; default `text`). */
+  outputFormat: CodeOutputFormat;
+  /** The model string (`--model`, else `MINAGENT_MODEL`). */
+  model: string;
+  /** `--permission-mode` (default: the settings files', else `default`). */
+  permissionMode: PermissionMode | undefined;
+  /** `--allowedTools` rules (`Bash(npm test)`, `Edit`…), added after the settings files' allow rules. */
+  allowedTools: readonly string[];
+  /** `--disallowedTools` rules, added after the settings files' deny rules. */
+  disallowedTools: readonly string[];
+  /** `--max-turns`: model calls allowed per prompt (default: CodingAgent's 50). */
+  maxTurns: number | undefined;
+  /** `--max-budget-usd`: no model call is made that would take the process's spending past this. */
+  maxBudgetUsd: number | undefined;
+  /** `--cwd`, resolved to an absolute path (default: the process's working directory): the workspace root. */
+  cwd: string;
+  /** `--add-dir`, resolved to absolute paths: more folders the tools may use. */
+  additionalDirectories: readonly string[];
+  /** `--timeout` in milliseconds: one attempt at a model call gives up after this long and is retried. */
+  timeoutMs: number | undefined;
+  /** `--continue`: go on with this folder's newest session. */
+  continue: boolean;
+  /** `--resume [id]`: go on with that session; `true` when no id was given (the UI offers a list). */
+  resume: string | true | undefined;
+  /** `--fork-session`: with --continue / --resume, write to a new session that starts as a copy of the old one. */
+  forkSession: boolean;
+  /** `--verbose`: show tool calls, results and usage as they happen. */
+  verbose: boolean;
+};
+
+/**
+ * One conversation saved on disk. `history` is where it stands; pass `record` as a run's `onEvent` and the file grows
+ * with the run as it happens (the user's prompt, each model response, the tool results in call order), so that an
+ * interrupted or failed run still leaves a conversation that can be continued.
+ */
+export type CodeSession = {
+  /** The session's id (a UUID): `minagent code --resume <id>`. */
+  readonly id: string;
+  /** The file it is saved in, for messages. */
+  readonly file: string;
+  /** The conversation so far: empty for a new session. Pass it as `history` to the first run; after that, the last result's messages. */
+  readonly history: readonly Message[];
+  /** Records a run's events into the session (pass it as the run's `onEvent`). */
+  readonly record: AgentEventListener;
+  /** Resolves once everything recorded so far is written (call it before the process exits). */
+  flush(): Promise<void>;
+};
+
+/** A saved session, as a list of them shows it. */
+export type CodeSessionSummary = {
+  id: string;
+  file: string;
+  /** When it was last written (ISO 8601). */
+  updatedAt: string;
+  /** Messages in the conversation. */
+  messageCount: number;
+  /** The first prompt, for a person to recognise it. */
+  firstPrompt: string | undefined;
+};
+
+/** The saved sessions of one project folder. */
+export interface CodeSessionStore {
+  /** Starts a new session; with `history`, one that starts as a copy of that conversation (a fork). */
+  create(options?: { history?: readonly Message[] | undefined; forkedFrom?: string | undefined }): Promise<CodeSession>;
+  /** Opens a saved session to go on with it. Throws a UsageError when this folder has none with that id. */
+  open(id: string): Promise<CodeSession>;
+  /** The folder's saved sessions, newest first. */
+  list(): Promise<CodeSessionSummary[]>;
+}
+
+/** What a UI may set on the agent it builds; everything else comes from the flags. */
+export type CodingAgentOverrides = Pick<CodingAgentOptions, "askPerson" | "onEvent" | "onHookRun" | "todos" | "instructions">;
+
+/**
+ * Spending and limits of this process, across every run (the budget of `--max-budget-usd` is per process, like
+ * Claude Code's). The agents `createAgent` builds stop before a model call that would pass the budget: the run
+ * rejects with an error for which `isBudgetExceeded(error)` is true.
+ */
+export type CodeSpending = {
+  /** Tokens used by every model call made so far in this process. */
+  readonly usage: Readonly<Usage>;
+  /** Their estimated cost in US dollars at list prices; undefined when the model's price is unknown. */
+  readonly costUsd: number | undefined;
+  /** True for the error a run rejects with when the next model call would pass `--max-budget-usd`. */
+  isBudgetExceeded(error: unknown): boolean;
+};
+
+/** What `minagent code` hands the interactive terminal UI. */
+export type CodeSessionContext = {
+  /** The process's io (stdout, stderr, env…). */
+  io: CliIo;
+  /** The terminal to draw on and read keys from (process.stdin / process.stdout in the bin). */
+  terminal: {
+    input: NodeJS.ReadableStream & { isTTY?: boolean | undefined; setRawMode?: ((mode: boolean) => unknown) | undefined };
+    output: NodeJS.WritableStream & { isTTY?: boolean | undefined; columns?: number | undefined; rows?: number | undefined };
+  };
+  /** The model: the string given, its id (for prices: `estimateCost(model.id, usage)` in ../model-prices.ts) and the Model. */
+  model: { spec: string; id: string; instance: Model };
+  /** The flags. */
+  options: CodeOptions;
+  /**
+   * Builds the coding agent with the flags applied (workspace and added folders, permission mode and rules, max
+   * turns, the budget guard, the session id for hooks); the UI adds its own `askPerson`, listeners and todos.
+   */
+  createAgent(overrides?: CodingAgentOverrides): Promise<CodingAgent>;
+  /** The session to write to: new, or the one `--continue` / `--resume <id>` named (or its fork). */
+  session: CodeSession;
+  /** This folder's saved sessions (for a /resume list, or when `--resume` came without an id). */
+  sessions: CodeSessionStore;
+  /** Spending so far, for a status line, and how to recognise the budget's stop. */
+  spending: CodeSpending;
+  /** Aborted when the process is told to stop (SIGTERM, or SIGINT when stdin is not in raw mode). */
+  signal: AbortSignal;
+};
+
+/**
+ * The interactive UI's entry point, exported as `runInteractiveSession` from src/cli/code/interactive/index.ts:
+ * it runs until the person leaves and resolves to the exit code (0 when they quit normally, 130 on Ctrl-C twice).
+ */
+export type RunInteractiveSession = (context: CodeSessionContext) => Promise<number>;
