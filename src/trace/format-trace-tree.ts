@@ -1,12 +1,12 @@
 import { traceAttributes } from "./gen-ai-attributes.js";
 import { groupSpansByParent, type Trace, type TraceSpan } from "./trace.js";
 
-/** How the tree is drawn. */
+/** How the tree is drawn. Each option may be left out or `undefined` (the default applies). */
 export type FormatTraceTreeOptions = {
   /** Width of the timeline bar in characters; 0 hides it (default 24). */
-  timelineWidth?: number;
+  timelineWidth?: number | undefined;
   /** Longest preview of arguments and results on a line (default 60). */
-  previewLength?: number;
+  previewLength?: number | undefined;
 };
 
 /** A span waiting to be drawn: the tree lines before it, and how many levels above them are not drawn. */

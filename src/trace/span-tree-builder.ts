@@ -9,9 +9,9 @@ import { endSpan, type OpenSpan, TraceSpans } from "./trace-spans.js";
 /** What a listener is told about the traced agent: its name, and optionally which model to name (else run-start's). */
 export type TraceSubject = {
   /** The agent's model; its `provider` and `modelId` name the model-call spans. */
-  model?: Pick<Model, "provider" | "modelId">;
+  model?: Pick<Model, "provider" | "modelId"> | undefined;
   /** Written as `gen_ai.agent.name` and into the run span's name. */
-  agentName?: string;
+  agentName?: string | undefined;
 };
 
 /** Settings a builder gets from its tracer. */

@@ -3,16 +3,19 @@ import { createSecretScrubber, type ScrubOptions, type SecretScrubber } from "./
 import { SpanTreeBuilder, type SpanTreeBuilderOptions, type TraceSubject } from "./span-tree-builder.js";
 import type { Trace, TraceExporter } from "./trace.js";
 
-/** Settings of a tracer. Scrubbing options say what never reaches a span and how long payloads may be. */
+/**
+ * Settings of a tracer. Scrubbing options say what never reaches a span and how long payloads may be.
+ * Every field but `exporters` may be left out or `undefined` (the default applies).
+ */
 export type TracerOptions = ScrubOptions & {
   /** Where finished traces go: a JSON file, the console, OpenTelemetry, memory. */
   exporters: readonly TraceExporter[];
   /** Record messages, tool arguments, results and answers (scrubbed and truncated). Default true; false keeps only names, counts and timings. */
-  recordPayloads?: boolean;
+  recordPayloads?: boolean | undefined;
   /** The clock, in milliseconds since the epoch (tests pass a fake one). Default: the high-resolution clock. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Told about an exporter that throws or rejects, or a tracing failure. Default: a process warning. Tracing never fails a run. */
-  onError?: (error: unknown) => void;
+  onError?: ((error: unknown) => void) | undefined;
 };
 
 /**
