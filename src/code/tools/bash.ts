@@ -1,0 +1,303 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import { ToolError, UsageError } from "../../errors.js";
+import type { Tool } from "../../tools/tool.js";
+import type { Workspace } from "../workspace.js";
+
+/** Settings of the {@link createBashTool Bash tool}. */
+export type BashToolOptions = {
+  /** Milliseconds a command may run when the call gives no `timeout` (default 120,000: two minutes). */
+  defaultTimeoutMs?: number | undefined;
+  /** The largest `timeout` a call may give (default 600,000: ten minutes). */
+  maxTimeoutMs?: number | undefined;
+  /** Longest output returned, in characters (default 30,000); longer output keeps its head and tail. */
+  maxOutputLength?: number | undefined;
+  /**
+   * The commands' whole environment. Default: `process.env` without the variables whose names end like a
+   * credential's (`…_API_KEY`, `…_TOKEN`, `…_SECRET`, `…PASSWORD`, `…_ACCESS_KEY_ID`, `…_CREDENTIALS`, `…_KEY`…),
+   * because whatever a command prints goes to the model's provider and into traces. Pass `process.env` to keep
+   * everything.
+   */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Milliseconds between SIGTERM and SIGKILL when a command is stopped (default 2,000). */
+  killGraceMs?: number | undefined;
+};
+
+type BashArguments = { command: string; timeout?: number | undefined; description?: string | undefined };
+
+/** How one command ended. */
+type CommandRun = {
+  output: string;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stopped: "timeout" | "abort" | undefined;
+  /** The shell's working directory when it exited (its `pwd`), if it said. */
+  finalDirectory: string | undefined;
+};
+
+/** A variable whose name ends like this holds a credential (case-insensitive). */
+const credentialName =
+  /(?:api[-_]?key|access[-_]?key(?:[-_]?id)?|private[-_]?key|(?:^|[-_])key|secret|token|password|passwd|passphrase|credentials?)$/i;
+
+/**
+ * After the shell exits, how long what it left running may keep its pipes open before the output is taken as
+ * complete (its process group has been sent SIGTERM, then SIGKILL).
+ */
+const exitGraceMs = 500;
+
+/**
+ * Claude Code's `Bash { command, timeout?, description? }`: runs `command` with `bash -c` in a new process (and a
+ * new session: no terminal to prompt on), stdin closed, and returns its output (stdout and stderr in the order
+ * they were written) and its exit code. A non-zero exit code is a normal observation; a timeout is a ToolError
+ * with the output so far.
+ *
+ * Only the working directory carries over between calls: the shell reports its `pwd` on exit through a third
+ * file descriptor, and a directory inside the workspace becomes the next call's (one outside is refused with a
+ * note). Variables, aliases and functions do not carry over. The command is its process group's leader: on
+ * timeout or when the call's signal aborts, the whole group gets SIGTERM and, `killGraceMs` later, SIGKILL;
+ * what the command left running in the background when it exited is ended the same way, so nothing outlives
+ * the call (except what deliberately leaves the group, e.g. with `setsid`). Output past `maxOutputLength`
+ * keeps its first and last halves, with a note of what was cut.
+ * @example registry.add(createBashTool(workspace, { defaultTimeoutMs: 60_000 }))
+ */
+export function createBashTool(workspace: Workspace, options: BashToolOptions = {}): Tool {
+  const defaultTimeoutMs = positiveInteger("defaultTimeoutMs", options.defaultTimeoutMs ?? 120_000);
+  const maxTimeoutMs = positiveInteger("maxTimeoutMs", options.maxTimeoutMs ?? 600_000);
+  const maxOutputLength = positiveInteger("maxOutputLength", options.maxOutputLength ?? 30_000);
+  const killGraceMs = positiveInteger("killGraceMs", options.killGraceMs ?? 2000);
+  if (defaultTimeoutMs > maxTimeoutMs)
+    throw new UsageError(`Bash tool option defaultTimeoutMs (${defaultTimeoutMs}) must not exceed maxTimeoutMs (${maxTimeoutMs}).`);
+  const env = options.env ?? withoutCredentials(process.env);
+  let directory = workspace.root;
+  return {
+    name: "Bash",
+    description: [
+      "Run a bash command in a new process and get its output (stdout and stderr together) and exit code.",
+      "The working directory carries over to the next call when a command ends in another folder of the workspace (cd src);",
+      "nothing else does (variables, aliases, functions, activated environments are gone).",
+      "stdin is closed: interactive commands fail instead of waiting, so pass flags such as --yes or -y.",
+      `Timeout: the timeout argument in milliseconds (default ${defaultTimeoutMs}, at most ${maxTimeoutMs}); the command and everything it started are stopped then.`,
+      "Background processes (cmd &) end when the command does.",
+      `Output over ${maxOutputLength.toLocaleString("en-US")} characters is cut in the middle.`,
+      "Prefer Grep, Glob and Read to grep, find and cat; quote paths that contain spaces.",
+    ].join(" "),
+    parameters: {
+      type: "object",
+      properties: {
+        command: { type: "string", description: "The command to run (bash syntax)." },
+        timeout: {
+          type: "integer",
+          minimum: 1,
+          maximum: maxTimeoutMs,
+          description: `Milliseconds before the command is stopped (default ${defaultTimeoutMs}).`,
+        },
+        description: { type: "string", description: "What the command does, in a few words (for the people watching)." },
+      },
+      required: ["command"],
+    },
+    // The tool stops its command itself; the registry's timeout is only a backstop past the largest one.
+    timeoutMs: maxTimeoutMs + killGraceMs + exitGraceMs + 5000,
+    execute: async (args, context) => {
+      const { command, timeout } = args as BashArguments;
+      if (command.trim() === "") throw new ToolError("The command is empty.");
+      const timeoutMs = timeout ?? defaultTimeoutMs;
+      const settings = { env, timeoutMs, maxOutputLength, killGraceMs, signal: context.signal };
+      const notes: string[] = [];
+      let run: CommandRun;
+      try {
+        run = await runCommand(command, { ...settings, cwd: directory });
+      } catch (error) {
+        // spawn says ENOENT for a missing working directory too: the folder may have been deleted since.
+        if (directory === workspace.root || (await stat(directory).catch(() => undefined))?.isDirectory()) throw error;
+        notes.push(`[The working directory ${workspace.display(directory)} no longer exists; the command ran in the workspace root.]`);
+        directory = workspace.root;
+        run = await runCommand(command, { ...settings, cwd: directory });
+      }
+      const where = (folder: string) => (folder === workspace.root ? "the workspace root" : workspace.display(folder));
+      const moved = run.finalDirectory === undefined || run.finalDirectory === directory ? undefined : run.finalDirectory;
+      if (moved !== undefined) {
+        try {
+          directory = await workspace.resolve(moved);
+          notes.push(`[Working directory: ${where(directory)}]`);
+        } catch {
+          notes.push(`[The command ended in ${moved}, outside the workspace; the working directory stays ${where(directory)}.]`);
+        }
+      }
+      const output = run.output.trimEnd();
+      if (run.stopped === "timeout")
+        throw new ToolError(
+          `The command timed out after ${formatDuration(timeoutMs)} and was stopped, with everything it started. Output so far:\n${output || "(none)"}`,
+        );
+      if (run.stopped === "abort")
+        throw new ToolError(`The command was stopped (the call was aborted). Output so far:\n${output || "(none)"}`);
+      const status = run.exitCode !== null ? `Exit code: ${run.exitCode}` : `Killed by ${run.signal ?? "a signal"}`;
+      return [output === "" ? "(no output)" : output, "", status, ...notes].join("\n");
+    },
+  };
+}
+
+type RunSettings = {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  timeoutMs: number;
+  maxOutputLength: number;
+  killGraceMs: number;
+  signal: AbortSignal;
+};
+
+/**
+ * What bash runs: stderr goes into stdout's pipe (so the two keep the order they were written in), an `EXIT` trap
+ * writes the final `pwd` to descriptor 3 (also after an `exit` in the command), and the command, passed as `$1`,
+ * is run by `eval` with no positional parameters: its error messages count its own lines and never show this.
+ */
+const shellScript = `exec 2>&1; trap 'pwd >&3' EXIT; __minagent_command=$1; set --; eval "$__minagent_command"`;
+
+/** Runs one command and resolves when its output is complete. Rejects only when the shell cannot be started. */
+function runCommand(command: string, settings: RunSettings): Promise<CommandRun> {
+  return new Promise((resolve, reject) => {
+    const output = new OutputTail(settings.maxOutputLength);
+    let finalDirectory = "";
+    let stopped: CommandRun["stopped"];
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const child = spawn("bash", ["-c", shellScript, "bash", command], {
+      cwd: settings.cwd,
+      // With PWD naming the directory, bash's pwd keeps the path as given (a symlinked workspace stays inside).
+      env: { ...settings.env, PWD: settings.cwd },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+    });
+    const streams = [child.stdout, child.stderr, child.stdio[3] as Readable | null];
+    for (const stream of streams.slice(0, 2)) stream?.setEncoding("utf8").on("data", (text: string) => output.add(text));
+    streams[2]?.setEncoding("utf8").on("data", (text: string) => {
+      finalDirectory += text;
+    });
+    const settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      settings.signal.removeEventListener("abort", onAbort);
+      for (const stream of streams) stream?.destroy();
+      if (error !== undefined) return reject(error);
+      const directory = finalDirectory.trimEnd().split("\n").at(-1);
+      resolve({
+        output: output.text(),
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        stopped,
+        finalDirectory: directory === "" ? undefined : directory,
+      });
+    };
+    const stop = (why: "timeout" | "abort") => {
+      stopped ??= why;
+      killGroup(child, "SIGTERM");
+      killTimer ??= setTimeout(() => killGroup(child, "SIGKILL"), settings.killGraceMs);
+    };
+    const timer = setTimeout(() => stop("timeout"), settings.timeoutMs);
+    const onAbort = () => stop("abort");
+    if (settings.signal.aborted) stop("abort");
+    else settings.signal.addEventListener("abort", onAbort, { once: true });
+    child.on("error", (error) => settle(new ToolError(`Could not run the command: ${error.message}`, { cause: error })));
+    child.on("exit", (code, signal) => {
+      exit = { code, signal };
+      clearTimeout(timer);
+      settings.signal.removeEventListener("abort", onAbort);
+      // The shell is gone; end what it left running, and stop waiting for pipes held by what will not end.
+      killGroup(child, "SIGTERM");
+      clearTimeout(killTimer);
+      killTimer = setTimeout(() => {
+        killGroup(child, "SIGKILL");
+        settle();
+      }, exitGraceMs);
+    });
+    child.on("close", () => settle());
+  });
+}
+
+/** Signals the whole process group the command leads; nothing to do when it is already gone. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // ESRCH: the group has ended
+  }
+}
+
+/**
+ * Output kept within a length: the first half as it came, the last half as a rolling window, and a count of
+ * what fell between them. Memory stays bounded however much a command prints.
+ */
+class OutputTail {
+  #head = "";
+  #tail: string[] = [];
+  #tailLength = 0;
+  #cut = 0;
+  #cutLines = 0;
+  readonly #headLength: number;
+  readonly #tailMax: number;
+
+  constructor(maxLength: number) {
+    this.#headLength = Math.ceil(maxLength / 2);
+    this.#tailMax = maxLength - this.#headLength;
+  }
+
+  add(text: string): void {
+    let rest = text;
+    if (this.#head.length < this.#headLength) {
+      const room = this.#headLength - this.#head.length;
+      this.#head += rest.slice(0, room);
+      rest = rest.slice(room);
+    }
+    if (rest === "") return;
+    this.#tail.push(rest);
+    this.#tailLength += rest.length;
+    while (this.#tail.length > 1 && this.#tailLength - (this.#tail[0] as string).length >= this.#tailMax)
+      this.#drop(this.#tail.shift() as string);
+  }
+
+  text(): string {
+    let head = this.#head;
+    let tail = this.#tail.join("");
+    if (tail.length > this.#tailMax) {
+      this.#drop(tail.slice(0, tail.length - this.#tailMax));
+      tail = tail.slice(tail.length - this.#tailMax);
+    }
+    if (this.#cut === 0) return head + tail;
+    // Cut at line breaks when one is near, so that no half line is shown.
+    const headEnd = head.lastIndexOf("\n") + 1;
+    if (headEnd > 0 && head.length - headEnd < 200) [head, this.#cut] = [head.slice(0, headEnd), this.#cut + head.length - headEnd];
+    const tailStart = tail.indexOf("\n") + 1;
+    if (tailStart > 0 && tailStart < 200) {
+      this.#drop(tail.slice(0, tailStart));
+      tail = tail.slice(tailStart);
+    }
+    const lines = this.#cutLines > 0 ? ` (${this.#cutLines.toLocaleString("en-US")} line breaks)` : "";
+    return `${head}\n[… ${this.#cut.toLocaleString("en-US")} characters${lines} cut from the middle of the output …]\n\n${tail}`;
+  }
+
+  #drop(text: string): void {
+    this.#cut += text.length;
+    this.#tailLength -= text.length;
+    for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) this.#cutLines += 1;
+  }
+}
+
+/** `env` without the variables whose names look like credentials (see {@link BashToolOptions.env}). */
+export function withoutCredentials(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !credentialName.test(name)));
+}
+
+function formatDuration(milliseconds: number): string {
+  if (milliseconds < 1000) return `${milliseconds} ms`;
+  const seconds = milliseconds / 1000;
+  return seconds < 120 ? `${Number(seconds.toFixed(1))} s` : `${Number((seconds / 60).toFixed(1))} min`;
+}
+
+function positiveInteger(option: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`Bash tool option ${option} must be a positive integer, got ${value}.`);
+  return value;
+}

@@ -1,0 +1,207 @@
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type BashToolOptions, createBashTool, withoutCredentials } from "../../../src/code/tools/bash.js";
+import { Workspace } from "../../../src/code/workspace.js";
+import { type Tool, ToolRegistry, type ToolResult } from "../../../src/index.js";
+
+let base: string;
+let root: string;
+let workspace: Workspace;
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-bash-")));
+  root = join(base, "work");
+  await mkdir(root);
+  await mkdir(join(base, "outside"));
+  workspace = new Workspace({ root });
+});
+
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+/** One tool for a whole test, so that the working directory carries over between its calls. */
+function bashTool(options: BashToolOptions = {}) {
+  const registry = new ToolRegistry().add(createBashTool(workspace, options) as Tool);
+  return async (args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> => {
+    const outcome = await registry.execute({ id: "1", name: "Bash", arguments: args }, { signal });
+    if ("pending" in outcome) throw new Error("unexpected pending call");
+    return outcome;
+  };
+}
+
+/** True while a process exists and is not a zombie waiting to be reaped (which is as good as gone). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return true; // no /proc (macOS): kill(0) is all we know
+  }
+}
+
+async function waitUntilGone(pid: number, withinMs = 3000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+const pidIn = (text: string) => Number(/child (\d+)/.exec(text)?.[1]);
+
+describe("Bash: running commands", () => {
+  it("returns stdout and stderr in the order written, and the exit code, a failure included", async () => {
+    const bash = bashTool();
+    expect(await bash({ command: "echo one; echo two >&2; echo three", description: "prints" })).toEqual({
+      content: "one\ntwo\nthree\n\nExit code: 0",
+      isError: false,
+    });
+    expect(await bash({ command: "echo failing >&2; exit 3" })).toEqual({ content: "failing\n\nExit code: 3", isError: false });
+    expect(await bash({ command: "true" })).toEqual({ content: "(no output)\n\nExit code: 0", isError: false });
+    expect((await bash({ command: "echo (" })).content).toMatch(/^bash: eval: line 1: syntax error near unexpected token/);
+    expect((await bash({ command: "echo $0 $# $1" })).content).toBe("bash 0\n\nExit code: 0");
+  });
+
+  it("closes stdin: a command that reads gets end of file at once", async () => {
+    const bash = bashTool();
+    const started = performance.now();
+    expect((await bash({ command: 'read line; echo "read=$? line=$line"; cat; echo done' })).content).toBe(
+      "read=1 line=\ndone\n\nExit code: 0",
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("keeps the head and the tail of long output, saying what was cut", async () => {
+    const bash = bashTool({ maxOutputLength: 1000 });
+    const { content } = await bash({ command: "seq 1 100000" });
+    const [head, note, tail] = content.split(/\n\n?(\[… [^\]]+\])\n\n/);
+    expect(head?.startsWith("1\n2\n3\n")).toBe(true);
+    expect(head?.endsWith("\n")).toBe(false);
+    expect(note).toMatch(/^\[… [\d,]+ characters \([\d,]+ line breaks\) cut from the middle of the output …\]$/);
+    expect(tail?.endsWith("99999\n100000\n\nExit code: 0")).toBe(true);
+    expect((head?.length ?? 0) + (tail?.length ?? 0)).toBeLessThan(1100);
+  });
+
+  it("passes the environment without credentials, unless told otherwise", async () => {
+    process.env.MINAGENT_TEST_API_KEY = "sk-test";
+    process.env.MINAGENT_TEST_PLAIN = "plain";
+    try {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+      const command = 'echo "${MINAGENT_TEST_API_KEY:-none} ${MINAGENT_TEST_PLAIN:-none}"';
+      expect((await bashTool()({ command })).content).toBe("none plain\n\nExit code: 0");
+      expect((await bashTool({ env: process.env })({ command })).content).toBe("sk-test plain\n\nExit code: 0");
+    } finally {
+      delete process.env.MINAGENT_TEST_API_KEY;
+      delete process.env.MINAGENT_TEST_PLAIN;
+    }
+    expect(
+      Object.keys(
+        withoutCredentials({
+          ANTHROPIC_API_KEY: "x",
+          GITHUB_TOKEN: "x",
+          AWS_SECRET_ACCESS_KEY: "x",
+          AWS_ACCESS_KEY_ID: "x",
+          DB_PASSWORD: "x",
+          "npm_config_//registry.npmjs.org/:_authToken": "x",
+          PATH: "x",
+          HOME: "x",
+          SSH_AUTH_SOCK: "x",
+          TOKENIZERS_PARALLELISM: "x",
+          MAX_TOKENS: "x",
+        }),
+      ),
+    ).toEqual(["PATH", "HOME", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM", "MAX_TOKENS"]);
+  });
+});
+
+describe("Bash: the working directory", () => {
+  it("carries a cd inside the workspace over to the next call, and nothing else", async () => {
+    const bash = bashTool();
+    expect((await bash({ command: "pwd" })).content).toBe(`${root}\n\nExit code: 0`);
+    expect((await bash({ command: "mkdir -p src/deep && cd src/deep && export KEPT=no" })).content).toBe(
+      "(no output)\n\nExit code: 0\n[Working directory: src/deep]",
+    );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+    expect((await bash({ command: 'pwd; echo "${KEPT:-gone}"' })).content).toBe(`${join(root, "src", "deep")}\ngone\n\nExit code: 0`);
+    expect((await bash({ command: "cd .. && exit 4" })).content).toBe("(no output)\n\nExit code: 4\n[Working directory: src]");
+    expect((await bash({ command: "pwd" })).content).toBe(`${join(root, "src")}\n\nExit code: 0`);
+  });
+
+  it("refuses a directory outside the workspace, and recovers from a deleted one", async () => {
+    const bash = bashTool();
+    expect((await bash({ command: `cd ${join(base, "outside")} && pwd` })).content).toBe(
+      `${join(base, "outside")}\n\nExit code: 0\n[The command ended in ${join(base, "outside")}, outside the workspace; the working directory stays the workspace root.]`,
+    );
+    expect((await bash({ command: "pwd" })).content).toBe(`${root}\n\nExit code: 0`);
+    await bash({ command: "mkdir gone && cd gone" });
+    expect((await bash({ command: "cd .. && rmdir gone" })).content).toBe(
+      "(no output)\n\nExit code: 0\n[Working directory: the workspace root]",
+    );
+    await bash({ command: "mkdir gone && cd gone" });
+    await rm(join(root, "gone"), { recursive: true });
+    expect((await bash({ command: "pwd" })).content).toBe(
+      `${root}\n\nExit code: 0\n[The working directory gone no longer exists; the command ran in the workspace root.]`,
+    );
+  });
+});
+
+describe("Bash: stopping", () => {
+  it("kills the whole process group on timeout and reports the output so far", async () => {
+    const bash = bashTool({ killGraceMs: 500 });
+    const started = performance.now();
+    const result = await bash({ command: 'sleep 30 & echo "child $!"; sleep 30', timeout: 500 });
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(
+      /^The command timed out after 500 ms and was stopped, with everything it started\. Output so far:\nchild \d+$/,
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(await waitUntilGone(pidIn(result.content))).toBe(true);
+  });
+
+  it("kills a child that ignores SIGTERM with SIGKILL after the grace period", async () => {
+    const bash = bashTool({ killGraceMs: 300 });
+    const result = await bash({ command: `bash -c 'trap "" TERM; echo "child $$"; while :; do sleep 0.05; done'`, timeout: 500 });
+    expect(result.content).toContain("timed out");
+    expect(await waitUntilGone(pidIn(result.content))).toBe(true);
+  });
+
+  it("kills the whole process group when the call is aborted", async () => {
+    const bash = bashTool({ killGraceMs: 500 });
+    const controller = new AbortController();
+    const pidFile = join(root, "pid");
+    const call = bash({ command: `sleep 30 & echo $! > ${pidFile}; sleep 30` }, controller.signal);
+    let pid = Number.NaN;
+    for (const deadline = Date.now() + 5000; Number.isNaN(pid) && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      pid = Number.parseInt(await readFile(pidFile, "utf8").catch(() => ""), 10);
+    }
+    expect(isAlive(pid)).toBe(true);
+    controller.abort();
+    await expect(call).rejects.toThrow(/abort/i);
+    expect(await waitUntilGone(pid)).toBe(true);
+  });
+
+  it("ends what a command left running in the background when it exits", async () => {
+    const bash = bashTool();
+    const started = performance.now();
+    const result = await bash({ command: 'sleep 30 & echo "child $!"' });
+    expect(result.content).toMatch(/^child \d+\n\nExit code: 0$/);
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(await waitUntilGone(pidIn(result.content))).toBe(true);
+  });
+
+  it("refuses a timeout above the maximum", async () => {
+    const result = await bashTool({ maxTimeoutMs: 1000, defaultTimeoutMs: 1000 })({ command: "true", timeout: 5000 });
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain("timeout");
+  });
+});
