@@ -133,6 +133,8 @@ async function grep(workspace: Workspace, args: GrepArguments, limits: GrepLimit
     if (error.code === "ENOENT" || error.code === "ENOTDIR") throw new ToolError(`Path does not exist: ${workspace.display(start)}.`);
     throw fileError(error, `search ${workspace.display(start)}`);
   });
+  if (!info.isDirectory() && !info.isFile())
+    throw new ToolError(`${workspace.display(start)} is not a regular file or a folder (a device, socket or pipe); Grep searches files.`);
   const produce = info.isDirectory()
     ? (add: (path: string) => void) =>
         walkFiles({
@@ -692,7 +694,7 @@ function searchFile(path) {
 function readText(path) {
   let fd;
   try {
-    fd = fs.openSync(path, "r");
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); // a FIFO must not block the thread
   } catch {
     return undefined;
   }
@@ -709,6 +711,7 @@ function readText(path) {
       let length = first;
       for (;;) {
         if (length === whole.length) {
+          if (length > settings.maxFileBytes) return { tooBig: length }; // it grows while being read
           const larger = Buffer.allocUnsafe(whole.length * 2);
           whole.copy(larger);
           whole = larger;
