@@ -85,9 +85,9 @@ async function readFolder(folder: PendingFolder, pending: PendingFolder[], onFil
   const prefix = folder.relative === "" ? "" : `${folder.relative}/`;
   for (const entry of entries) {
     const name = entry.name;
+    if (versionControlFolders.has(name)) continue; // a .git file (a worktree's, a submodule's) too
     const isFolder = entry.isDirectory();
     if (!isFolder && !entry.isFile()) continue; // links, sockets, devices
-    if (isFolder && versionControlFolders.has(name)) continue;
     const path = join(folder.path, name);
     if (rules.length > 0 && isIgnored(rules, path, isFolder)) continue;
     if (isFolder) pending.push({ path, relative: prefix + name, rules });

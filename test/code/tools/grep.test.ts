@@ -76,6 +76,7 @@ describe("Grep: which files", () => {
       ".gitignore": "*.log\nbuild/\n",
       ".git/info/exclude": "local.txt\n",
       ".git/config": "needle\n",
+      "vendor/lib/.git": "gitdir: needle\n",
       "app.log": "needle\n",
       "build/out.js": "needle\n",
       "local.txt": "needle\n",
