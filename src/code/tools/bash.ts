@@ -16,8 +16,8 @@ export type BashToolOptions = {
   /**
    * The commands' whole environment. Default: `process.env` without the variables whose names end like a
    * credential's (`…_API_KEY`, `…_TOKEN`, `…_SECRET`, `…PASSWORD`, `…_ACCESS_KEY_ID`, `…_CREDENTIALS`, `…_KEY`…),
-   * because whatever a command prints goes to the model's provider and into traces. Pass `process.env` to keep
-   * everything.
+   * because whatever a command prints goes to the model's provider and into traces; and with `GIT_EDITOR=true`, as
+   * no editor can open without a terminal. Pass `process.env` to keep everything as it is.
    */
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Milliseconds between SIGTERM and SIGKILL when a command is stopped (default 2,000). */
@@ -68,7 +68,8 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
   const killGraceMs = positiveInteger("killGraceMs", options.killGraceMs ?? 2000);
   if (defaultTimeoutMs > maxTimeoutMs)
     throw new UsageError(`Bash tool option defaultTimeoutMs (${defaultTimeoutMs}) must not exceed maxTimeoutMs (${maxTimeoutMs}).`);
-  const env = options.env ?? withoutCredentials(process.env);
+  // No editor can open without a terminal: git commit without -m fails at once instead of waiting for one.
+  const env = options.env ?? { ...withoutCredentials(process.env), GIT_EDITOR: "true" };
   let directory = workspace.root;
   return {
     name: "Bash",
@@ -101,6 +102,7 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
     execute: async (args, context) => {
       const { command, timeout } = args as BashArguments;
       if (command.trim() === "") throw new ToolError("The command is empty.");
+      if (command.includes("\0")) throw new ToolError("The command contains a NUL character, which no command line can hold.");
       const timeoutMs = timeout ?? defaultTimeoutMs;
       const settings = { env, timeoutMs, maxOutputLength, killGraceMs, signal: context.signal };
       const notes: string[] = [];

@@ -69,6 +69,10 @@ describe("Bash: running commands", () => {
     expect(await bash({ command: "true" })).toEqual({ content: "(no output)\n\nExit code: 0", isError: false });
     expect((await bash({ command: "echo (" })).content).toMatch(/^bash: eval: line 1: syntax error near unexpected token/);
     expect((await bash({ command: "echo $0 $# $1" })).content).toBe("bash 0\n\nExit code: 0");
+    expect(await bash({ command: "echo a\0b" })).toEqual({
+      content: "The command contains a NUL character, which no command line can hold.",
+      isError: true,
+    });
   });
 
   it("closes stdin: a command that reads gets end of file at once", async () => {
@@ -98,6 +102,7 @@ describe("Bash: running commands", () => {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
       const command = 'echo "${MINAGENT_TEST_API_KEY:-none} ${MINAGENT_TEST_PLAIN:-none}"';
       expect((await bashTool()({ command })).content).toBe("none plain\n\nExit code: 0");
+      expect((await bashTool()({ command: "printenv GIT_EDITOR" })).content).toBe("true\n\nExit code: 0");
       expect((await bashTool({ env: process.env })({ command })).content).toBe("sk-test plain\n\nExit code: 0");
     } finally {
       delete process.env.MINAGENT_TEST_API_KEY;
