@@ -1,0 +1,96 @@
+/**
+ * What the modes know about shell commands. Everything else is judged by rules alone.
+ *
+ * Read-only commands run without a rule in default, acceptEdits and plan modes when every path they name lies
+ * inside the workspace (and no Read rule denies or asks for it). Left out on purpose, because some use of them
+ * writes or runs code: sort (-o), uniq (an output operand), tree (-o), file (-C), xxd (-r), find (-exec, -delete),
+ * rg (--pre), less/more (shell escapes), git (hooks and config can run programs), sed (w, e).
+ */
+export const readOnlyCommands: ReadonlySet<string> = new Set([
+  "cat",
+  "cd",
+  "cmp",
+  "cut",
+  "diff",
+  "du",
+  "egrep",
+  "fgrep",
+  "grep",
+  "head",
+  "ls",
+  "md5sum",
+  "nl",
+  "pushd",
+  "readlink",
+  "realpath",
+  "sha1sum",
+  "sha256sum",
+  "stat",
+  "tac",
+  "tail",
+  "wc",
+]);
+
+/** Read-only commands whose operands are not paths (nothing to check). */
+export const commandsWithoutPaths: ReadonlySet<string> = new Set([
+  ":",
+  "basename",
+  "dirname",
+  "echo",
+  "false",
+  "id",
+  "popd",
+  "printf",
+  "pwd",
+  "true",
+  "type",
+  "uname",
+  "which",
+  "whoami",
+]);
+
+/**
+ * The file-system commands acceptEdits mode runs without a rule (Claude Code's list, without sed, whose scripts can
+ * write files and run commands): every operand must lie inside the workspace, outside `.git`, `.minagent`,
+ * `.vscode` and `.idea`, and must not be the workspace root or an added directory itself.
+ */
+export const fileSystemCommands: ReadonlySet<string> = new Set(["cp", "mkdir", "mv", "rm", "rmdir", "touch"]);
+
+/** Commands that change the shell's directory: relative paths after them cannot be judged. */
+export const directoryCommands: ReadonlySet<string> = new Set(["cd", "popd", "pushd"]);
+
+/** Directories acceptEdits never writes without asking: repository state and editor and agent configuration. */
+export const protectedDirectories: ReadonlySet<string> = new Set([".git", ".minagent", ".vscode", ".idea"]);
+
+/**
+ * Variables that only tune output, locale or logging. `NODE_ENV=test npm test` matches `Bash(npm test)` when
+ * every prefix assignment is one of these, with a plain value; anything else (PATH, LD_PRELOAD, NODE_OPTIONS,
+ * GIT_*, PAGER…) can change what runs, so an allow rule must name it: `Bash(NODE_OPTIONS=… npm test)`.
+ */
+export const safeVariables: ReadonlySet<string> = new Set([
+  "CI",
+  "COLUMNS",
+  "DEBUG",
+  "FORCE_COLOR",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "LINES",
+  "NODE_ENV",
+  "NODE_NO_WARNINGS",
+  "NO_COLOR",
+  "PYTHONDONTWRITEBYTECODE",
+  "PYTHONUNBUFFERED",
+  "RUST_BACKTRACE",
+  "RUST_LOG",
+  "TERM",
+  "TZ",
+]);
+
+/** A plain value for a safe variable: no brackets, quotes or expansions that arithmetic could evaluate later. */
+export const safeValue = /^[A-Za-z0-9_.,:/@%+=-]*$/;
+
+/** Whether an assignment to `name` of `value` (undefined: not a plain word) changes nothing that matters. */
+export function isSafeAssignment(name: string, value: string | undefined): boolean {
+  return value !== undefined && (safeVariables.has(name) || name.startsWith("LC_")) && safeValue.test(value);
+}

@@ -1,0 +1,167 @@
+import { homedir } from "node:os";
+import type { ToolCall } from "../../core/types.js";
+import { UsageError } from "../../errors.js";
+import type { PlanDecision, PlanMode } from "../../patterns/plan-mode.js";
+import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
+import type { Tool } from "../../tools/tool.js";
+import type { Workspace } from "../workspace.js";
+import { analyzeBashCommand } from "./bash-commands.js";
+import { type BashParser, loadBashParser } from "./bash-parser.js";
+import { judgeBashCommand, shorten } from "./judge-bash.js";
+import { judgeToolCall } from "./judge-call.js";
+import { createModeState } from "./mode-state.js";
+import { isPermissionMode, type PermissionMode, permissionModes } from "./modes.js";
+import type { RuleList } from "./parse-rule.js";
+import { createRuleSet, type RuleSet } from "./rules.js";
+import { type LoadedPermissionSettings, loadPermissionSettings, permissionSettingsFiles } from "./settings.js";
+import type { Verdict } from "./verdict.js";
+import { createWorkspaceScope, type WorkspaceScope } from "./workspace-scope.js";
+
+/** Settings of {@link createCodePermissions}. */
+export type CodePermissionsOptions = {
+  /** The workspace the tools use: its root and added directories are where the modes work without rules. */
+  workspace: Pick<Workspace, "root" | "directories">;
+  /** The mode to start in; wins over every settings file's `defaultMode` (default: theirs, else `default`). */
+  mode?: PermissionMode | undefined;
+  /** Rules given in code, merged after the settings files' (like Claude Code's `--allowedTools`). */
+  rules?: { allow?: readonly string[] | undefined; ask?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
+  /**
+   * Settings files to read, least specific first (a missing one is skipped). Default: `~/.minagent/settings.json`,
+   * `<root>/.minagent/settings.json`, `<root>/.minagent/settings.local.json`. `[]` reads none.
+   */
+  settingsFiles?: readonly string[] | undefined;
+  /** The home directory for `~/` in rules and the user's settings file (default: the user's). */
+  home?: string | undefined;
+  /**
+   * Asks a person to approve a plan when the model calls ExitPlanMode (the CLI's y/N). Without it, ExitPlanMode in
+   * plan mode is an "ask" decision: the run is interrupted with the plan, and resuming with allow approves it.
+   */
+  approvePlan?: ((plan: string) => PlanDecision | Promise<PlanDecision>) | undefined;
+};
+
+/** A call as {@link CodePermissions.explain} takes it. */
+export type ExplainedCall = Pick<ToolCall, "name" | "arguments">;
+
+/** Why a call would be allowed, asked or denied. */
+export type PermissionExplanation = {
+  /** What `canUseTool` returns for the call now. */
+  decision: PermissionDecision;
+  /** The mode it was decided in. */
+  mode: PermissionMode;
+  /** The rule that decided, if a rule did. */
+  rule: { text: string; list: RuleList; source: string } | undefined;
+  /** Why, in words a person reads. */
+  reason: string;
+  /** For Bash: every simple command the line holds, as written. */
+  commands?: readonly string[] | undefined;
+};
+
+/** Claude Code's permission system over a workspace: a `canUseTool` for the Agent, and its mode. */
+export type CodePermissions = {
+  /** Pass it to the Agent (`new Agent(model, registry, { canUseTool })`). */
+  readonly canUseTool: CanUseTool;
+  /** The current mode; set it at run time (the CLI's shift-tab). The model's EnterPlanMode / ExitPlanMode move it too. */
+  mode: PermissionMode;
+  /** Plan mode's tools driving `mode` (`permissions.planMode.install(registry)` adds EnterPlanMode and ExitPlanMode). */
+  readonly planMode: PlanMode;
+  /** The merged rules and settings, with the file each rule came from. */
+  readonly settings: LoadedPermissionSettings;
+  /** The directories the modes work in: the workspace's, and the settings' `additionalDirectories`. */
+  readonly directories: readonly string[];
+  /** The decision for `call` now, and why. Pass the tool when you have it (its `readOnly` counts). */
+  explain(call: ExplainedCall, tool?: Tool | undefined): Promise<PermissionExplanation>;
+  /** Whether a `Read(…)` deny rule covers `path` (for search tools, to leave such files out of their results). */
+  isReadDenied(path: string): boolean;
+};
+
+/**
+ * Builds Claude Code's permission system: rules from the settings files and from code (`Tool`, `Tool(specifier)`
+ * in three lists; deny, then ask, then allow, then the mode decides), five modes, and shell commands split with
+ * a real parser so that every part of a compound command must be allowed on its own. Throws a UsageError naming
+ * the file and the rule for malformed settings.
+ * @example
+ * const permissions = await createCodePermissions({ workspace, rules: { allow: ["Bash(npm test)"] } });
+ * const agent = new Agent(model, permissions.planMode.install(registry), { canUseTool: permissions.canUseTool });
+ */
+export async function createCodePermissions(options: CodePermissionsOptions): Promise<CodePermissions> {
+  if (options.mode !== undefined && !isPermissionMode(options.mode)) throw invalidMode(options.mode, "options.mode");
+  const home = options.home ?? homedir();
+  const root = options.workspace.root;
+  const files = options.settingsFiles ?? permissionSettingsFiles({ root, home });
+  const settings = await loadPermissionSettings(files, { root, home }, options.rules);
+  const rules = createRuleSet(settings.rules);
+  const scope = createWorkspaceScope(root, [...options.workspace.directories, ...settings.additionalDirectories]);
+  const state = createModeState(options.mode ?? settings.defaultMode ?? "default", options.approvePlan);
+  let parser: BashParser | undefined;
+
+  const explainNow = (
+    call: ExplainedCall,
+    tool: Tool | undefined,
+    needsApproval: boolean,
+    bash: BashParser | undefined,
+  ): PermissionExplanation => {
+    const mode = state.mode;
+    const args = call.arguments;
+    let commands: string[] | undefined;
+    let verdict: Verdict;
+    if (call.name === "Bash" && bash) {
+      const command = typeof args.command === "string" ? args.command : "";
+      const analysis = analyzeBashCommand(bash, command);
+      commands = analysis.commands.map((part) => part.text);
+      verdict = judgeBashCommand(analysis, { mode, rules, scope });
+    } else verdict = judgeToolCall(call.name, args, { mode, rules, scope, tool, plansNeedApproval: !options.approvePlan });
+    return { ...conclude(verdict, mode, needsApproval), commands };
+  };
+  const explain = async (call: ExplainedCall, tool?: Tool | undefined, needsApproval = false) => {
+    if (call.name === "Bash") parser ??= await loadBashParser();
+    return explainNow(call, tool, needsApproval, parser);
+  };
+
+  return {
+    // Decided synchronously, except for the first Bash call, which waits for the shell parser to load.
+    canUseTool: (call, { tool, needsApproval }) =>
+      call.name === "Bash" && !parser
+        ? explain(call, tool, needsApproval).then((explanation) => explanation.decision)
+        : explainNow(call, tool, needsApproval, parser).decision,
+    get mode() {
+      return state.mode;
+    },
+    set mode(next: PermissionMode) {
+      if (!isPermissionMode(next)) throw invalidMode(next, "mode");
+      state.mode = next;
+    },
+    planMode: state.planMode,
+    settings,
+    directories: scope.directories,
+    explain: (call, tool) => explain(call, tool),
+    isReadDenied: (path) => isReadDenied(rules, scope, path),
+  };
+}
+
+/** The mode's last word on a verdict: dontAsk denies what it would ask, plan denies what would change things. */
+function conclude(verdict: Verdict, mode: PermissionMode, needsApproval: boolean): Omit<PermissionExplanation, "commands"> {
+  const rule = verdict.rule && { text: verdict.rule.text, list: verdict.rule.list, source: verdict.rule.source };
+  if (verdict.behavior === "deny") return { decision: { behavior: "deny", message: verdict.message }, mode, rule, reason: verdict.message };
+  if (verdict.behavior === "allow") {
+    if (!(verdict.byMode && needsApproval && mode !== "bypassPermissions"))
+      return { decision: { behavior: "allow" }, mode, rule, reason: verdict.reason };
+    verdict = { behavior: "ask", reason: `${verdict.reason}, but the tool asks for approval of these arguments` };
+  }
+  if (mode === "plan" && verdict.changes) {
+    const message = `Permission denied: ${verdict.reason}, which plan mode does not allow. Finish planning with read-only tools and call ExitPlanMode with your plan; once it is approved you can go ahead.`;
+    return { decision: { behavior: "deny", message }, mode, rule, reason: message };
+  }
+  if (mode === "dontAsk") {
+    const message = `Permission denied: ${verdict.reason}, and dontAsk mode denies whatever no allow rule allows.`;
+    return { decision: { behavior: "deny", message }, mode, rule, reason: message };
+  }
+  return { decision: { behavior: "ask", reason: verdict.reason }, mode, rule, reason: verdict.reason };
+}
+
+function isReadDenied(rules: RuleSet, scope: WorkspaceScope, path: string): boolean {
+  return rules.findPathRule("deny", "Read", scope.resolve(path), false) !== undefined;
+}
+
+function invalidMode(mode: unknown, where: string): UsageError {
+  return new UsageError(`${where} is ${shorten(JSON.stringify(mode) ?? String(mode))}; it must be one of ${permissionModes.join(", ")}.`);
+}

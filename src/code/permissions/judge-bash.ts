@@ -1,0 +1,254 @@
+import { isAbsolute } from "node:path";
+import type { BashAnalysis, BashCommand, BashRedirect, BashWord } from "./bash-commands.js";
+import { processSubstitutionPath } from "./bash-words.js";
+import { commandsWithoutPaths, fileSystemCommands, isSafeAssignment, readOnlyCommands } from "./command-kinds.js";
+import type { FileAccess } from "./file-tools.js";
+import type { PermissionMode } from "./modes.js";
+import type { PermissionRule, RuleList } from "./parse-rule.js";
+import type { RuleSet } from "./rules.js";
+import type { Verdict } from "./verdict.js";
+import type { WorkspaceScope } from "./workspace-scope.js";
+
+/** What a Bash decision needs besides the command line. */
+export type BashJudgement = { mode: PermissionMode; rules: RuleSet; scope: WorkspaceScope };
+
+type Part = {
+  command: BashCommand;
+  /** `read`: a read-only command or safe assignments; `files`: mkdir, touch, rm, rmdir, mv, cp; `other`: anything else. */
+  kind: "read" | "files" | "other";
+  /** The absolute paths its operands name (for read and files commands), or why one cannot be known. */
+  paths: string[] | string;
+};
+
+const harmlessTargets = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", processSubstitutionPath]);
+
+/** A command line being judged, taken apart. */
+type Line = {
+  analysis: BashAnalysis;
+  subject: string;
+  parts: Part[];
+  redirects: { redirect: BashRedirect; path: string | undefined }[];
+};
+
+/**
+ * Judges a command line: deny rules (on the whole line, each simple command, and the files it reads or writes),
+ * then ask rules, then whether it can be judged at all, then plan mode, then each simple command and redirection
+ * on its own (an allow rule or the mode). The caller turns asks into denials in dontAsk mode.
+ */
+export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope }: BashJudgement): Verdict {
+  const line: Line = {
+    analysis,
+    subject: `Bash command \`${shorten(analysis.text)}\``,
+    parts: analysis.commands.map((command) => describePart(command, analysis, scope)),
+    redirects: analysis.redirects.map((redirect) => ({ redirect, path: redirectPath(redirect, analysis, scope) })),
+  };
+  const denied = findRule(line, "deny", rules);
+  if (denied) {
+    const { rule, what } = denied;
+    const message = `Permission denied: ${what} the deny rule \`${rule.text}\` (${rule.source}). Do not try to get around it; take another approach or ask the user.`;
+    return { behavior: "deny", rule, message };
+  }
+  const asked = findRule(line, "ask", rules);
+  if (asked)
+    return { behavior: "ask", rule: asked.rule, reason: `${asked.what} the ask rule \`${asked.rule.text}\` (${asked.rule.source})` };
+
+  const cannot = analysis.unjudgeable ?? line.parts.find((part) => part.command.unjudgeable)?.command.unjudgeable;
+  if (cannot !== undefined) {
+    if (mode === "bypassPermissions")
+      return { behavior: "allow", reason: "bypassPermissions runs what no deny rule forbids", byMode: true };
+    return { behavior: "ask", reason: `${line.subject} cannot be judged: ${cannot}`, changes: true };
+  }
+  const changes =
+    line.parts.some((part) => part.kind !== "read") ||
+    line.redirects.some(({ redirect, path }) => redirect.access === "write" && !harmlessTargets.has(path ?? ""));
+  if (mode === "plan" && changes) return { behavior: "ask", reason: `${line.subject} can change things`, changes: true };
+
+  let byMode = false;
+  const deciding = new Set<PermissionRule>();
+  for (const part of line.parts) {
+    const rule = rules.findCommandRule("allow", matchedForms(part.command, "allow"));
+    const refusal = rule ? undefined : modeRefusal(part, mode, scope, rules);
+    if (refusal !== undefined) return { behavior: "ask", reason: `${partSubject(part.command, line)} ${refusal}`, changes };
+    if (rule) deciding.add(rule);
+    else byMode = true;
+  }
+  for (const { redirect, path } of line.redirects) {
+    if (path !== undefined && harmlessTargets.has(path)) continue;
+    const rule = path === undefined ? undefined : rules.findAccessRule("allow", redirect.access === "read" ? "read" : "edit", path, false);
+    const refusal = rule ? undefined : redirectRefusal(redirect, path, mode, scope);
+    if (refusal !== undefined) return { behavior: "ask", reason: `${line.subject} ${refusal}`, changes };
+    if (rule) deciding.add(rule);
+    else byMode = true;
+  }
+  const by = [...(byMode ? [`${mode} mode`] : []), ...[...deciding].map((rule) => `\`${rule.text}\` (${rule.source})`)].join(" and ");
+  const only = deciding.size === 1 && !byMode ? [...deciding][0] : undefined;
+  return { behavior: "allow", reason: `${line.subject} is allowed by ${by || `${mode} mode`}`, rule: only, byMode };
+}
+
+/** The first rule of `list` the line matches: as a whole, by a part, or by a file a part or a redirection names. */
+function findRule(line: Line, list: RuleList, rules: RuleSet): { rule: PermissionRule; what: string } | undefined {
+  const whole = rules.findCommandRule(list, [line.analysis.text]);
+  if (whole) return { rule: whole, what: `${line.subject} matches` };
+  for (const part of line.parts) {
+    const rule = rules.findCommandRule(list, matchedForms(part.command, list));
+    if (rule) return { rule, what: `${partSubject(part.command, line)} matches` };
+    if (part.kind === "other" || typeof part.paths === "string") continue;
+    for (const path of part.paths) {
+      const found = findFileRule(rules, list, part.kind === "files" ? ["read", "edit"] : ["read"], path);
+      if (found)
+        return {
+          rule: found,
+          what: `${partSubject(part.command, line)} ${part.kind === "files" ? "changes" : "reads"} \`${path}\`, which matches`,
+        };
+    }
+  }
+  for (const { redirect, path } of line.redirects) {
+    if (path === undefined || harmlessTargets.has(path)) continue;
+    const rule = rules.findAccessRule(list, redirect.access === "read" ? "read" : "edit", path, false);
+    if (rule) return { rule, what: `${line.subject} ${redirect.access === "read" ? "reads" : "writes"} \`${path}\`, which matches` };
+  }
+  return undefined;
+}
+
+/** Why the mode does not let a redirection read or write its file, or undefined when it does. */
+function redirectRefusal(
+  redirect: BashRedirect,
+  path: string | undefined,
+  mode: PermissionMode,
+  scope: WorkspaceScope,
+): string | undefined {
+  if (mode === "bypassPermissions") return undefined;
+  const verb = redirect.access === "read" ? "reads" : "writes";
+  const where = `\`${path ?? redirect.target.text}\``;
+  if (path === undefined) return `${verb} ${where}, a path only known when it runs`;
+  if (!scope.contains(path)) return `${verb} ${where}, outside the workspace`;
+  if (mode === "dontAsk") return `${verb} ${where}, which no rule allows`;
+  if (redirect.access === "write") {
+    if (mode !== "acceptEdits") return `writes ${where}; edits need approval in ${mode} mode`;
+    if (scope.isProtected(path)) return `writes ${where}, in a protected directory`;
+  }
+  if (!scope.containsOnDisk(path, redirect.access === "write")) return `${verb} ${where}, which a symbolic link leads out of the workspace`;
+  return undefined;
+}
+
+/** Why the mode does not run `part`, or undefined when it does. */
+function modeRefusal(part: Part, mode: PermissionMode, scope: WorkspaceScope, rules: RuleSet): string | undefined {
+  if (mode === "bypassPermissions") return undefined;
+  const notAllowed = "is not allowed by any rule";
+  if (mode === "dontAsk" || part.kind === "other") return notAllowed;
+  const unsafe = part.command.assignments.find((assignment) => !isSafeAssignment(assignment.name, assignment.value));
+  if (unsafe) return `${notAllowed} (it sets ${unsafe.name}, which can change what runs)`;
+  if (part.kind === "files" && mode !== "acceptEdits") return `${notAllowed}; file changes need approval in ${mode} mode`;
+  if (typeof part.paths === "string") return `${notAllowed}: ${part.paths}`;
+  for (const path of part.paths) {
+    if (part.kind === "read") {
+      if (rules.findAccessRule("allow", "read", path, false)) continue;
+      if (!scope.contains(path)) return `${notAllowed}: it reads \`${path}\`, outside the workspace`;
+      if (!scope.containsOnDisk(path, false))
+        return `${notAllowed}: it reads \`${path}\`, which a symbolic link leads out of the workspace`;
+    } else if (!rules.findAccessRule("allow", "edit", path, false)) {
+      if (!scope.contains(path)) return `${notAllowed}: it changes \`${path}\`, outside the workspace`;
+      if (scope.isDirectory(path)) return `${notAllowed}: it changes \`${path}\`, a workspace directory itself`;
+      if (scope.isProtected(path)) return `${notAllowed}: it changes \`${path}\`, in a protected directory`;
+      if (!scope.containsOnDisk(path, true))
+        return `${notAllowed}: it changes \`${path}\`, which a symbolic link leads out of the workspace`;
+    }
+  }
+  return undefined;
+}
+
+function describePart(command: BashCommand, analysis: BashAnalysis, scope: WorkspaceScope): Part {
+  const name = command.words[0]?.value;
+  if (name === undefined) {
+    const safe = command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value));
+    return { command, kind: command.words.length === 0 && safe ? "read" : "other", paths: [] };
+  }
+  const lookup = name === "command" && (command.words[1]?.value === "-v" || command.words[1]?.value === "-V");
+  if (commandsWithoutPaths.has(name) || lookup) return { command, kind: "read", paths: [] };
+  const kind = readOnlyCommands.has(name) ? "read" : fileSystemCommands.has(name) ? "files" : "other";
+  if (kind === "other") return { command, kind, paths: [] };
+  const cwdKnown = analysis.directoryChangeAt === undefined || command.start <= analysis.directoryChangeAt;
+  const operands = operandsOf(command.words);
+  if (typeof operands === "string") return { command, kind, paths: operands };
+  // `cd` alone goes home; `cd -` goes back.
+  if ((name === "cd" || name === "pushd") && operands.length === 0)
+    return { command, kind, paths: "it changes to a directory not named here" };
+  const paths: string[] = [];
+  for (const operand of operands) {
+    const path = wordPath(operand, cwdKnown, scope);
+    if ("why" in path) return { command, kind, paths: path.why };
+    if (kind === "files" || !harmlessTargets.has(path.path)) paths.push(path.path);
+  }
+  return { command, kind, paths };
+}
+
+/** The operands of a command (words after its name that are not options), option values that look like paths included. */
+function operandsOf(words: readonly BashWord[]): BashWord[] | string {
+  const operands: BashWord[] = [];
+  let optionsEnded = false;
+  for (const word of words.slice(1)) {
+    const value = word.value;
+    if (optionsEnded || value === undefined || !value.startsWith("-") || value === "-") {
+      if (value !== "-") operands.push(word);
+    } else if (value === "--") optionsEnded = true;
+    else if (value.startsWith("--files0-from")) return `its option \`${word.text}\` reads file names from a file`;
+    else if (value.includes("=")) {
+      // `--color=auto` names no path, and is judged as one harmlessly: `auto` in the workspace.
+      operands.push({ text: word.text, value: value.slice(value.indexOf("=") + 1), glob: word.glob });
+    } else if (value.includes("/")) return `its option \`${word.text}\` names a path`;
+  }
+  return operands;
+}
+
+/** The absolute path a word names, or why it cannot be known. */
+function wordPath(word: BashWord, cwdKnown: boolean, scope: WorkspaceScope): { path: string } | { why: string } {
+  const value = word.value;
+  if (value === undefined) return { why: `its operand \`${word.text}\` is only known when it runs` };
+  // A glob segment starting with `.` or `[` may match `..` and leave the directory.
+  if (word.glob && value.split("/").some((segment) => /^(\.[*?[]|\[)/.test(segment)))
+    return { why: `the pattern \`${word.text}\` may name \`..\`` };
+  if (!cwdKnown && !isAbsolute(value)) return { why: `\`${word.text}\` is relative to a directory changed earlier in the command` };
+  return { path: scope.resolve(value) };
+}
+
+function redirectPath(redirect: BashRedirect, analysis: BashAnalysis, scope: WorkspaceScope): string | undefined {
+  const value = redirect.target.value;
+  if (value === undefined || redirect.target.glob) return undefined;
+  const cwdKnown = analysis.directoryChangeAt === undefined || redirect.start <= analysis.directoryChangeAt;
+  if (!cwdKnown && !isAbsolute(value)) return undefined;
+  return scope.resolve(value);
+}
+
+/**
+ * The texts a rule of `list` is matched against. Allow rules see the words as written after wrappers, without
+ * prefix assignments only when all of those are safe (`NODE_ENV=test`); deny and ask rules also see the whole
+ * command (assignments and wrappers included) and the words with quotes removed, and the command's base name.
+ */
+function matchedForms(command: BashCommand, list: RuleList): string[] {
+  const safe = command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value));
+  const withAssignments = [...command.assignments.map((assignment) => assignment.text), command.written].join(" ").trim();
+  if (list === "allow") return safe && command.words.length > 0 ? [command.written, withAssignments] : [withAssignments];
+  const forms = [command.written, command.text, command.unquoted, withAssignments];
+  const name = command.words[0]?.value;
+  if (name?.includes("/")) forms.push(command.unquoted.replace(/^\S*\//, ""));
+  return forms;
+}
+
+function findFileRule(rules: RuleSet, list: RuleList, accesses: readonly FileAccess[], path: string): PermissionRule | undefined {
+  for (const access of accesses) {
+    const rule = rules.findAccessRule(list, access, path, true);
+    if (rule) return rule;
+  }
+  return undefined;
+}
+
+function partSubject(command: BashCommand, line: Line): string {
+  const text = command.text || command.written;
+  return text === line.analysis.text ? line.subject : `\`${shorten(text)}\` (in ${line.subject})`;
+}
+
+/** `text` cut to a length a person reads at a glance. */
+export function shorten(text: string, length = 200): string {
+  const line = text.slice(0, length * 4).replace(/\s*\n\s*/g, " ⏎ ");
+  return line.length <= length && text.length <= length * 4 ? line : `${line.slice(0, length - 1)}…`;
+}

@@ -1,0 +1,64 @@
+import { type FileAccess, ruleCoversAccess, ruleCoversTool } from "./file-tools.js";
+import type { PermissionRule, RuleList } from "./parse-rule.js";
+
+/** The three lists of rules, with the lookups a decision makes. */
+export type RuleSet = {
+  readonly allow: readonly PermissionRule[];
+  readonly ask: readonly PermissionRule[];
+  readonly deny: readonly PermissionRule[];
+  /** The first rule of `list` that matches a call of `tool` whatever its arguments: `Tool`, `Tool(*)`, `mcp__server`. */
+  findToolRule(list: RuleList, tool: string): PermissionRule | undefined;
+  /**
+   * The first rule of `list` for the file tool `tool` that matches `path` (absolute): `Read(…)` for readers,
+   * `Edit(…)` for editors, or the tool's own. For a search (`directory`), a pattern matches the directory or
+   * what is inside it (`Read(./secrets/**)` matches a Grep of `secrets`).
+   */
+  findPathRule(list: RuleList, tool: string, path: string, directory: boolean): PermissionRule | undefined;
+  /**
+   * The first rule of `list` that covers a shell command reading or writing `path`: `Read(…)`, or `Edit(…)`/`Write(…)`.
+   * An operand may be a directory the command reads or changes as a whole (`grep -r x secrets`, `rm -rf secrets`): then
+   * (`directory`) a pattern matches what is inside it too.
+   */
+  findAccessRule(list: RuleList, access: FileAccess, path: string, directory: boolean): PermissionRule | undefined;
+  /** The first `Bash` rule of `list` matching any of `forms` (a command's normalized texts). */
+  findCommandRule(list: RuleList, forms: readonly string[]): PermissionRule | undefined;
+};
+
+/** Builds the lookups over already parsed rules. */
+export function createRuleSet(rules: {
+  allow: readonly PermissionRule[];
+  ask: readonly PermissionRule[];
+  deny: readonly PermissionRule[];
+}): RuleSet {
+  const lists = { allow: rules.allow, ask: rules.ask, deny: rules.deny };
+  return {
+    ...lists,
+    findToolRule: (list, tool) =>
+      lists[list].find((rule) =>
+        rule.target.kind === "tool"
+          ? ruleCoversTool(rule.tool, tool)
+          : rule.target.kind === "server" && tool.startsWith(rule.target.prefix),
+      ),
+    findPathRule: (list, tool, path, directory) =>
+      lists[list].find((rule) => {
+        if (!ruleCoversTool(rule.tool, tool)) return false;
+        if (rule.target.kind === "tool") return true;
+        if (rule.target.kind !== "path") return false;
+        return directory ? rule.target.pattern.matchesDirectory(path) : rule.target.pattern.matches(path);
+      }),
+    findAccessRule: (list, access, path, directory) =>
+      lists[list].find((rule) => {
+        if (!ruleCoversAccess(rule.tool, access)) return false;
+        if (rule.target.kind === "tool") return true;
+        if (rule.target.kind !== "path") return false;
+        return directory ? rule.target.pattern.matchesDirectory(path) : rule.target.pattern.matches(path);
+      }),
+    findCommandRule: (list, forms) =>
+      lists[list].find((rule) => {
+        if (rule.tool !== "Bash") return false;
+        if (rule.target.kind === "tool") return true;
+        const target = rule.target;
+        return target.kind === "command" && forms.some((form) => target.matches(form));
+      }),
+  };
+}

@@ -1,0 +1,131 @@
+import { readFile } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { UsageError } from "../../errors.js";
+import { isPermissionMode, type PermissionMode, permissionModes } from "./modes.js";
+import { type PermissionRule, parsePermissionRule, type RuleList } from "./parse-rule.js";
+import type { PathBases } from "./path-pattern.js";
+
+/** The `permissions` object of a settings file, as Claude Code's. */
+export type PermissionSettings = {
+  allow?: readonly string[] | undefined;
+  ask?: readonly string[] | undefined;
+  deny?: readonly string[] | undefined;
+  defaultMode?: PermissionMode | undefined;
+  /** More folders the modes may work in; relative ones are taken from the workspace root, `~/` from home. */
+  additionalDirectories?: readonly string[] | undefined;
+};
+
+/** Rules and settings merged from every source, least specific first. */
+export type LoadedPermissionSettings = {
+  /** Every rule, each with the file (or `options.rules`) it came from. */
+  rules: { allow: PermissionRule[]; ask: PermissionRule[]; deny: PermissionRule[] };
+  /** The most specific `defaultMode`, if any file sets one. */
+  defaultMode: PermissionMode | undefined;
+  /** Added directories from every file, absolute. */
+  additionalDirectories: string[];
+  /** The settings files that exist and were read, in order. */
+  files: string[];
+};
+
+/**
+ * Claude Code's settings files for minagent, least specific first: the user's `~/.minagent/settings.json`, the
+ * project's `<root>/.minagent/settings.json` (shared, in version control) and `<root>/.minagent/settings.local.json`
+ * (personal). Later files win where one value is chosen (`defaultMode`); lists are merged.
+ */
+export function permissionSettingsFiles({ root, home }: PathBases): string[] {
+  return [
+    join(home, ".minagent", "settings.json"),
+    join(root, ".minagent", "settings.json"),
+    join(root, ".minagent", "settings.local.json"),
+  ];
+}
+
+const lists: readonly RuleList[] = ["allow", "ask", "deny"];
+
+/**
+ * Reads the settings files (a missing one is skipped) and merges them with rules given in code (`code`, applied
+ * last). Throws a UsageError naming the file for unreadable JSON, a misshapen `permissions` object, an unknown
+ * mode or a malformed rule.
+ */
+export async function loadPermissionSettings(
+  files: readonly string[],
+  bases: PathBases,
+  code?: PermissionSettings | undefined,
+): Promise<LoadedPermissionSettings> {
+  const sources: { where: string; permissions: unknown }[] = [];
+  const read: string[] = [];
+  for (const file of files) {
+    const permissions = await readPermissions(file);
+    if (permissions === missing) continue;
+    read.push(file);
+    sources.push({ where: file, permissions });
+  }
+  if (code !== undefined) sources.push({ where: "options.rules", permissions: code });
+  const loaded: LoadedPermissionSettings = {
+    rules: { allow: [], ask: [], deny: [] },
+    defaultMode: undefined,
+    additionalDirectories: [],
+    files: read,
+  };
+  for (const { where, permissions } of sources) mergePermissions(loaded, permissions, where, bases);
+  return loaded;
+}
+
+const missing = Symbol("missing");
+
+async function readPermissions(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return missing;
+    throw new UsageError(`Cannot read the settings file ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  let settings: unknown;
+  try {
+    settings = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`The settings file ${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (!isPlainObject(settings)) throw new UsageError(`The settings file ${file} must hold a JSON object, got ${describe(settings)}.`);
+  return settings.permissions;
+}
+
+function mergePermissions(loaded: LoadedPermissionSettings, permissions: unknown, where: string, bases: PathBases): void {
+  if (permissions === undefined) return;
+  if (!isPlainObject(permissions)) throw new UsageError(`"permissions" in ${where} must be an object, got ${describe(permissions)}.`);
+  for (const list of lists) {
+    const rules = permissions[list];
+    if (rules === undefined) continue;
+    if (!Array.isArray(rules)) throw new UsageError(`"permissions.${list}" in ${where} must be an array of rules, got ${describe(rules)}.`);
+    for (const rule of rules) loaded.rules[list].push(parsePermissionRule(rule, list, where, bases));
+  }
+  const mode = permissions.defaultMode;
+  if (mode !== undefined) {
+    if (!isPermissionMode(mode))
+      throw new UsageError(
+        `"permissions.defaultMode" in ${where} is ${JSON.stringify(mode)}; it must be one of ${permissionModes.join(", ")}.`,
+      );
+    loaded.defaultMode = mode;
+  }
+  const directories = permissions.additionalDirectories;
+  if (directories !== undefined) {
+    if (!Array.isArray(directories) || directories.some((directory) => typeof directory !== "string" || directory === ""))
+      throw new UsageError(`"permissions.additionalDirectories" in ${where} must be an array of directory paths.`);
+    for (const directory of directories as string[]) loaded.additionalDirectories.push(resolveDirectory(directory, bases));
+  }
+}
+
+function resolveDirectory(directory: string, { root, home }: PathBases): string {
+  if (directory === "~") return home;
+  if (directory.startsWith("~/")) return resolve(home, directory.slice(2));
+  return isAbsolute(directory) ? resolve(directory) : resolve(root, directory);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+}
