@@ -121,13 +121,18 @@ export class CodingAgent {
   static async create(model: Model, options: CodingAgentOptions): Promise<CodingAgent> {
     if (options?.workspace === undefined)
       throw new UsageError("CodingAgent needs a workspace: the folder it works in, e.g. { workspace: process.cwd() }.");
-    const workspace =
+    const given =
       options.workspace instanceof Workspace
         ? options.workspace
         : new Workspace({ root: options.workspace, additionalDirectories: options.additionalDirectories });
     const home = options.home ?? homedir();
-    const settingsFiles = options.settingsFiles ?? permissionSettingsFiles({ root: workspace.root, home });
-    const permissions = await createCodePermissions({ workspace, mode: options.mode, rules: options.rules, settingsFiles, home });
+    const settingsFiles = options.settingsFiles ?? permissionSettingsFiles({ root: given.root, home });
+    const permissions = await createCodePermissions({ workspace: given, mode: options.mode, rules: options.rules, settingsFiles, home });
+    // The settings may add directories: the tools must be able to reach what the permissions allow there.
+    const workspace =
+      options.workspace instanceof Workspace || permissions.directories.every((directory) => given.directories.includes(directory))
+        ? given
+        : new Workspace({ root: given.root, additionalDirectories: permissions.directories.filter((directory) => directory !== given.root) });
     const hooks = new HookRunner({
       sessionId: options.sessionId ?? globalThis.crypto.randomUUID(),
       cwd: workspace.root,
