@@ -734,11 +734,14 @@ function readText(path) {
 }
 
 // Line mode: the regular expression runs over the whole text, and a match is kept when it lies within one line
-// (else that line is tried alone). The search goes on from the next line: each line counts once.
+// (else that line is tried alone). The search goes on from the next line: each line counts once. In a text with
+// "\r" (or U+2028, U+2029), which JavaScript's ^ and $ also take for line ends, every line is tried alone,
+// without its final "\r": "b$" matches "b\r\n", "^$" does not.
 function matchLines(text) {
   const lines = [];
   let count = 0;
   let from = 0;
+  let otherBreaks;
   while (from < text.length) {
     regex.lastIndex = from;
     const match = regex.exec(text);
@@ -749,8 +752,9 @@ function matchLines(text) {
     let end = text.indexOf("\n", at);
     if (end === -1) end = text.length;
     let hit = at;
-    if (at + match[0].length > end) {
-      const alone = lineRegex.exec(text.slice(start, end));
+    otherBreaks ??= /[\r\u2028\u2029]/.test(text);
+    if (at + match[0].length > end || otherBreaks) {
+      const alone = lineRegex.exec(text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end));
       hit = alone === null ? -1 : start + alone.index;
     }
     if (hit !== -1) {

@@ -138,11 +138,14 @@ describe("Grep: which files", () => {
 describe("Grep: content and count", () => {
   const source = ["one", "two needle", "three", "four", "five", "six", "seven needle", "eight", "nine needle", "ten"].join("\n");
 
-  it("shows matching lines with line numbers, or without", async () => {
+  it("shows matching lines with line numbers, or without; CRLF lines end before their \\r", async () => {
     await files({ "a.txt": source, "b.txt": "needle\r\n" });
     expect(await text({ pattern: "needle", output_mode: "content" })).toBe(
       ["a.txt:2:two needle", "a.txt:7:seven needle", "a.txt:9:nine needle", "b.txt:1:needle"].join("\n"),
     );
+    expect(await text({ pattern: "needle$", output_mode: "content", path: "b.txt" })).toBe("b.txt:1:needle");
+    await files({ "crlf.txt": "a\r\n\r\nb\r\n" });
+    expect(await text({ pattern: "^$", output_mode: "content", path: "crlf.txt" })).toBe("crlf.txt:2:");
     expect(await text({ pattern: "needle", output_mode: "content", "-n": false, path: "a.txt" })).toBe(
       ["a.txt:two needle", "a.txt:seven needle", "a.txt:nine needle"].join("\n"),
     );
