@@ -5,6 +5,11 @@ type Command = { usage: string; summary: string; run: (args: readonly string[], 
 
 /** The CLI's commands; each lives in its own file under commands/. */
 const commands: Record<string, Command> = {
+  code: {
+    usage: 'code [-p "<prompt>"]',
+    summary: "a coding agent in this folder: interactive, or to the end with -p",
+    run: (args, io) => import("./commands/code.js").then(({ codeCommand }) => codeCommand(args, io)),
+  },
   demo: { usage: "demo <name>", summary: "run an offline demo on the scripted model (no key, no network)", run: demoCommand },
   run: {
     usage: "run <task> --model <m>",

@@ -1,0 +1,33 @@
+import { UsageError } from "../../errors.js";
+import type { CodeOptions, CodeSession, CodeSessionStore, CodeSessionSummary } from "./session-context.js";
+
+/**
+ * The session a `minagent code` invocation writes to: the folder's newest (`--continue`), the one named
+ * (`--resume <id>`), a new copy of either (`--fork-session`: the old file is not touched), or a new one. `--resume`
+ * without an id needs a person to choose: the interactive UI gets a new session and the list; `-p` is refused with
+ * the folder's recent sessions.
+ */
+export async function chooseSession(store: CodeSessionStore, options: CodeOptions): Promise<CodeSession> {
+  let found: CodeSession | undefined;
+  if (options.continue) {
+    const [newest] = await store.list();
+    if (!newest)
+      throw new UsageError(`--continue: there is no session to continue in ${options.cwd}. Start one with minagent code -p "…".`);
+    found = await store.open(newest.id);
+  } else if (typeof options.resume === "string") found = await store.open(options.resume);
+  else if (options.resume === true && options.print)
+    throw new UsageError(
+      `--resume needs a session id with -p (or use --continue for the newest).${recent(await store.list(), options.cwd)}`,
+    );
+  if (!found) return store.create();
+  return options.forkSession ? store.create({ history: found.history, forkedFrom: found.id }) : found;
+}
+
+function recent(sessions: readonly CodeSessionSummary[], cwd: string): string {
+  if (sessions.length === 0) return ` There are no sessions in ${cwd} yet.`;
+  const lines = sessions.slice(0, 5).map((session) => {
+    const prompt = (session.firstPrompt ?? "").replace(/\s+/g, " ").trim();
+    return `  ${session.id}  ${session.updatedAt}  ${prompt.length > 60 ? `${prompt.slice(0, 59)}…` : prompt}`;
+  });
+  return ` Recent sessions in ${cwd}:\n${lines.join("\n")}`;
+}

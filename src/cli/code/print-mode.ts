@@ -1,0 +1,181 @@
+import type { ApprovalRequest, CodingAgent, CodingRunResult } from "../../code/coding-agent.js";
+import type { AgentEvent } from "../../core/events.js";
+import { AbortError, UsageError } from "../../errors.js";
+import { ProviderError } from "../../models/provider-error.js";
+import { formatUsage } from "../commands/run.js";
+import { formatPrintResult, type PermissionDenial, type PrintOutcome } from "./print-result.js";
+import { interruptedExitCode } from "./process-input.js";
+import type { CodeSessionContext } from "./session-context.js";
+import type { SpendingTracker } from "./spending.js";
+import { toStreamJsonLine } from "./stream-json.js";
+
+/** What `-p` needs: the command's context, without a terminal. */
+export type PrintModeContext = Omit<CodeSessionContext, "terminal" | "spending"> & { spending: SpendingTracker; prompt: string };
+
+/**
+ * The observation a call that needs approval gets in `-p` mode, where nobody can approve it (Claude Code denies such
+ * calls in print mode too). The model learns it did not run and why, and that retrying will not help.
+ */
+export function printModeDenial(request: Pick<ApprovalRequest, "toolCall" | "reason">): string {
+  const why = request.reason ? ` (${request.reason.replace(/\.$/, "")})` : "";
+  return `Not approved: this ${request.toolCall.name} call needs a person's approval${why}, and minagent is running non-interactively (-p), so nobody could approve it. It did not run. Do not retry it; finish what you can without it, and say in your answer what was not done and which permission it needs (--allowedTools or --permission-mode).`;
+}
+
+/**
+ * `minagent code -p`: runs the prompt to the end (calls that need approval are denied with {@link printModeDenial}),
+ * writes the conversation to the session as it goes, prints the outcome in the chosen format and resolves to the exit
+ * code: 0 completed, 1 failed (a provider error, the turn or budget limit), 2 misuse (bad rules or settings), 130
+ * interrupted (the context's signal: SIGINT; 143 for SIGTERM).
+ */
+export async function runPrintMode(context: PrintModeContext): Promise<number> {
+  const { io, options, session, spending } = context;
+  const started = Date.now();
+  const denials: PermissionDenial[] = [];
+  const progress = createProgress(context);
+  let agent: CodingAgent;
+  try {
+    agent = await context.createAgent({
+      askPerson: (request) => {
+        denials.push({ tool_name: request.toolCall.name, tool_use_id: request.toolCall.id, tool_input: request.toolCall.arguments });
+        if (options.outputFormat === "text" && !options.verbose)
+          io.stderr(`✗ ${request.toolCall.name} not approved (-p): ${request.reason ?? "it needs approval"}\n`);
+        return { behavior: "deny", message: printModeDenial(request) };
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`minagent code: ${error.message}\n`);
+    return 2;
+  }
+  progress.start(agent);
+  let outcome: PrintOutcome;
+  try {
+    // `stream` goes through CodingAgent.run to the engine: deltas for stream-json, and idle timeouts while streaming.
+    const runOptions = { history: session.history, signal: context.signal, onEvent: progress.event, stream: true };
+    outcome = outcomeOf(await agent.run(context.prompt, runOptions));
+  } catch (error) {
+    outcome = failureOf(error, context);
+  } finally {
+    await session.flush().catch((error: unknown) => {
+      io.stderr(`minagent code: could not save the session to ${session.file}: ${(error as Error).message}\n`);
+    });
+  }
+  const result = formatPrintResult(outcome, {
+    sessionId: session.id,
+    usage: spending.usage,
+    costUsd: spending.costUsd,
+    turns: spending.modelCalls,
+    durationMs: Date.now() - started,
+    denials,
+  });
+  progress.finish(outcome, result);
+  return outcome.status === "completed" ? 0 : outcome.status === "interrupted" ? interruptedExitCode(context.signal) : 1;
+}
+
+function outcomeOf(result: CodingRunResult): PrintOutcome {
+  if (result.blocked !== undefined)
+    return { status: "blocked", final: "", error: `a UserPromptSubmit hook blocked the prompt: ${result.blocked}` };
+  if (result.status === "completed") return { status: "completed", final: result.final };
+  if (result.status === "max_steps") return { status: "max_turns", final: "", error: `no final answer within ${result.turns} model calls` };
+  // Every call that needs approval is denied in -p, so a run cannot wait for one; say so if it ever does.
+  const waiting = result.pending.map((pending) => pending.toolCall.name).join(", ");
+  return { status: "error", final: "", error: `the run stopped waiting for an approval (${waiting})` };
+}
+
+function failureOf(error: unknown, context: PrintModeContext): PrintOutcome {
+  if (context.spending.isBudgetExceeded(error)) return { status: "budget_exceeded", final: "", error: (error as Error).message };
+  if (context.signal.aborted || error instanceof AbortError) return { status: "interrupted", final: "", error: "interrupted" };
+  if (error instanceof ProviderError || error instanceof UsageError) return { status: "error", final: "", error: error.message };
+  throw error;
+}
+
+type Progress = { start(agent: CodingAgent): void; event(event: AgentEvent): void; finish(outcome: PrintOutcome, result: object): void };
+
+/** What the chosen format shows while the run goes and when it ends. */
+function createProgress(context: PrintModeContext): Progress {
+  const { io, options, session } = context;
+  const verbose = options.verbose;
+  const record = (event: AgentEvent) => session.record(event);
+  if (options.outputFormat === "stream-json") {
+    const line = (value: object) => io.stdout(`${JSON.stringify(value)}\n`);
+    return {
+      start: (agent) =>
+        line({
+          type: "session-start",
+          session_id: session.id,
+          model: context.model.spec,
+          cwd: options.cwd,
+          permission_mode: agent.permissions.mode,
+          tools: agent.registry.schemas().map((schema) => schema.name),
+        }),
+      event: (event) => {
+        record(event);
+        line(toStreamJsonLine(event, session.id));
+      },
+      finish: (_, result) => line(result),
+    };
+  }
+  return {
+    start: () => {},
+    event: (event) => {
+      record(event);
+      if (verbose) printVerbose(io, event);
+      else if (event.type === "model-call-retry") io.stderr(`… ${describeRetry(event)}\n`);
+    },
+    finish: (outcome, result) => {
+      if (verbose) {
+        io.stderr(`${formatUsage(context.model.id, context.model.spec, context.spending.usage)}\n`);
+        io.stderr(`session: ${session.id}\n`);
+      }
+      if (options.outputFormat === "json") io.stdout(`${JSON.stringify(result)}\n`);
+      else if (outcome.status === "completed") io.stdout(outcome.final.endsWith("\n") ? outcome.final : `${outcome.final}\n`);
+      else io.stderr(`minagent code: ${failureMessage(outcome, context)}\n`);
+    },
+  };
+}
+
+function failureMessage(outcome: PrintOutcome, context: PrintModeContext): string {
+  const resume = `the conversation is saved: minagent code --resume ${context.session.id}`;
+  switch (outcome.status) {
+    case "budget_exceeded":
+      return `stopped: ${outcome.error} (--max-budget-usd); ${resume}`;
+    case "max_turns":
+      return `stopped: ${outcome.error} (--max-turns ${context.options.maxTurns ?? 50}); ${resume}`;
+    case "interrupted":
+      return `interrupted; ${resume}`;
+    default:
+      return `${outcome.error ?? outcome.status}`;
+  }
+}
+
+/** --verbose in text and json: the run on stderr as it happens, as `minagent run` shows it. */
+function printVerbose(io: PrintModeContext["io"], event: AgentEvent): void {
+  switch (event.type) {
+    case "model-call-end": {
+      const { message } = event.response;
+      if (message.content !== "" && message.toolCalls?.length) io.stderr(`${message.content.trimEnd()}\n`);
+      break;
+    }
+    case "model-call-retry":
+      io.stderr(`… ${describeRetry(event)}\n`);
+      break;
+    case "tool-call-start":
+      io.stderr(`→ ${event.toolCall.name}(${oneLine(JSON.stringify(event.toolCall.arguments), 100)})\n`);
+      break;
+    case "tool-call-end":
+      io.stderr(`${event.result.isError ? "✗" : "←"} ${event.toolCall.name}: ${oneLine(event.result.content, 120)}\n`);
+      break;
+    default:
+      break;
+  }
+}
+
+function describeRetry(event: Extract<AgentEvent, { type: "model-call-retry" }>): string {
+  const { error, delayMs } = event;
+  return `${error.status ?? error.errorType ?? error.kind} ${oneLine(error.message, 200)}; retrying in ${(delayMs / 1000).toFixed(1)} s`;
+}
+
+function oneLine(text: string, limit: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+}

@@ -1,0 +1,82 @@
+import type { Usage } from "../../core/types.js";
+
+/**
+ * How a `-p` run ended: `completed` (exit 0); `max_turns`, `budget_exceeded`, `blocked` (a UserPromptSubmit hook
+ * refused the prompt) and `error` (a provider error, a hook that stopped the session) exit 1; `interrupted` (SIGINT)
+ * exits 130.
+ */
+export type PrintStatus = "completed" | "max_turns" | "budget_exceeded" | "blocked" | "error" | "interrupted";
+
+/** The outcome before it is printed. */
+export type PrintOutcome = { status: PrintStatus; final: string; error?: string | undefined };
+
+/** A call that needed approval and was denied because nobody could give it (Claude Code's `permission_denials`). */
+export type PermissionDenial = { tool_name: string; tool_use_id: string; tool_input: Record<string, unknown> };
+
+/**
+ * The result object of `--output-format json` (the whole output) and the last line of `stream-json`. Its field names
+ * are Claude Code's (`claude -p --output-format json`), so that scripts written for it read ours; `status` is
+ * minagent's own word for how the run ended, `subtype` Claude Code's.
+ */
+export type PrintResult = {
+  type: "result";
+  subtype: "success" | "error_max_turns" | "error_max_budget_usd" | "error_during_execution";
+  status: PrintStatus;
+  is_error: boolean;
+  /** The final answer ("" unless completed). */
+  result: string;
+  session_id: string;
+  /** Model calls made by this invocation. */
+  num_turns: number;
+  duration_ms: number;
+  /** Estimated at list prices; null when the model's price is unknown (0 for local models). */
+  total_cost_usd: number | null;
+  /** Tokens of this invocation; `input_tokens` includes cached ones (minagent's convention). */
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_tokens?: number;
+    cache_write_tokens?: number;
+    reasoning_tokens?: number;
+  };
+  permission_denials: PermissionDenial[];
+  /** Why it did not complete. */
+  error?: string;
+};
+
+const subtypes: Record<PrintStatus, PrintResult["subtype"]> = {
+  completed: "success",
+  max_turns: "error_max_turns",
+  budget_exceeded: "error_max_budget_usd",
+  blocked: "error_during_execution",
+  error: "error_during_execution",
+  interrupted: "error_during_execution",
+};
+
+/** The result object for an outcome. */
+export function formatPrintResult(
+  outcome: PrintOutcome,
+  run: { sessionId: string; usage: Usage; costUsd: number | undefined; turns: number; durationMs: number; denials: PermissionDenial[] },
+): PrintResult {
+  const { usage } = run;
+  return {
+    type: "result",
+    subtype: subtypes[outcome.status],
+    status: outcome.status,
+    is_error: outcome.status !== "completed",
+    result: outcome.final,
+    session_id: run.sessionId,
+    num_turns: run.turns,
+    duration_ms: run.durationMs,
+    total_cost_usd: run.costUsd === undefined ? null : Number(run.costUsd.toFixed(6)),
+    usage: {
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      ...(usage.cacheReadTokens !== undefined && { cache_read_tokens: usage.cacheReadTokens }),
+      ...(usage.cacheWriteTokens !== undefined && { cache_write_tokens: usage.cacheWriteTokens }),
+      ...(usage.reasoningTokens !== undefined && { reasoning_tokens: usage.reasoningTokens }),
+    },
+    permission_denials: run.denials,
+    ...(outcome.error !== undefined && { error: outcome.error }),
+  };
+}

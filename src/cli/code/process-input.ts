@@ -1,0 +1,81 @@
+import { MinagentError } from "../../errors.js";
+import type { CliIo } from "../io.js";
+import type { CodeSessionContext } from "./session-context.js";
+
+/**
+ * What `minagent code` reads of the io beyond CliIo. A fake io (tests) may set these; the real process's io gets them
+ * from the process itself (recognised by its environment being `process.env`).
+ */
+export type CodeIo = CliIo & {
+  /** True when standard input is a terminal: without -p, the interactive UI starts. */
+  stdinIsTerminal?: boolean | undefined;
+  /** Reads all of standard input (the prompt of `-p` when none is given on the command line). */
+  readInput?: (() => Promise<string>) | undefined;
+  /** The terminal the interactive UI draws on. */
+  terminal?: CodeSessionContext["terminal"] | undefined;
+  /** Aborts the run, as SIGINT does the real process's. */
+  signal?: AbortSignal | undefined;
+};
+
+/** True when `io` is the process's own (processIo), so process.stdin, process.stdout and signals are its. */
+export function isProcessIo(io: CliIo): boolean {
+  return io.env === process.env;
+}
+
+export function stdinIsTerminal(io: CodeIo): boolean {
+  return io.stdinIsTerminal ?? (isProcessIo(io) && process.stdin.isTTY === true);
+}
+
+/** All of standard input: the process's stdin read to its end, or a fake io's lines. */
+export async function readInput(io: CodeIo): Promise<string> {
+  if (io.readInput) return io.readInput();
+  if (isProcessIo(io)) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+    return Buffer.concat(chunks).toString("utf8");
+  }
+  const lines: string[] = [];
+  for (let line = await io.readLine(); line !== undefined; line = await io.readLine()) lines.push(line);
+  return lines.join("\n");
+}
+
+export function terminalOf(io: CodeIo): CodeSessionContext["terminal"] {
+  return io.terminal ?? { input: process.stdin, output: process.stdout };
+}
+
+/** The reason the process's signal carries when SIGINT or SIGTERM aborted it. */
+export class ProcessSignalError extends MinagentError {
+  constructor(readonly signal: "SIGINT" | "SIGTERM") {
+    super(signal === "SIGINT" ? "interrupted (SIGINT)" : "terminated (SIGTERM)");
+  }
+}
+
+/** The exit code of a run that `signal` aborted: 143 for SIGTERM, else 130 (SIGINT, or the io's own signal). */
+export function interruptedExitCode(signal: AbortSignal): number {
+  return signal.reason instanceof ProcessSignalError && signal.reason.signal === "SIGTERM" ? 143 : 130;
+}
+
+/**
+ * A signal aborted by the io's own signal and, for the real process, by SIGINT and SIGTERM (a second SIGINT ends
+ * the process at once with 130). `dispose` removes the handlers.
+ */
+export function interruptSignal(io: CodeIo): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const signals = [controller.signal, ...(io.signal ? [io.signal] : [])];
+  const signal = AbortSignal.any(signals);
+  if (!isProcessIo(io)) return { signal, dispose: () => {} };
+  const onInterrupt = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort(new ProcessSignalError("SIGINT"));
+  };
+  const onTerminate = () => controller.abort(new ProcessSignalError("SIGTERM"));
+  process.on("SIGINT", onInterrupt);
+  process.on("SIGTERM", onTerminate);
+  return {
+    signal,
+    dispose: () => {
+      process.off("SIGINT", onInterrupt);
+      process.off("SIGTERM", onTerminate);
+    },
+  };
+}

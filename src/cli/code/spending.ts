@@ -1,0 +1,100 @@
+import type { AgentEvent } from "../../core/events.js";
+import type { PrepareTurn, TurnContext } from "../../core/loop-types.js";
+import type { Message, Usage } from "../../core/types.js";
+import { addUsage, emptyUsage } from "../../core/usage.js";
+import { MinagentError } from "../../errors.js";
+import { estimateCost } from "../model-prices.js";
+import type { CodeSpending } from "./session-context.js";
+
+/** Thrown from `prepareTurn` when the next model call would take the spending past `--max-budget-usd`. */
+export class BudgetExceededError extends MinagentError {
+  constructor(
+    readonly budgetUsd: number,
+    readonly spentUsd: number,
+    readonly nextCallUsd: number,
+  ) {
+    super(
+      `the next model call (≈ $${dollars(nextCallUsd)}) would take the spending past the budget of $${dollars(budgetUsd)} ($${dollars(spentUsd)} spent)`,
+    );
+  }
+}
+
+/** What the process has spent, and the guard that keeps it within a budget. */
+export type SpendingTracker = CodeSpending & {
+  /** Model calls answered so far. */
+  readonly modelCalls: number;
+  /** Listens to every run's events (an agent's `onEvent`): counts each model call's usage. */
+  listen: (event: AgentEvent) => void;
+  /** Stops a run before a model call that would pass the budget (an agent's `prepareTurn`). */
+  prepareTurn: PrepareTurn;
+  /** Tokens the tools' schemas add to every call (set once the agent exists). */
+  toolTokens: number;
+};
+
+/** Characters per token for the estimate of text not yet counted by a provider. */
+const charactersPerToken = 4;
+
+/**
+ * Counts the tokens and cost of every model call of the process and, given a budget, estimates each next call
+ * before it is made: its input is the last call's input and output plus what was added since (tool results, a new
+ * prompt) at about four characters a token, or the whole conversation so for the first call; its output, the
+ * average output so far. A call whose estimate would take the total past the budget is not made: `prepareTurn`
+ * throws a {@link BudgetExceededError}, and the run rejects with it. Prices are list prices (../model-prices.ts);
+ * a model without a price costs nothing here (local models), so the caller refuses a budget for an unknown one.
+ */
+export function createSpendingTracker(options: { modelId: string; free: boolean; budgetUsd: number | undefined }): SpendingTracker {
+  const usage = emptyUsage();
+  let modelCalls = 0;
+  let outputTokens = 0;
+  let last: { inputTokens: number; outputTokens: number; messageCount: number } | undefined;
+  let callMessageCount = 0;
+  const cost = (spent: Usage): number | undefined => (options.free ? 0 : estimateCost(options.modelId, spent));
+
+  const estimateNextCall = ({ messages }: Pick<TurnContext, "messages">, toolTokens: number): Usage => {
+    const continuing = last !== undefined && messages.length > last.messageCount;
+    const added = continuing && last ? messages.slice(last.messageCount + 1) : messages;
+    const base = continuing && last ? last.inputTokens + last.outputTokens : toolTokens;
+    return {
+      inputTokens: base + Math.ceil(characters(added) / charactersPerToken),
+      outputTokens: modelCalls === 0 ? 0 : Math.ceil(outputTokens / modelCalls),
+    };
+  };
+
+  const tracker: SpendingTracker = {
+    usage,
+    get costUsd() {
+      return cost(usage);
+    },
+    get modelCalls() {
+      return modelCalls;
+    },
+    toolTokens: 0,
+    isBudgetExceeded: (error) => error instanceof BudgetExceededError,
+    listen(event) {
+      if (event.type === "model-call-start") callMessageCount = event.messages.length;
+      if (event.type !== "model-call-end") return;
+      const callUsage = event.response.usage ?? emptyUsage();
+      addUsage(usage, callUsage);
+      modelCalls++;
+      outputTokens += callUsage.outputTokens;
+      last = { inputTokens: callUsage.inputTokens, outputTokens: callUsage.outputTokens, messageCount: callMessageCount };
+    },
+    prepareTurn(context) {
+      if (options.budgetUsd === undefined) return;
+      const spent = cost(usage) ?? 0;
+      const next = cost(estimateNextCall(context, tracker.toolTokens)) ?? 0;
+      if (spent + next > options.budgetUsd) throw new BudgetExceededError(options.budgetUsd, spent, next);
+    },
+  };
+  return tracker;
+}
+
+function characters(messages: readonly Message[]): number {
+  let total = 0;
+  for (const message of messages) total += message.content.length + (message.toolCalls ? JSON.stringify(message.toolCalls).length : 0);
+  return total;
+}
+
+function dollars(amount: number): string {
+  return amount.toFixed(amount < 0.01 ? 5 : amount < 1 ? 4 : 2);
+}

@@ -1,0 +1,333 @@
+import { stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { CodingAgent } from "../../code/coding-agent.js";
+import { isPermissionMode, permissionModes } from "../../code/permissions/modes.js";
+import type { AgentEvent } from "../../core/events.js";
+import type { Model } from "../../core/types.js";
+import { UsageError } from "../../errors.js";
+import { modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
+import { chooseSession } from "../code/choose-session.js";
+import { runPrintMode } from "../code/print-mode.js";
+import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
+import type {
+  CodeOptions,
+  CodeOutputFormat,
+  CodeSessionContext,
+  CodingAgentOverrides,
+  RunInteractiveSession,
+} from "../code/session-context.js";
+import { createSessionFileStore, minagentHome } from "../code/session-files.js";
+import { createSpendingTracker } from "../code/spending.js";
+import type { CliIo } from "../io.js";
+import { estimateCost } from "../model-prices.js";
+
+const usage = `Usage: minagent code [options] ["<prompt>"]
+       minagent code -p "<prompt>" [options]
+
+A coding agent in this folder: Claude Code's tools (Read, Write, Edit, Glob, Grep, Bash, TodoWrite), permissions and
+hooks on any model. On a terminal it is interactive; with -p it runs the prompt to the end, prints the outcome
+and exits (the prompt may also come on stdin). Every run is saved as a session you can go on with.
+
+Models (--model, or the MINAGENT_MODEL environment variable):
+${modelSpecSyntax}
+
+Options:
+  -p, --print                      run the prompt to the end, print the outcome, exit
+  --output-format <format>         with -p: text (the answer; default), json (one result object) or
+                                   stream-json (one JSON object per event, then the result)
+  -m, --model <model>              the model to run (see above)
+  --permission-mode <mode>         ${permissionModes.join(", ")}
+  --allowedTools <rules…>          allow rules, e.g. "Bash(npm test)" Edit or "Bash(git log:*),Read"
+  --disallowedTools <rules…>       deny rules, same syntax
+  --max-turns <n>                  model calls allowed per prompt (default 50)
+  --max-budget-usd <dollars>       make no model call that would take the spending past this
+  --cwd <dir>                      the folder to work in (default: the current one)
+  --add-dir <dir>                  another folder the tools may use (repeat for more)
+  --timeout <seconds>              give up on one attempt at a model call after this long, and retry it
+  -c, --continue                   go on with this folder's newest session
+  -r, --resume [id]                go on with the session <id>
+  --fork-session                   with --continue or --resume: save to a new session, leave the old one as it was
+  --verbose                        show tool calls, results and usage on stderr
+
+With -p, a call that needs approval is denied (the model is told nobody could approve it), unless the
+permission mode or an --allowedTools rule allows it. Exit codes: 0 done, 1 failed (provider error, turn or
+budget limit), 2 misuse, 130 interrupted (the conversation is saved). See docs/cli-code.md.
+`;
+
+/** `minagent code`: the coding agent in this folder, interactive on a terminal or to the end with -p. */
+export async function codeCommand(args: readonly string[], io: CliIo): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    io.stdout(usage);
+    return 0;
+  }
+  const codeIo: CodeIo = io;
+  const misuse = (message: string) => {
+    io.stderr(`minagent code: ${message}\n`);
+    return 2;
+  };
+  let options: CodeOptions;
+  try {
+    options = parseCodeArguments(args, io.env, process.cwd());
+    if (!options.print && !stdinIsTerminal(codeIo))
+      throw new UsageError(
+        'standard input is not a terminal: run a prompt to the end with -p, e.g. minagent code -p "Fix the failing test"',
+      );
+    await checkFolders(options);
+    if (options.print && options.prompt === undefined) options = { ...options, prompt: await promptFromInput(codeIo) };
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return misuse(`${error.message}\nRun "minagent code --help" for the options.`);
+  }
+  let model: Model;
+  try {
+    model = await openModel(options, io.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return misuse(error.message);
+  }
+  const modelId = model.modelId ?? parseModelSpec(options.model).model;
+  const free = parseModelSpec(options.model).provider === "ollama";
+  if (options.maxBudgetUsd !== undefined && !free && estimateCost(modelId, { inputTokens: 0, outputTokens: 0 }) === undefined)
+    return misuse(`--max-budget-usd: no price is known for ${modelId}, so a budget cannot be kept (prices: src/cli/model-prices.ts).`);
+  const home = minagentHome(io.env);
+  const sessions = createSessionFileStore({ cwd: options.cwd, home });
+  let session: CodeSessionContext["session"];
+  try {
+    session = await chooseSession(sessions, options);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return misuse(error.message);
+  }
+  const spending = createSpendingTracker({ modelId, free, budgetUsd: options.maxBudgetUsd });
+  const interrupt = interruptSignal(codeIo);
+  const createAgent = async (overrides: CodingAgentOverrides = {}) => {
+    const { onEvent, ...rest } = overrides;
+    const agent = await CodingAgent.create(model, {
+      workspace: options.cwd,
+      additionalDirectories: options.additionalDirectories,
+      mode: options.permissionMode,
+      rules: { allow: options.allowedTools, deny: options.disallowedTools },
+      settingsFiles: settingsFiles(options.cwd, home),
+      maxSteps: options.maxTurns,
+      prepareTurn: spending.prepareTurn,
+      sessionId: session.id,
+      onEvent: (event: AgentEvent) => {
+        spending.listen(event);
+        onEvent?.(event);
+      },
+      ...rest,
+    });
+    spending.toolTokens = Math.ceil(JSON.stringify(agent.registry.schemas()).length / 4);
+    return agent;
+  };
+  const context: CodeSessionContext = {
+    io,
+    terminal: terminalOf(codeIo),
+    model: { spec: options.model, id: modelId, instance: model },
+    options,
+    createAgent,
+    session,
+    sessions,
+    spending,
+    signal: interrupt.signal,
+  };
+  try {
+    if (options.print) return await runPrintMode({ ...context, spending, prompt: options.prompt ?? "" });
+    const runInteractiveSession = await loadInteractiveSession();
+    if (!runInteractiveSession) {
+      io.stderr('minagent code: interactive mode is not available yet; run a prompt to the end with -p, e.g. minagent code -p "…"\n');
+      return 1;
+    }
+    return await runInteractiveSession(context);
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/** The interactive UI, written beside this command: absent until it lands. */
+async function loadInteractiveSession(): Promise<RunInteractiveSession | undefined> {
+  const specifier = "../code/interactive/index.js";
+  try {
+    const module = (await import(specifier)) as { runInteractiveSession?: RunInteractiveSession };
+    return module.runInteractiveSession;
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if ((code === "ERR_MODULE_NOT_FOUND" || /Cannot find module|Failed to load url/.test(message)) && message.includes("interactive"))
+      return undefined;
+    throw error;
+  }
+}
+
+async function openModel(options: CodeOptions, env: CliIo["env"]): Promise<Model> {
+  const spec = parseModelSpec(options.model);
+  if (spec.apiKeyRequired && !env[spec.apiKeyVariable])
+    throw new UsageError(
+      `${options.model} needs an API key. Set the ${spec.apiKeyVariable} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…`,
+    );
+  return resolveModel(options.model, { env, timeoutMs: options.timeoutMs });
+}
+
+/** The settings files: the user's (in MINAGENT_HOME, else ~/.minagent), then the project's two. */
+function settingsFiles(root: string, home: string): string[] {
+  return [join(home, "settings.json"), join(root, ".minagent", "settings.json"), join(root, ".minagent", "settings.local.json")];
+}
+
+async function checkFolders(options: CodeOptions): Promise<void> {
+  const folders: [string, string][] = [
+    ["--cwd", options.cwd],
+    ...options.additionalDirectories.map((dir): [string, string] => ["--add-dir", dir]),
+  ];
+  for (const [flag, folder] of folders) {
+    const info = await stat(folder).catch(() => undefined);
+    if (!info?.isDirectory()) throw new UsageError(`${flag} ${folder}: ${info ? "not a folder" : "no such folder"}`);
+  }
+}
+
+async function promptFromInput(io: CodeIo): Promise<string> {
+  const hint = 'give the prompt as an argument (minagent code -p "Fix the failing test") or on standard input';
+  if (stdinIsTerminal(io)) throw new UsageError(`-p needs a prompt: ${hint}`);
+  const text = (await readInput(io)).trim();
+  if (text === "") throw new UsageError(`-p needs a prompt, and standard input was empty: ${hint}`);
+  return text;
+}
+
+const outputFormats: readonly CodeOutputFormat[] = ["text", "json", "stream-json"];
+const valueFlags = new Set([
+  "--output-format",
+  "--model",
+  "--permission-mode",
+  "--max-turns",
+  "--max-budget-usd",
+  "--cwd",
+  "--add-dir",
+  "--timeout",
+]);
+const ruleFlags = new Set(["--allowedTools", "--disallowedTools"]);
+const aliases: Record<string, string> = {
+  "-p": "--print",
+  "-m": "--model",
+  "-c": "--continue",
+  "-r": "--resume",
+  "--allowed-tools": "--allowedTools",
+  "--disallowed-tools": "--disallowedTools",
+};
+/** A whole argument that reads as a permission rule: `Edit`, `Bash(npm test)`, `mcp__github`. */
+const ruleShape = /^(?:[A-Z][A-Za-z0-9_-]*|mcp__[A-Za-z0-9_-]+)(?:\(.*\))?$/s;
+const sessionIdShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Parses `minagent code`'s arguments. Rule flags take one argument of rules separated by commas or spaces (outside
+ * parentheses) and, as Claude Code's do, the arguments after it that read as rules; `--resume` takes the next
+ * argument when it is a session id. Throws a UsageError saying what is wrong.
+ */
+export function parseCodeArguments(args: readonly string[], env: CliIo["env"], cwd: string): CodeOptions {
+  const positional: string[] = [];
+  const values = new Map<string, string>();
+  const rules = { "--allowedTools": [] as string[], "--disallowedTools": [] as string[] };
+  const addDirs: string[] = [];
+  const switches = new Set<string>();
+  let resume: string | true | undefined;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg === "--") {
+      positional.push(...args.slice(index + 1));
+      break;
+    }
+    const equals = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const written = equals === -1 ? arg : arg.slice(0, equals);
+    const inline = equals === -1 ? undefined : arg.slice(equals + 1);
+    const flag = aliases[written] ?? written;
+    if (["--print", "--continue", "--fork-session", "--verbose", "--dangerously-skip-permissions"].includes(flag)) {
+      if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
+      switches.add(flag);
+    } else if (flag === "--resume") {
+      const next = args[index + 1];
+      const takesNext = inline === undefined && next !== undefined && sessionIdShape.test(next);
+      if (takesNext) index++;
+      resume = inline ?? (takesNext ? next : true);
+    } else if (valueFlags.has(flag) || ruleFlags.has(flag)) {
+      const value = inline ?? args[++index];
+      if (value === undefined || (inline === undefined && value.startsWith("-") && value.length > 1))
+        throw new UsageError(`${flag} needs a value`);
+      if (flag === "--add-dir") addDirs.push(value);
+      else if (ruleFlags.has(flag)) {
+        const list = rules[flag as keyof typeof rules];
+        list.push(...splitRules(value));
+        while (inline === undefined && ruleShape.test(args[index + 1] ?? "")) list.push(...splitRules(args[++index] as string));
+      } else if (values.has(flag)) throw new UsageError(`${flag} given twice`);
+      else values.set(flag, value);
+    } else if (arg.startsWith("-") && arg.length > 1) throw new UsageError(`unknown option ${arg}`);
+    else positional.push(arg);
+  }
+  const model = values.get("--model") ?? (env.MINAGENT_MODEL || undefined);
+  if (model === undefined)
+    throw new UsageError(
+      `choose a model with --model <model> (or set MINAGENT_MODEL), e.g. --model anthropic:claude-sonnet-4-5:\n${modelSpecSyntax}`,
+    );
+  const outputFormat = (values.get("--output-format") ?? "text") as CodeOutputFormat;
+  if (!outputFormats.includes(outputFormat))
+    throw new UsageError(`--output-format must be one of ${outputFormats.join(", ")}, got "${outputFormat}"`);
+  if (values.has("--output-format") && !switches.has("--print")) throw new UsageError("--output-format applies to -p runs only; add -p");
+  const permissionMode = switches.has("--dangerously-skip-permissions") ? "bypassPermissions" : values.get("--permission-mode");
+  if (permissionMode !== undefined && !isPermissionMode(permissionMode))
+    throw new UsageError(`--permission-mode must be one of ${permissionModes.join(", ")}, got "${permissionMode}"`);
+  if (switches.has("--continue") && resume !== undefined)
+    throw new UsageError("--continue and --resume cannot be used together; choose one");
+  if (switches.has("--fork-session") && !switches.has("--continue") && resume === undefined)
+    throw new UsageError("--fork-session copies the session that --continue or --resume names; add one of them");
+  const budget = values.get("--max-budget-usd");
+  const maxBudgetUsd = budget === undefined ? undefined : Number(budget);
+  if (maxBudgetUsd !== undefined && !(maxBudgetUsd > 0 && Number.isFinite(maxBudgetUsd)))
+    throw new UsageError(`--max-budget-usd must be an amount of dollars > 0, got "${budget}"`);
+  const prompt = positional.join(" ").trim();
+  return {
+    prompt: prompt === "" ? undefined : prompt,
+    print: switches.has("--print"),
+    outputFormat,
+    model,
+    permissionMode,
+    allowedTools: rules["--allowedTools"],
+    disallowedTools: rules["--disallowedTools"],
+    maxTurns: wholeNumber(values.get("--max-turns"), "--max-turns"),
+    maxBudgetUsd,
+    cwd: resolve(cwd, values.get("--cwd") ?? "."),
+    additionalDirectories: addDirs.map((dir) => resolve(cwd, dir.startsWith("~/") ? join(homedir(), dir.slice(2)) : dir)),
+    timeoutMs: seconds(values.get("--timeout"), "--timeout"),
+    continue: switches.has("--continue"),
+    resume,
+    forkSession: switches.has("--fork-session"),
+    verbose: switches.has("--verbose"),
+  };
+}
+
+/** Rules separated by commas or whitespace outside parentheses: `Bash(npm run test, lint) Edit` is two rules. */
+export function splitRules(text: string): string[] {
+  const found: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const character of text) {
+    if (character === "(") depth++;
+    else if (character === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (character === "," || /\s/.test(character))) {
+      if (current !== "") found.push(current);
+      current = "";
+    } else current += character;
+  }
+  if (current !== "") found.push(current);
+  return found;
+}
+
+function wholeNumber(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new UsageError(`${flag} must be a whole number ≥ 1, got "${value}"`);
+  return parsed;
+}
+
+function seconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!(parsed > 0 && Number.isFinite(parsed))) throw new UsageError(`${flag} must be a number of seconds > 0, got "${value}"`);
+  return Math.ceil(parsed * 1000);
+}

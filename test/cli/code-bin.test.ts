@@ -1,0 +1,192 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { openAIStream } from "../helpers/wire-bodies.js";
+import {
+  answer,
+  anthropicEnv,
+  type CodeFixture,
+  callTool,
+  haiku,
+  openCodeFixture,
+  requestBody,
+  sentMessages,
+  sessionFiles,
+  sessionMessages,
+} from "./code-helpers.js";
+
+// The built bin end to end. MINAGENT_BIN runs another build (a private one while others work in the tree).
+const bin = process.env.MINAGENT_BIN ?? new URL("../../dist/cli/bin.js", import.meta.url).pathname;
+
+let fixture: CodeFixture;
+let children: ChildProcess[] = [];
+beforeEach(async () => {
+  fixture = await openCodeFixture();
+});
+afterEach(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, "SIGKILL");
+  children = [];
+  await fixture.close();
+});
+
+type Outcome = { code: number | null; stdout: string; stderr: string };
+
+/** Starts the bin with only the given environment (plus PATH); `input` is written to its stdin, else stdin is closed. */
+function startBin(args: string[], env: Record<string, string>, input?: string) {
+  if (!existsSync(bin)) throw new Error("dist/ is missing: npm test builds it first (or run npm run build)");
+  const child = spawn(process.execPath, [bin, "code", ...args], {
+    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
+    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+  });
+  children.push(child);
+  if (input !== undefined) child.stdin?.end(input);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (text: string) => {
+    stdout += text;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (text: string) => {
+    stderr += text;
+  });
+  const done = new Promise<Outcome>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the bin did not exit within 15 s; stderr: ${stderr}`)), 15_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+  return { child, done };
+}
+
+const runBin = (args: string[], env: Record<string, string>, input?: string) => startBin(args, env, input).done;
+
+describe("the built bin: minagent code", () => {
+  test("-p --output-format json against the Anthropic wire format: a tool round trip, one result object, exit 0", async () => {
+    fixture.server.reply(
+      callTool("toolu_1", "Read", { file_path: "notes.txt" }, { input_tokens: 1000, output_tokens: 30 }),
+      answer("The notes say 42.", { input_tokens: 1100, output_tokens: 10 }),
+    );
+    const outcome = await runBin(
+      ["-p", "What do the notes say?", "--model", haiku, "--cwd", fixture.workspace, "--output-format", "json"],
+      anthropicEnv(fixture),
+    );
+    expect(outcome.stderr).toBe("");
+    expect(outcome.code).toBe(0);
+    expect(JSON.parse(outcome.stdout)).toEqual({
+      type: "result",
+      subtype: "success",
+      status: "completed",
+      is_error: false,
+      result: "The notes say 42.",
+      session_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      num_turns: 2,
+      duration_ms: expect.any(Number),
+      total_cost_usd: 0.0023,
+      usage: { input_tokens: 2100, output_tokens: 40 },
+      permission_denials: [],
+    });
+  });
+
+  test("-p --output-format stream-json against the OpenAI wire format, the prompt on stdin", async () => {
+    fixture.server.reply(
+      { sse: openAIStream("", [{ name: "Read", arguments: { file_path: "notes.txt" } }], "tool_calls") },
+      { sse: openAIStream("It says 42.", [], "stop") },
+    );
+    const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${fixture.server.url}/v1`, MINAGENT_HOME: fixture.home };
+    const outcome = await runBin(
+      ["-p", "--model", "openai:gpt-4.1-mini", "--cwd", fixture.workspace, "--output-format", "stream-json"],
+      env,
+      "What do the notes say?\n",
+    );
+    expect(outcome.code).toBe(0);
+    const lines = outcome.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string });
+    expect(lines[0]).toMatchObject({ type: "session-start", model: "openai:gpt-4.1-mini" });
+    expect(lines.map((line) => line.type)).toEqual(expect.arrayContaining(["run-start", "tool-call-end", "run-end"]));
+    expect(lines.at(-1)).toMatchObject({ type: "result", status: "completed", result: "It says 42." });
+    const sent = requestBody<{ messages: { role: string; content: string }[] }>(fixture, 0).messages;
+    expect(sent.at(-1)).toEqual({ role: "user", content: "What do the notes say?" });
+  });
+
+  test("misuse exits 2: no model; no -p when stdin is not a terminal", async () => {
+    const noModel = await runBin(["-p", "hi", "--cwd", fixture.workspace], { MINAGENT_HOME: fixture.home });
+    expect(noModel).toMatchObject({ code: 2, stdout: "" });
+    expect(noModel.stderr).toMatch(/^minagent code: choose a model with --model/);
+    const noPrint = await runBin(["hi", "--model", haiku, "--cwd", fixture.workspace], anthropicEnv(fixture));
+    expect(noPrint).toMatchObject({ code: 2, stdout: "" });
+    expect(noPrint.stderr).toMatch(/standard input is not a terminal/);
+    expect(fixture.server.requests).toHaveLength(0);
+  });
+
+  test("a turn limit exits 1", async () => {
+    fixture.server.reply(callTool("toolu_1", "Read", { file_path: "notes.txt" }));
+    const outcome = await runBin(["-p", "Read", "--model", haiku, "--cwd", fixture.workspace, "--max-turns", "1"], anthropicEnv(fixture));
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toMatch(/^minagent code: stopped: no final answer within 1 model calls \(--max-turns 1\)/);
+  });
+
+  test("SIGINT aborts the run: exit 130, the conversation left valid on disk, and --continue goes on with it", async () => {
+    fixture.server.reply({ stall: true });
+    const run = startBin(
+      ["-p", "Take your time", "--model", haiku, "--cwd", fixture.workspace, "--output-format", "json"],
+      anthropicEnv(fixture),
+    );
+    await waitFor(() => fixture.server.requests.length === 1);
+    const interruptedAt = Date.now();
+    run.child.kill("SIGINT");
+    const outcome = await run.done;
+    expect(Date.now() - interruptedAt).toBeLessThan(5000);
+    expect(outcome.code).toBe(130);
+    const result = JSON.parse(outcome.stdout);
+    expect(result).toMatchObject({ type: "result", status: "interrupted", is_error: true });
+    const files = await sessionFiles(fixture);
+    expect(sessionMessages(files[result.session_id] ?? "").map((message) => message.role)).toEqual(["system", "user"]);
+
+    fixture.server.reply(answer("Done now."));
+    const continued = await runBin(["-p", "go on", "--continue", "--model", haiku, "--cwd", fixture.workspace], anthropicEnv(fixture));
+    expect(continued).toMatchObject({ code: 0, stdout: "Done now.\n" });
+    expect(sentMessages(fixture.server.requests.at(-1)?.body)).toEqual([{ role: "user", content: ["Take your time", "go on"] }]);
+  });
+
+  test("SIGTERM stops the run the same way, with exit 143", async () => {
+    fixture.server.reply({ stall: true });
+    const run = startBin(["-p", "Take your time", "--model", haiku, "--cwd", fixture.workspace], anthropicEnv(fixture));
+    await waitFor(() => fixture.server.requests.length === 1);
+    run.child.kill("SIGTERM");
+    const outcome = await run.done;
+    expect(outcome).toMatchObject({ code: 143, stdout: "" });
+    expect(outcome.stderr).toMatch(/^minagent code: interrupted; the conversation is saved: minagent code --resume [0-9a-f-]{36}\n$/);
+  });
+
+  test("SIGINT during a tool call: the shell command is stopped, exit 130, the call answered as interrupted on --continue", async () => {
+    fixture.server.reply(callTool("toolu_sleep", "Bash", { command: "sleep 30" }));
+    const run = startBin(
+      ["-p", "Wait", "--model", haiku, "--cwd", fixture.workspace, "--permission-mode", "bypassPermissions"],
+      anthropicEnv(fixture),
+    );
+    await waitFor(() => fixture.server.requests.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const interruptedAt = Date.now();
+    run.child.kill("SIGINT");
+    const outcome = await run.done;
+    expect(Date.now() - interruptedAt).toBeLessThan(5000);
+    expect(outcome.code).toBe(130);
+    expect(outcome.stderr).toMatch(/minagent code: interrupted; the conversation is saved: minagent code --resume [0-9a-f-]{36}\n$/);
+    fixture.server.reply(answer("OK."));
+    const continued = await runBin(["-p", "never mind", "-c", "--model", haiku, "--cwd", fixture.workspace], anthropicEnv(fixture));
+    expect(continued.code).toBe(0);
+    expect(sentMessages(fixture.server.requests.at(-1)?.body).at(-1)?.content[0]).toMatch(
+      /^tool_result: .*interrupted before it returned a result/,
+    );
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 10_000) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
