@@ -43,6 +43,8 @@ type GrepArguments = {
 
 /** Entries kept when `head_limit` is 0 ("no limit"): more would be cut by the registry anyway. */
 const unlimitedEntries = 10_000;
+/** Most characters of output (as Read's): the registry would cut a longer one without saying how to see the rest. */
+const maxOutputCharacters = 40_000;
 /** Shown lines are cut to this many characters, around the match. */
 const maxColumns = 500;
 /** Files where the pattern ran out of time before the search stops. */
@@ -444,10 +446,12 @@ function collect(collected: Collected, file: FoundFile, mode: OutputMode, limit:
 function listFiles(files: FoundFile[], limit: number, shown: (path: string) => string): string[] {
   if (files.length === 0) return ["No files found."];
   files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
-  const lines = [`Found ${plural(files.length, "file")}`, ...files.slice(0, limit).map((file) => shown(file.path))];
-  if (files.length > limit)
+  const paths = files.map((file) => shown(file.path));
+  const count = fitting(paths, limit);
+  const lines = [`Found ${plural(files.length, "file")}`, ...paths.slice(0, count)];
+  if (files.length > count)
     lines.push(
-      `[Showing the ${limit} most recently modified of ${files.length.toLocaleString("en-US")} files; narrow the search with path, glob or type, or raise head_limit.]`,
+      `[Showing the ${count} most recently modified of ${files.length.toLocaleString("en-US")} files${budgetNote(count, limit)}; narrow the search with path, glob or type, or raise head_limit.]`,
     );
   return lines;
 }
@@ -457,9 +461,13 @@ function listCounts(files: FoundFile[], limit: number, shown: (path: string) => 
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   const total = files.reduce((sum, file) => sum + file.count, 0);
   const what = multiline ? `${total.toLocaleString("en-US")} match${total === 1 ? "" : "es"}` : plural(total, "matching line");
-  const lines = files.slice(0, limit).map((file) => `${shown(file.path)}:${file.count}`);
-  if (files.length > limit)
-    lines.push(`[Showing ${limit} of ${files.length.toLocaleString("en-US")} files, in path order; raise head_limit to see more.]`);
+  const counts = files.map((file) => `${shown(file.path)}:${file.count}`);
+  const count = fitting(counts, limit);
+  const lines = counts.slice(0, count);
+  if (files.length > count)
+    lines.push(
+      `[Showing ${count} of ${files.length.toLocaleString("en-US")} files, in path order${budgetNote(count, limit)}; raise head_limit to see more.]`,
+    );
   lines.push(`Found ${what} in ${plural(files.length, "file")}.`);
   return lines;
 }
@@ -473,25 +481,42 @@ function listContent(
 ): string[] {
   const lines: string[] = [];
   let count = 0;
-  for (const file of collected.files) {
-    if (count >= limit) break;
+  let characters = 0;
+  files: for (const file of collected.files) {
     const path = shown(file.path);
     if (withContext && lines.length > 0) lines.push("--");
     for (const [lineNumber, kind, text] of file.entries ?? []) {
-      if (count >= limit) break;
+      const line = kind === "--" ? "--" : numbers ? `${path}${kind}${lineNumber}${kind}${text}` : `${path}${kind}${text}`;
+      characters += line.length + 1;
+      if (count >= limit || (count > 0 && characters > maxOutputCharacters)) break files;
       count += 1;
-      lines.push(kind === "--" ? "--" : numbers ? `${path}${kind}${lineNumber}${kind}${text}` : `${path}${kind}${text}`);
+      lines.push(line);
     }
   }
   if (lines.at(-1) === "--") lines.pop();
   if (lines.length === 0) return ["No matches found."];
   if (collected.totalEntries > count)
     lines.push(
-      `[Showing the first ${count} of ${collected.totalEntries.toLocaleString("en-US")} lines, in path order; narrow the search with path, glob or type, or raise head_limit.]`,
+      `[Showing the first ${count} of ${collected.totalEntries.toLocaleString("en-US")} lines, in path order${budgetNote(count, limit)}; narrow the search with path, glob or type, or raise head_limit.]`,
     );
   if (collected.files.some((file) => file.cutLines))
     lines.push(`[Lines longer than ${maxColumns} characters are shown in part, around the match; Read shows a whole line.]`);
   return lines;
+}
+
+/** How many of `lines` to show: at most `limit`, and no more than fit in {@link maxOutputCharacters} (one at least). */
+function fitting(lines: readonly string[], limit: number): number {
+  let characters = 0;
+  const most = Math.min(limit, lines.length);
+  for (let index = 0; index < most; index += 1) {
+    characters += (lines[index] as string).length + 1;
+    if (characters > maxOutputCharacters) return Math.max(index, 1);
+  }
+  return most;
+}
+
+function budgetNote(count: number, limit: number): string {
+  return count < limit ? ` (output is limited to ${maxOutputCharacters.toLocaleString("en-US")} characters)` : "";
 }
 
 /** Notes on what was not searched, and why a search found nothing when the pattern explains it. */

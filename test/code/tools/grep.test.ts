@@ -252,6 +252,15 @@ describe("Grep: limits", () => {
     expect((await text({ pattern: "needle", output_mode: "content", head_limit: 0 })).split("\n")).toHaveLength(15);
   });
 
+  it("keeps the output within 40,000 characters, saying so", async () => {
+    await files({ "wide.txt": `${"needle ".repeat(60)}\n`.repeat(200) });
+    const output = await text({ pattern: "needle", output_mode: "content" });
+    expect(output.length).toBeLessThan(41_000);
+    expect(output.split("\n").at(-1)).toMatch(
+      /^\[Showing the first 9\d of 200 lines, in path order \(output is limited to 40,000 characters\); narrow the search/,
+    );
+  });
+
   it("shows a long line around its match, cut", async () => {
     await files({ "min.js": `${"a".repeat(5000)}needle${"b".repeat(5000)}\n` });
     const output = await text({ pattern: "needle", output_mode: "content" });
