@@ -38,7 +38,7 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
       askPerson: (request) => {
         denials.push({ tool_name: request.toolCall.name, tool_use_id: request.toolCall.id, tool_input: request.toolCall.arguments });
         if (options.outputFormat === "text" && !options.verbose)
-          io.stderr(`✗ ${request.toolCall.name} not approved (-p): ${request.reason ?? "it needs approval"}\n`);
+          io.stderr(`✗ ${request.toolCall.name} not approved (-p): ${oneLine(request.reason ?? "it needs approval", 160)}\n`);
         return { behavior: "deny", message: printModeDenial(request) };
       },
     });

@@ -6,7 +6,7 @@ import { isPermissionMode, permissionModes } from "../../code/permissions/modes.
 import type { AgentEvent } from "../../core/events.js";
 import type { Model } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
-import { modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
+import { type ModelSpec, modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
 import { chooseSession } from "../code/choose-session.js";
 import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
@@ -80,14 +80,16 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     return misuse(`${error.message}\nRun "minagent code --help" for the options.`);
   }
   let model: Model;
+  let spec: ModelSpec;
   try {
-    model = await openModel(options, io.env);
+    spec = parseModelSpec(options.model);
+    model = await openModel(options, spec, io.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     return misuse(error.message);
   }
-  const modelId = model.modelId ?? parseModelSpec(options.model).model;
-  const free = parseModelSpec(options.model).provider === "ollama";
+  const modelId = model.modelId ?? spec.model;
+  const free = spec.provider === "ollama";
   if (options.maxBudgetUsd !== undefined && !free && estimateCost(modelId, { inputTokens: 0, outputTokens: 0 }) === undefined)
     return misuse(`--max-budget-usd: no price is known for ${modelId}, so a budget cannot be kept (prices: src/cli/model-prices.ts).`);
   const home = minagentHome(io.env);
@@ -159,8 +161,7 @@ async function loadInteractiveSession(): Promise<RunInteractiveSession | undefin
   }
 }
 
-async function openModel(options: CodeOptions, env: CliIo["env"]): Promise<Model> {
-  const spec = parseModelSpec(options.model);
+async function openModel(options: CodeOptions, spec: ModelSpec, env: CliIo["env"]): Promise<Model> {
   if (spec.apiKeyRequired && !env[spec.apiKeyVariable])
     throw new UsageError(
       `${options.model} needs an API key. Set the ${spec.apiKeyVariable} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…`,
