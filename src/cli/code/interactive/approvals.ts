@@ -1,0 +1,218 @@
+import type { ApprovalRequest, CodingAgent } from "../../../code/coding-agent.js";
+import type { PermissionMode } from "../../../code/permissions/index.js";
+import type { ApprovalDecision } from "../../../core/run-state.js";
+import { computeFileChange, formatFileChange } from "./change-preview.js";
+import { type Choice, chooseOne } from "./choice-list.js";
+import { countInputRows, readLine } from "./line-editor.js";
+import { localSettingsFile, type SessionRules, saveAllowRules } from "./session-rules.js";
+import type { Terminal } from "./terminal.js";
+import { flattenText, printable, truncateToWidth } from "./text-width.js";
+import { describeToolCall } from "./tool-line.js";
+
+type Answer = "yes" | "always" | "save" | "no" | "plan-accept-edits" | "plan-default";
+
+/** What the approval prompts need from the session around them. */
+export type ApprovalHost = {
+  terminal: Terminal;
+  agent: () => CodingAgent;
+  rules: () => SessionRules;
+  /** Stops the current turn (Escape or Ctrl-C in a prompt). */
+  interrupt: () => void;
+  /** Called before a prompt is drawn (end a half-written line, hold the run's output) and after it is gone. */
+  onOpen: () => void;
+  onClose: () => void;
+  /** Writes lines that stay on screen above the prompt (the plan). */
+  keep: (text: string) => void;
+  /** A line to print once the prompt is gone (a rule added, a plan approved). */
+  note: (text: string) => void;
+};
+
+const interruptedDecision: ApprovalDecision = { behavior: "deny", message: "The user interrupted this call before deciding." };
+
+/**
+ * The session's `askPerson`: a call the permissions would ask about is shown (for Edit and Write, the diff it would
+ * make; for ExitPlanMode, the plan) and answered yes, yes-and-don't-ask-again (a session rule, or one saved to the
+ * project's settings.local.json), or no with a reason the model reads. One prompt at a time; calls that the
+ * session's rules now allow are not asked. Escape or Ctrl-C denies and interrupts the turn.
+ */
+export function createApprovals(host: ApprovalHost): {
+  askPerson: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+  /** The change to make once a call has ended (plan approved with "auto-accept edits"). */
+  takeFollowUp: (toolCallId: string) => (() => void) | undefined;
+} {
+  let queue: Promise<unknown> = Promise.resolve();
+  const followUps = new Map<string, () => void>();
+
+  const ask = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    if (request.signal.aborted) return interruptedDecision;
+    const { toolCall } = request;
+    if (await host.rules().allows(toolCall)) return { behavior: "allow" };
+    const isPlan = toolCall.name === "ExitPlanMode";
+    const suggestion = isPlan
+      ? undefined
+      : await host
+          .rules()
+          .suggest(toolCall)
+          .catch(() => undefined);
+    host.onOpen();
+    try {
+      const title = await describeRequest(host, request);
+      const choices = isPlan ? planChoices() : callChoices(suggestion);
+      const outcome = await chooseOne(host.terminal, {
+        title,
+        choices,
+        footer: "↑↓ Enter, or the number · Esc: no, and stop the turn",
+      });
+      if ("cancelled" in outcome) {
+        host.interrupt();
+        return interruptedDecision;
+      }
+      return await decide(outcome.value, request, suggestion, followUps);
+    } finally {
+      host.onClose();
+    }
+  };
+
+  const decide = async (
+    answer: Answer,
+    request: ApprovalRequest,
+    suggestion: string[] | undefined,
+    followUps: Map<string, () => void>,
+  ): Promise<ApprovalDecision> => {
+    const { terminal } = host;
+    const id = request.toolCall.id;
+    const rules = suggestion ?? [];
+    switch (answer) {
+      case "yes":
+        return { behavior: "allow" };
+      case "always":
+        host.rules().add(rules);
+        host.note(terminal.style.dim(`  Allowed for this session: ${rules.join(", ")}`));
+        return { behavior: "allow" };
+      case "save": {
+        const file = localSettingsFile(host.agent().workspace.root);
+        host.rules().add(rules);
+        try {
+          await saveAllowRules(file, rules);
+          host.note(terminal.style.dim(`  Saved to ${host.agent().workspace.display(file)}: ${rules.join(", ")}`));
+        } catch (error) {
+          host.note(terminal.style.yellow(`  ${(error as Error).message} Allowed for this session only.`));
+        }
+        return { behavior: "allow" };
+      }
+      case "plan-accept-edits":
+      case "plan-default": {
+        const mode: PermissionMode = answer === "plan-accept-edits" ? "acceptEdits" : "default";
+        followUps.set(id, () => {
+          if (host.agent().permissions.mode !== "plan") host.agent().permissions.mode = mode;
+        });
+        host.note(
+          terminal.style.dim(
+            `  Plan approved; ${mode === "acceptEdits" ? "edits will be accepted without asking" : "each change will be asked"}.`,
+          ),
+        );
+        return { behavior: "allow" };
+      }
+      case "no": {
+        const prompt =
+          request.toolCall.name === "ExitPlanMode"
+            ? "  What should change in the plan? › "
+            : "  Why not? (the agent reads this; Enter to skip) › ";
+        const reason = await readLine<{ kind: "cancel" }>(terminal, {
+          prompt,
+          keys: { escape: () => ({ kind: "cancel" }), "ctrl-c": () => ({ kind: "cancel" }) },
+        });
+        terminal.eraseRowsAbove(countInputRows(prompt, reason.kind === "submit" ? reason.text : "", terminal.columns));
+        if (reason.kind !== "submit") {
+          host.interrupt();
+          return interruptedDecision;
+        }
+        const why = reason.text.trim();
+        if (request.toolCall.name === "ExitPlanMode")
+          return {
+            behavior: "deny",
+            message: `The user did not approve the plan and stays in plan mode. Their feedback: ${why || "(none given)"}\nRevise the plan and call ExitPlanMode again.`,
+          };
+        return { behavior: "deny", message: `The user denied this call${why ? `: ${why}` : "."}` };
+      }
+    }
+  };
+
+  return {
+    askPerson: (request) => {
+      const answer = queue.then(() => ask(request));
+      queue = answer.catch(() => undefined);
+      return answer;
+    },
+    takeFollowUp: (toolCallId) => {
+      const followUp = followUps.get(toolCallId);
+      followUps.delete(toolCallId);
+      return followUp;
+    },
+  };
+}
+
+function callChoices(suggestion: string[] | undefined): Choice<Answer>[] {
+  const choices: Choice<Answer>[] = [{ label: "Yes", key: "y", value: "yes" }];
+  if (suggestion) {
+    const rules = suggestion.join(", ");
+    choices.push(
+      { label: `Yes, and don't ask again this session for ${rules}`, key: "a", value: "always" },
+      { label: `Yes, and always allow ${rules} (.minagent/settings.local.json)`, key: "s", value: "save" },
+    );
+  }
+  choices.push({ label: "No, and tell the agent why", key: "n", value: "no" });
+  return choices;
+}
+
+function planChoices(): Choice<Answer>[] {
+  return [
+    { label: "Yes, and accept edits without asking", key: "a", value: "plan-accept-edits" },
+    { label: "Yes, and ask before each change", key: "y", value: "plan-default" },
+    { label: "No, keep planning (tell the agent what to change)", key: "n", value: "no" },
+  ];
+}
+
+/** The prompt's lines above the choices: what the call is, why it asks, and the change or the plan. */
+async function describeRequest(host: ApprovalHost, request: ApprovalRequest): Promise<string[]> {
+  const { terminal } = host;
+  const { style } = terminal;
+  const { toolCall } = request;
+  const agent = host.agent();
+  const columns = terminal.columns;
+  if (toolCall.name === "ExitPlanMode") {
+    const plan = typeof toolCall.arguments.plan === "string" ? toolCall.arguments.plan : "";
+    const lines = [style.bold("The agent's plan:"), ...wrap(printable(plan), columns - 4).map((line) => `  ${line}`)];
+    // The plan stays on screen; only the question is erased.
+    host.keep(lines.join("\n"));
+    return [style.bold("Approve this plan and leave plan mode?")];
+  }
+  const lines = [style.bold(`Allow ${describeToolCall(toolCall, agent.workspace.root)}?`)];
+  const description = toolCall.arguments.description;
+  if (toolCall.name === "Bash" && typeof description === "string") lines.push(style.dim(`  ${flattenText(description)}`));
+  const change = await computeFileChange(toolCall, agent.workspace).catch(() => undefined);
+  if (change) lines.push(...formatFileChange(change, style, columns));
+  if (request.reason) lines.push(style.dim(truncateToWidth(`  (${flattenText(request.reason)})`, columns - 1)));
+  return lines;
+}
+
+/** Lines of `text` no wider than `columns`, broken at spaces where possible. */
+function wrap(text: string, columns: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split("\n")) {
+    let line = "";
+    for (const word of paragraph.split(/(?<=\s)/)) {
+      if (line !== "" && (line + word).trimEnd().length > columns) {
+        lines.push(line.trimEnd());
+        line = "";
+      }
+      line += word;
+      while (line.length > columns) {
+        lines.push(line.slice(0, columns));
+        line = line.slice(columns);
+      }
+    }
+    lines.push(line.trimEnd());
+  }
+  return lines;
+}

@@ -1,0 +1,325 @@
+import type { CodingAgent } from "../../../code/coding-agent.js";
+import { nextPermissionMode, type PermissionMode } from "../../../code/permissions/index.js";
+import type { AgentEvent } from "../../../core/events.js";
+import type { Message } from "../../../core/types.js";
+import { AbortError } from "../../../errors.js";
+import type { CodeSession, CodeSessionContext } from "../session-context.js";
+import { createApprovals } from "./approvals.js";
+import { chooseOne } from "./choice-list.js";
+import { contextWindowOf } from "./context-windows.js";
+import { ConversationTracker } from "./conversation.js";
+import { readLine } from "./line-editor.js";
+import { RunView } from "./run-view.js";
+import { SessionRules } from "./session-rules.js";
+import { findSlashCommand, matchSlashCommands, type SlashHost } from "./slash-commands.js";
+import { formatStatus, type StatusFacts } from "./status-line.js";
+import { type Style, Terminal } from "./terminal.js";
+import { flattenText, truncateToWidth } from "./text-width.js";
+
+type PromptOutcome = { kind: "exit"; code: number };
+
+/** The interactive session of `minagent code`: a prompt, runs drawn as they happen, dialogs, slash commands. */
+export class InteractiveSession implements SlashHost {
+  readonly context: CodeSessionContext;
+  readonly terminal: Terminal;
+  readonly startedAt = Date.now();
+  readonly #tracker = new ConversationTracker();
+  readonly #view: RunView;
+  readonly #inputHistory: string[] = [];
+  #agent: CodingAgent | undefined;
+  #rules: SessionRules | undefined;
+  #approvals: ReturnType<typeof createApprovals> | undefined;
+  #session: CodeSession;
+  #history: Message[];
+  #activity: StatusFacts["activity"] = "idle";
+  #turn: AbortController | undefined;
+  #exitArmed = false;
+  #ticker: NodeJS.Timeout | undefined;
+
+  constructor(context: CodeSessionContext) {
+    this.context = context;
+    this.terminal = new Terminal(context.terminal, context.io.env);
+    this.#view = new RunView(this.terminal, context.options.cwd);
+    this.#session = context.session;
+    this.#history = [...context.session.history];
+  }
+
+  get agent(): CodingAgent {
+    return this.#agent as CodingAgent;
+  }
+
+  get rules(): SessionRules {
+    return this.#rules as SessionRules;
+  }
+
+  get style(): Style {
+    return this.terminal.style;
+  }
+
+  get contextWindow(): number | undefined {
+    return contextWindowOf(this.context.model.id);
+  }
+
+  get contextTokens(): number | undefined {
+    return this.#view.lastInputTokens;
+  }
+
+  /** Runs until the person leaves; resolves to the exit code. */
+  async run(): Promise<number> {
+    const approvals = createApprovals({
+      terminal: this.terminal,
+      agent: () => this.agent,
+      rules: () => this.rules,
+      interrupt: () => this.#turn?.abort(new AbortError("Interrupted by the user.")),
+      onOpen: () => {
+        this.#view.endLine();
+        this.terminal.hold();
+        this.#setActivity("asking");
+      },
+      onClose: () => {
+        this.terminal.release();
+        this.#setActivity(this.#turn ? "running" : "idle");
+      },
+      keep: (text) => {
+        this.#view.forgetLastLine();
+        this.terminal.write(`${text}\n`);
+      },
+      note: (text) => this.#view.print(`${text}\n`),
+    });
+    this.#approvals = approvals;
+    this.#agent = await this.context.createAgent({ askPerson: approvals.askPerson });
+    this.#rules = new SessionRules(this.#agent);
+    this.terminal.start();
+    try {
+      this.#printBanner();
+      if (this.context.options.resume === true) await this.resume(undefined);
+      if (this.context.options.prompt?.trim()) await this.#runTurn(this.context.options.prompt.trim());
+      return await this.#promptLoop();
+    } finally {
+      clearInterval(this.#ticker);
+      this.terminal.close();
+      await this.#session.flush();
+    }
+  }
+
+  async #promptLoop(): Promise<number> {
+    for (;;) {
+      this.#setActivity("idle");
+      const outcome = await this.#readPrompt();
+      if (outcome.kind === "aborted") return 143;
+      if (outcome.kind === "exit") return outcome.code;
+      const text = outcome.text.trim();
+      if (text === "") continue;
+      if (text.startsWith("/")) {
+        if ((await this.#runSlashCommand(text)) === "exit") return 0;
+        continue;
+      }
+      await this.#runTurn(text);
+      if (this.context.signal.aborted) return 143;
+    }
+  }
+
+  #readPrompt() {
+    const style = this.style;
+    return readLine<PromptOutcome>(this.terminal, {
+      prompt: `${style.bold(">")} `,
+      history: this.#inputHistory,
+      signal: this.context.signal,
+      onKey: (key) => {
+        if (key.name !== "ctrl-c") this.#exitArmed = false;
+      },
+      hint: (state) => {
+        if (this.#exitArmed) return style.dim("Press Ctrl-C again to exit");
+        const matches = matchSlashCommands(state.text);
+        if (matches.length > 0) return style.dim(matches.map((command) => `/${command.name}  ${command.summary}`).join("  ·  "));
+        return undefined;
+      },
+      complete: (text) => {
+        const matches = matchSlashCommands(text);
+        return matches.length === 1 ? `/${matches[0]?.name} ` : undefined;
+      },
+      keys: {
+        "shift-tab": () => {
+          this.setMode(nextPermissionMode(this.agent.permissions.mode));
+          return true;
+        },
+        "ctrl-c": (state) => {
+          if (state.text !== "") {
+            state.text = "";
+            state.cursor = 0;
+            return true;
+          }
+          if (this.#exitArmed) return { kind: "exit", code: 130 };
+          this.#exitArmed = true;
+          return true;
+        },
+        "ctrl-d": (state) => (state.text === "" ? { kind: "exit", code: 0 } : undefined),
+        escape: () => true,
+      },
+    });
+  }
+
+  async #runSlashCommand(text: string): Promise<"exit" | undefined> {
+    const [name = "", ...rest] = text.slice(1).split(/\s+/);
+    const command = findSlashCommand(name);
+    if (!command) {
+      this.print(this.style.yellow(`Unknown command /${name}. /help lists the commands.`));
+      return undefined;
+    }
+    try {
+      return await command.run(this, rest.join(" ").trim());
+    } catch (error) {
+      this.print(this.style.red(`/${command.name}: ${(error as Error).message}`));
+      return undefined;
+    }
+  }
+
+  /** Runs one prompt: the answer and tool calls drawn as they come; Escape or Ctrl-C stop it. */
+  async #runTurn(prompt: string): Promise<void> {
+    const turn = new AbortController();
+    this.#turn = turn;
+    const stopOnSignal = () => turn.abort(this.context.signal.reason);
+    this.context.signal.addEventListener("abort", stopOnSignal, { once: true });
+    this.#view.reset();
+    this.#setActivity("running");
+    this.#ticker = setInterval(() => this.#updateStatus(), 1000);
+    const releaseKeys = this.terminal.pushKeys((key) => {
+      if (key.name === "escape" || key.name === "ctrl-c") turn.abort(new AbortError("Interrupted by the user."));
+      else if (key.name === "shift-tab") this.setMode(nextPermissionMode(this.agent.permissions.mode));
+    });
+    let ended = false;
+    const onEvent = (event: AgentEvent) => {
+      this.#session.record(event);
+      this.#tracker.listener(event);
+      // A tool that finishes after the turn was stopped must not draw under the next prompt.
+      if (ended) return;
+      this.#view.listener(event);
+      if (event.type === "tool-call-end") this.#approvals?.takeFollowUp(event.toolCall.id)?.();
+      if (event.type === "model-call-end" || event.type === "tool-call-end") this.#updateStatus();
+    };
+    try {
+      // `stream` is not in CodingAgent.run's option type yet; run() hands its options to Agent.run, which streams with it.
+      const options = { history: this.#history, signal: turn.signal, onEvent, stream: true };
+      const result = await this.agent.run(prompt, options);
+      this.#history = result.messages;
+      this.#view.endLine();
+      if (result.blocked !== undefined) this.print(this.style.yellow(`A UserPromptSubmit hook blocked the prompt: ${result.blocked}`));
+      else if (result.status === "max_steps")
+        this.print(this.style.yellow("(the agent stopped: it reached its limit of model calls for one prompt)"));
+    } catch (error) {
+      this.terminal.release();
+      this.#view.markInterrupted();
+      this.#view.endLine();
+      if (turn.signal.aborted) {
+        this.#history = this.#tracker.recover(this.#history);
+        this.print(this.style.yellow("⎿ Interrupted · what should the agent do instead?"));
+      } else {
+        this.#history = this.#tracker.recover(this.#history).slice(0, -1);
+        const budget = this.context.spending.isBudgetExceeded(error);
+        this.print(this.style.red(`${budget ? "" : "Error: "}${(error as Error).message}`));
+      }
+    } finally {
+      ended = true;
+      clearInterval(this.#ticker);
+      releaseKeys();
+      this.context.signal.removeEventListener("abort", stopOnSignal);
+      this.#turn = undefined;
+      this.#setActivity("idle");
+    }
+  }
+
+  print(text: string): void {
+    this.#view.endLine();
+    this.#view.print(`${text}\n`);
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.agent.permissions.mode = mode;
+    this.#updateStatus();
+  }
+
+  async clear(): Promise<void> {
+    await this.#session.flush();
+    this.#session = await this.context.sessions.create();
+    this.#history = [];
+    this.#tracker.reset();
+    this.#view.lastInputTokens = undefined;
+    this.terminal.clearScreen();
+    this.#printBanner();
+    this.print(this.style.dim("New conversation."));
+  }
+
+  async resume(id: string | undefined): Promise<void> {
+    let chosen = id;
+    if (chosen === undefined) {
+      const sessions = (await this.context.sessions.list()).filter((summary) => summary.id !== this.#session.id).slice(0, 9);
+      if (sessions.length === 0) {
+        this.print(this.style.dim("No other saved conversation in this folder."));
+        return;
+      }
+      const outcome = await chooseOne(this.terminal, {
+        title: [this.style.bold("Resume a conversation:")],
+        choices: sessions.map((summary) => ({
+          label: `${formatAge(summary.updatedAt)} · ${summary.messageCount} messages · ${truncateToWidth(flattenText(summary.firstPrompt ?? "(no prompt)"), 50)}`,
+          value: summary.id,
+        })),
+        footer: "↑↓ Enter, or the number · Esc: stay here",
+      });
+      if ("cancelled" in outcome) return;
+      chosen = outcome.value;
+    }
+    await this.#session.flush();
+    this.#session = await this.context.sessions.open(chosen);
+    this.#history = [...this.#session.history];
+    this.#tracker.reset();
+    this.#printRecap();
+  }
+
+  #printBanner(): void {
+    const { style } = this;
+    this.print(`${style.bold("minagent code")} ${style.dim(`· ${this.context.model.spec} · ${this.context.options.cwd}`)}`);
+    this.print(style.dim("/help for commands · shift+tab: permission mode · esc: interrupt · ctrl+c twice: leave"));
+    if (this.#history.length > 0) this.#printRecap();
+  }
+
+  /** The last exchange of a conversation taken up again. */
+  #printRecap(): void {
+    const { style } = this;
+    const prompts = this.#history.filter((message) => message.role === "user" && !message.content.startsWith("["));
+    const answers = this.#history.filter((message) => message.role === "assistant" && message.content.trim() !== "");
+    this.print(style.dim(`Session ${this.#session.id} · ${this.#history.length} messages`));
+    const lastPrompt = prompts[prompts.length - 1];
+    const lastAnswer = answers[answers.length - 1];
+    const width = this.terminal.columns - 4;
+    if (lastPrompt) this.print(style.dim(`> ${truncateToWidth(flattenText(lastPrompt.content), width)}`));
+    if (lastAnswer) this.print(style.dim(truncateToWidth(flattenText(lastAnswer.content), width)));
+  }
+
+  #setActivity(activity: StatusFacts["activity"]): void {
+    this.#activity = activity;
+    this.#updateStatus();
+  }
+
+  #updateStatus(): void {
+    if (!this.#agent) return;
+    const { usage, costUsd } = this.context.spending;
+    const facts: StatusFacts = {
+      mode: this.agent.permissions.mode,
+      activity: this.#activity,
+      usage,
+      costUsd,
+      contextTokens: this.#view.lastInputTokens,
+      contextWindow: this.contextWindow,
+    };
+    this.terminal.setStatus(formatStatus(facts, this.style, this.terminal.columns));
+  }
+}
+
+function formatAge(iso: string): string {
+  const seconds = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+  if (!Number.isFinite(seconds)) return iso;
+  if (seconds < 90) return "just now";
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 129_600) return `${Math.round(seconds / 3600)} h ago`;
+  return `${Math.round(seconds / 86_400)} days ago`;
+}

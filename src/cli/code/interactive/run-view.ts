@@ -1,0 +1,136 @@
+import type { AgentEvent } from "../../../core/events.js";
+import type { Terminal } from "./terminal.js";
+import { displayWidth, flattenText, printable, truncateToWidth } from "./text-width.js";
+import { describeToolCall, summarizeToolResult } from "./tool-line.js";
+
+/**
+ * Draws a run as it happens: the answer streams as it is written; each tool call is one line, `⋯ Bash(npm test)`
+ * while it runs, replaced by `✓ Bash(npm test) · exit 0 · 12 lines of output` (or `✗` and the first line of the
+ * error) when it ends — in place when nothing was printed below it meanwhile, else on a line of its own.
+ */
+export class RunView {
+  readonly #terminal: Terminal;
+  readonly #root: string;
+  #midLine = false;
+  /** The call whose running line is the last line on screen. */
+  #lastLine: string | undefined;
+  #streamed = false;
+  readonly #topRuns = new Set<string>();
+  /** Calls started and not ended: their lines say "interrupted" if the turn is stopped. */
+  readonly #running = new Map<string, { call: string; runId: string }>();
+  /** Input tokens of the latest model call: how full the context is. */
+  lastInputTokens: number | undefined;
+
+  constructor(terminal: Terminal, root: string) {
+    this.#terminal = terminal;
+    this.#root = root;
+  }
+
+  readonly listener = (event: AgentEvent): void => {
+    const { style } = this.#terminal;
+    switch (event.type) {
+      case "run-start":
+        if (event.parentRunId === undefined) this.#topRuns.add(event.runId);
+        break;
+      case "model-call-start":
+        this.#streamed = false;
+        break;
+      case "text-delta":
+        if (!this.#topRuns.has(event.runId)) break;
+        this.print(printable(event.text));
+        this.#streamed = true;
+        break;
+      case "model-call-retry": {
+        this.endLine();
+        const { error, delayMs } = event;
+        const cut = this.#streamed ? " (the text above was cut off; it starts again)" : "";
+        this.print(
+          style.yellow(
+            `… ${error.status ?? error.errorType ?? error.kind} ${flattenText(error.message).slice(0, 160)}; retrying in ${(delayMs / 1000).toFixed(1)} s${cut}\n`,
+          ),
+        );
+        this.#streamed = false;
+        break;
+      }
+      case "model-call-end": {
+        if (event.response.usage && this.#topRuns.has(event.runId)) this.lastInputTokens = event.response.usage.inputTokens;
+        const { message, stopReason } = event.response;
+        if (!this.#streamed && message.content !== "" && this.#topRuns.has(event.runId)) this.print(printable(message.content));
+        this.endLine();
+        if (stopReason === "max_tokens" || stopReason === "refusal") this.print(style.yellow(`(the model stopped: ${stopReason})\n`));
+        break;
+      }
+      case "tool-call-start": {
+        this.endLine();
+        const call = describeToolCall(event.toolCall, this.#root);
+        this.print(`${style.dim(this.#toolLine("⋯", call, undefined, event.runId))}\n`);
+        this.#lastLine = event.toolCall.id;
+        this.#running.set(event.toolCall.id, { call, runId: event.runId });
+        break;
+      }
+      case "tool-call-end": {
+        const { toolCall, result } = event;
+        const mark = result.isError ? style.red("✗") : style.green("✓");
+        this.#endToolLine(toolCall.id, mark, summarizeToolResult(toolCall, result));
+        break;
+      }
+      case "tool-call-pending":
+        this.endLine();
+        this.print(style.yellow(`… ${describeToolCall(event.toolCall, this.#root)} waits for a decision\n`));
+        break;
+      default:
+        break;
+    }
+  };
+
+  /** The turn was stopped: the calls still running are marked interrupted. */
+  markInterrupted(): void {
+    for (const id of [...this.#running.keys()]) this.#endToolLine(id, this.#terminal.style.red("✗"), "interrupted");
+  }
+
+  /** Replaces a call's running line with its outcome (in place when it is still the last line). */
+  #endToolLine(id: string, mark: string, summary: string): void {
+    const running = this.#running.get(id);
+    if (!running) return;
+    this.#running.delete(id);
+    const inPlace = this.#lastLine === id && this.#terminal.live;
+    this.endLine();
+    this.print(`${inPlace ? "\x1b[1A\r\x1b[2K" : ""}${this.#toolLine(mark, running.call, summary, running.runId)}\n`);
+  }
+
+  /** Prints run output (held while a prompt is open). */
+  print(text: string): void {
+    if (text === "") return;
+    this.#terminal.print(text);
+    this.#midLine = !text.endsWith("\n");
+    this.#lastLine = undefined;
+  }
+
+  /** Ends a half-written line, so that what comes next starts on a line of its own. */
+  endLine(): void {
+    if (this.#midLine) this.print("\n");
+  }
+
+  /** Something else was written below the last line: a running call's line is no longer the last. */
+  forgetLastLine(): void {
+    this.#lastLine = undefined;
+  }
+
+  /** A new turn: nothing half-written, no running line to replace. */
+  reset(): void {
+    this.#running.clear();
+    this.#midLine = false;
+    this.#lastLine = undefined;
+    this.#streamed = false;
+  }
+
+  /** `✓ Read(src/a.ts) · 12 lines`, cut to the screen's width; a child run's calls are indented. */
+  #toolLine(mark: string, call: string, summary: string | undefined, runId: string): string {
+    const indent = this.#topRuns.has(runId) ? "" : "  ";
+    const width = this.#terminal.columns - 1 - indent.length - 2;
+    const { dim } = this.#terminal.style;
+    const shownCall = truncateToWidth(call, summary === undefined ? width : Math.max(20, Math.floor(width * 0.6)));
+    const rest = summary === undefined ? "" : truncateToWidth(` · ${summary}`, Math.max(2, width - displayWidth(shownCall)));
+    return `${indent}${mark} ${shownCall}${dim(rest)}`;
+  }
+}

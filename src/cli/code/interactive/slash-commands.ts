@@ -1,0 +1,165 @@
+import type { CodingAgent } from "../../../code/coding-agent.js";
+import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "../../../code/permissions/index.js";
+import { estimateCost } from "../../model-prices.js";
+import type { CodeSessionContext } from "../session-context.js";
+import type { SessionRules } from "./session-rules.js";
+import { describeMode, shortNumber } from "./status-line.js";
+import type { Style } from "./terminal.js";
+
+/** What the slash commands may do to the session. */
+export type SlashHost = {
+  readonly context: CodeSessionContext;
+  readonly agent: CodingAgent;
+  readonly rules: SessionRules;
+  readonly style: Style;
+  /** Prints lines of output (a final line break is added). */
+  print(text: string): void;
+  /** Sets the permission mode (and redraws the status line). */
+  setMode(mode: PermissionMode): void;
+  /** Starts a new conversation in a new session file. */
+  clear(): Promise<void>;
+  /** Offers the saved sessions (or opens the one named) and goes on with the chosen one. */
+  resume(id: string | undefined): Promise<void>;
+  /** The model's context window, if known. */
+  readonly contextWindow: number | undefined;
+  /** Input tokens of the latest model call. */
+  readonly contextTokens: number | undefined;
+  /** When the session started (for /cost). */
+  readonly startedAt: number;
+};
+
+/** A command typed at the prompt as `/name [arguments]`. */
+export type SlashCommand = {
+  name: string;
+  /** Other names it answers to. */
+  aliases?: readonly string[];
+  arguments?: string;
+  summary: string;
+  /** Runs it; `"exit"` ends the session. */
+  run(host: SlashHost, args: string): Promise<"exit" | undefined> | "exit" | undefined;
+};
+
+export const slashCommands: readonly SlashCommand[] = [
+  { name: "help", aliases: ["?"], summary: "show the commands and keys", run: (host) => void host.print(helpText(host.style)) },
+  { name: "clear", summary: "start a new conversation (the old one stays saved)", run: async (host) => void (await host.clear()) },
+  {
+    name: "resume",
+    arguments: "[id]",
+    summary: "go on with a saved conversation of this folder",
+    run: async (host, args) => void (await host.resume(args || undefined)),
+  },
+  { name: "cost", summary: "tokens and cost of this session", run: (host) => void host.print(costText(host)) },
+  { name: "model", summary: "the model in use", run: (host, args) => void host.print(modelText(host, args)) },
+  {
+    name: "permissions",
+    summary: "the permission mode and the rules in force",
+    run: (host) => void host.print(permissionsText(host)),
+  },
+  {
+    name: "mode",
+    arguments: "[mode]",
+    summary: `cycle the permission mode (like shift+tab), or set one: ${permissionModes.join(", ")}`,
+    run: (host, args) => {
+      if (args && !isPermissionMode(args)) {
+        host.print(host.style.yellow(`Unknown mode "${args}": choose one of ${permissionModes.join(", ")}.`));
+        return undefined;
+      }
+      const mode = args ? (args as PermissionMode) : nextPermissionMode(host.agent.permissions.mode);
+      host.setMode(mode);
+      host.print(`Permission mode: ${describeMode(mode)}`);
+      return undefined;
+    },
+  },
+  {
+    name: "compact",
+    summary: "summarise the conversation to free context",
+    run: (host) =>
+      void host.print(
+        host.style.dim(
+          "Compaction comes with the long-sessions work and is not available yet; /clear starts a new conversation (this one stays saved, /resume brings it back).",
+        ),
+      ),
+  },
+  { name: "exit", aliases: ["quit"], summary: "leave (the conversation stays saved)", run: () => "exit" },
+];
+
+/** The command `name` names (without its slash), by name or alias. */
+export function findSlashCommand(name: string): SlashCommand | undefined {
+  return slashCommands.find((command) => command.name === name || command.aliases?.includes(name));
+}
+
+/** The commands starting with what was typed (`/co` → /cost, /compact). */
+export function matchSlashCommands(typed: string): SlashCommand[] {
+  if (!typed.startsWith("/") || /\s/.test(typed)) return [];
+  const prefix = typed.slice(1);
+  return slashCommands.filter((command) => command.name.startsWith(prefix));
+}
+
+function helpText(style: Style): string {
+  const commands = slashCommands.map((command) => {
+    const name = `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
+    return `  ${style.cyan(name.padEnd(18))}${command.summary}`;
+  });
+  const keys = [
+    ["enter", "send the prompt"],
+    ["alt+enter, \\ enter", "a new line in the prompt"],
+    ["esc, ctrl+c", "interrupt the agent (ctrl+c twice at an empty prompt leaves)"],
+    ["shift+tab", "cycle the permission mode: default → accept edits → plan"],
+    ["↑ ↓", "earlier prompts"],
+    ["ctrl+d", "leave, at an empty prompt"],
+  ].map(([key, what]) => `  ${style.cyan((key as string).padEnd(18))}${what}`);
+  return [style.bold("Commands"), ...commands, "", style.bold("Keys"), ...keys].join("\n");
+}
+
+function costText(host: SlashHost): string {
+  const { usage, costUsd } = host.context.spending;
+  const number = (value: number) => value.toLocaleString("en-US");
+  const minutes = (Date.now() - host.startedAt) / 60_000;
+  const lines = [
+    `Total cost:     ${costUsd === undefined ? `no price known for ${host.context.model.id}` : `$${costUsd.toFixed(4)} at list prices`}`,
+    `Tokens:         ${number(usage.inputTokens)} in${usage.cacheReadTokens ? ` (${number(usage.cacheReadTokens)} cached)` : ""} · ${number(usage.outputTokens)} out`,
+    `Session time:   ${minutes < 1 ? `${Math.round(minutes * 60)} s` : `${minutes.toFixed(1)} min`}`,
+  ];
+  if (host.contextTokens !== undefined)
+    lines.push(
+      `Context:        ${number(host.contextTokens)} tokens${host.contextWindow ? ` of ${shortNumber(host.contextWindow)} (${Math.round((100 * host.contextTokens) / host.contextWindow)}%)` : ""}`,
+    );
+  return lines.join("\n");
+}
+
+function modelText(host: SlashHost, args: string): string {
+  const { spec, id } = host.context.model;
+  const price = estimateCost(id, { inputTokens: 1_000_000, outputTokens: 0 });
+  const outputPrice = estimateCost(id, { inputTokens: 0, outputTokens: 1_000_000 });
+  const lines = [
+    `Model: ${spec}${spec.endsWith(id) ? "" : ` (${id})`}`,
+    `Context window: ${host.contextWindow ? `${host.contextWindow.toLocaleString("en-US")} tokens` : "not known"}`,
+    `List price: ${price === undefined || outputPrice === undefined ? "not known" : `$${price} in / $${outputPrice} out per million tokens`}`,
+  ];
+  if (args)
+    lines.push(
+      host.style.yellow(
+        `Switching models inside a session is not supported yet: leave, then run minagent code --model ${args} --continue to go on with this conversation.`,
+      ),
+    );
+  return lines.join("\n");
+}
+
+function permissionsText(host: SlashHost): string {
+  const { style } = host;
+  const permissions = host.agent.permissions;
+  const { settings } = permissions;
+  const lines = [`Mode: ${describeMode(permissions.mode)} (${permissions.mode})`];
+  lines.push(`Settings files read: ${settings.files.length > 0 ? settings.files.join(", ") : "none"}`);
+  for (const list of ["deny", "ask", "allow"] as const) {
+    const rules = settings.rules[list];
+    lines.push(style.bold(`${list[0]?.toUpperCase()}${list.slice(1)} rules`) + (rules.length === 0 ? style.dim(" (none)") : ""));
+    for (const rule of rules) lines.push(`  ${rule.text}${style.dim(`  ${rule.source}`)}`);
+  }
+  if (host.rules.rules.length > 0) {
+    lines.push(style.bold("Allowed for this session"));
+    for (const rule of host.rules.rules) lines.push(`  ${rule}`);
+  }
+  lines.push(style.dim(`Directories: ${permissions.directories.join(", ")}`));
+  return lines.join("\n");
+}
