@@ -602,6 +602,7 @@ function searchInThreads(
     const onAbort = () => finish(toAbortError(signal));
     const start = () => {
       const progress = new SharedArrayBuffer(4);
+      Atomics.store(new Int32Array(progress), 0, -1); // -1 while the thread starts up
       const worker = new Worker(searchThreadSource, { eval: true, workerData: { ...settings, progress } });
       const searcher: Searcher = { worker, progress: new Int32Array(progress), batches: [], completed: 0, seen: 0, since: 0 };
       worker.on("message", (message: { id: number; results: ThreadResult[] }) => receive(searcher, message));
@@ -648,8 +649,8 @@ function searchInThreads(
       () => {
         const now = performance.now();
         for (const searcher of [...searchers]) {
-          if (searcher.batches.length === 0) continue;
           const done = Atomics.load(searcher.progress, 0);
+          if (searcher.batches.length === 0 || done < 0) continue;
           if (done !== searcher.seen) [searcher.seen, searcher.since] = [done, now];
           else if (now - searcher.since > limits.maxFileMilliseconds) giveUp(searcher, done);
         }
@@ -685,6 +686,7 @@ const content = settings.mode === "content";
 const firstOnly = settings.mode === "files_with_matches";
 const head = Buffer.allocUnsafe(65536);
 let done = 0;
+Atomics.store(progress, 0, 0); // started: the watchdog's clock runs from now, not from the thread's start-up
 
 parentPort.on("message", (batch) => {
   const results = [];
