@@ -132,7 +132,10 @@ export class CodingAgent {
     const workspace =
       options.workspace instanceof Workspace || permissions.directories.every((directory) => given.directories.includes(directory))
         ? given
-        : new Workspace({ root: given.root, additionalDirectories: permissions.directories.filter((directory) => directory !== given.root) });
+        : new Workspace({
+            root: given.root,
+            additionalDirectories: permissions.directories.filter((directory) => directory !== given.root),
+          });
     const hooks = new HookRunner({
       sessionId: options.sessionId ?? globalThis.crypto.randomUUID(),
       cwd: workspace.root,
@@ -146,8 +149,9 @@ export class CodingAgent {
       createReadTool(workspace),
       createWriteTool(workspace),
       createEditTool(workspace),
-      createGlobTool(workspace),
-      createGrepTool(workspace),
+      // A search never shows what a Read deny rule keeps from reading.
+      createGlobTool(workspace, { isHidden: permissions.isReadDenied }),
+      createGrepTool(workspace, { isHidden: permissions.isReadDenied }),
       createBashTool(workspace),
       createTodoWriteTool(todos),
       ...permissions.planMode.tools,

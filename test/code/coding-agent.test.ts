@@ -99,6 +99,20 @@ describe("CodingAgent", () => {
     expect(tests).toMatchObject({ isError: true, content: expect.stringMatching(/no tests on Fridays/) });
   });
 
+  it("Grep and Glob leave out files a Read deny rule covers", async () => {
+    mkdirSync(join(project, "secrets"));
+    writeFileSync(join(project, "secrets/key.txt"), "needle in the secrets\n");
+    writeFileSync(join(project, "src/notes.txt"), "needle in the notes\n");
+    const model = new FakeModel([
+      reply("", toolCall("Grep", { pattern: "needle" }, "g"), toolCall("Glob", { pattern: "**/*.txt" }, "f")),
+      "ok",
+    ]);
+    const agent = await CodingAgent.create(model, { workspace: project, settingsFiles: [], rules: { deny: ["Read(./secrets/**)"] } });
+    const [grep, glob] = toolMessages((await agent.run("Find the needle.")).messages);
+    expect(grep?.content).toBe("Found 1 file\nsrc/notes.txt");
+    expect(glob?.content).toBe("src/notes.txt");
+  });
+
   it("a Stop hook can send the agent back to work, within its limit", async () => {
     let stops = 0;
     const model = new FakeModel(["Done, I think.", "Now really done."]);

@@ -11,6 +11,11 @@ import { fileError, type Workspace } from "../workspace.js";
 export type GlobToolOptions = {
   /** Most paths listed (default 100); the output says how many matched in all. */
   maxResults?: number | undefined;
+  /**
+   * Files the tool must leave out of its results, by absolute path: those a `Read(…)` deny rule covers
+   * (`permissions.isReadDenied`), so that searching a folder never shows what reading the file would refuse.
+   */
+  isHidden?: ((path: string) => boolean) | undefined;
 };
 
 type GlobArguments = { pattern: string; path?: string | undefined };
@@ -49,11 +54,16 @@ export function createGlobTool(workspace: Workspace, options: GlobToolOptions = 
       required: ["pattern"],
     },
     readOnly: true,
-    execute: (args, context) => glob(workspace, args as GlobArguments, maxResults, context.signal),
+    execute: (args, context) => glob(workspace, args as GlobArguments, { maxResults, isHidden: options.isHidden }, context.signal),
   };
 }
 
-async function glob(workspace: Workspace, args: GlobArguments, maxResults: number, signal: AbortSignal): Promise<string> {
+async function glob(
+  workspace: Workspace,
+  args: GlobArguments,
+  { maxResults, isHidden }: { maxResults: number; isHidden: GlobToolOptions["isHidden"] },
+  signal: AbortSignal,
+): Promise<string> {
   const folder = args.path === undefined ? workspace.root : await workspace.resolve(args.path);
   const folderInfo = await stat(folder).catch(() => undefined);
   if (!folderInfo) throw new ToolError(`Path does not exist: ${workspace.display(folder)}.`);
@@ -75,7 +85,7 @@ async function glob(workspace: Workspace, args: GlobArguments, maxResults: numbe
     boundary: workspace.directories.find((directory) => start === directory || start.startsWith(directory + sep)) ?? workspace.root,
     signal,
     onFile: (file) => {
-      if (matches(file.relative)) found.push(file.path);
+      if (matches(file.relative) && !isHidden?.(file.path)) found.push(file.path);
     },
   });
   if (found.length === 0) return noFiles(args.pattern, start, workspace);

@@ -22,6 +22,11 @@ export type GrepToolOptions = {
   maxFileMilliseconds?: number | undefined;
   /** Threads that read and search files (default: the machine's parallelism, at most 4). */
   threads?: number | undefined;
+  /**
+   * Files the tool must leave out of its results, by absolute path: those a `Read(…)` deny rule covers
+   * (`permissions.isReadDenied`), so that searching a folder never shows what reading the file would refuse.
+   */
+  isHidden?: ((path: string) => boolean) | undefined;
 };
 
 type OutputMode = "content" | "files_with_matches" | "count";
@@ -118,11 +123,18 @@ export function createGrepTool(workspace: Workspace, options: GrepToolOptions = 
       required: ["pattern"],
     },
     readOnly: true,
-    execute: (args, context) => grep(workspace, args as GrepArguments, { ...limits, defaultHeadLimit }, context.signal),
+    execute: (args, context) =>
+      grep(workspace, args as GrepArguments, { ...limits, defaultHeadLimit, isHidden: options.isHidden }, context.signal),
   };
 }
 
-type GrepLimits = { maxFileBytes: number; maxFileMilliseconds: number; threads: number; defaultHeadLimit: number };
+type GrepLimits = {
+  maxFileBytes: number;
+  maxFileMilliseconds: number;
+  threads: number;
+  defaultHeadLimit: number;
+  isHidden: GrepToolOptions["isHidden"];
+};
 
 async function grep(workspace: Workspace, args: GrepArguments, limits: GrepLimits, signal: AbortSignal): Promise<string> {
   const mode = args.output_mode ?? "files_with_matches";
@@ -144,7 +156,7 @@ async function grep(workspace: Workspace, args: GrepArguments, limits: GrepLimit
           boundary: workspace.directories.find((folder) => start === folder || start.startsWith(folder + sep)) ?? workspace.root,
           signal,
           onFile: (file) => {
-            if (accepts(file.relative)) add(file.path);
+            if (accepts(file.relative) && !limits.isHidden?.(file.path)) add(file.path);
           },
         })
     : async (add: (path: string) => void) => add(start); // a file named explicitly is searched whatever its name
