@@ -35,6 +35,8 @@ export class InteractiveSession implements SlashHost {
   #turn: AbortController | undefined;
   #exitArmed = false;
   #ticker: NodeJS.Timeout | undefined;
+  /** Text typed while a turn ran: the next prompt starts with it. */
+  #typedAhead = "";
 
   constructor(context: CodeSessionContext) {
     this.context = context;
@@ -90,12 +92,14 @@ export class InteractiveSession implements SlashHost {
     this.#agent = await this.context.createAgent({ askPerson: approvals.askPerson });
     this.#rules = new SessionRules(this.#agent);
     this.terminal.start();
+    const stopResizing = this.terminal.onResize(() => this.#updateStatus());
     try {
       this.#printBanner();
       if (this.context.options.resume === true) await this.resume(undefined);
       if (this.context.options.prompt?.trim()) await this.#runTurn(this.context.options.prompt.trim());
       return await this.#promptLoop();
     } finally {
+      stopResizing();
       clearInterval(this.#ticker);
       this.terminal.close();
       await this.#session.flush();
@@ -121,8 +125,11 @@ export class InteractiveSession implements SlashHost {
 
   #readPrompt() {
     const style = this.style;
+    const initial = this.#typedAhead;
+    this.#typedAhead = "";
     return readLine<PromptOutcome>(this.terminal, {
       prompt: `${style.bold(">")} `,
+      initial,
       history: this.#inputHistory,
       signal: this.context.signal,
       onKey: (key) => {
@@ -186,6 +193,8 @@ export class InteractiveSession implements SlashHost {
     const releaseKeys = this.terminal.pushKeys((key) => {
       if (key.name === "escape" || key.name === "ctrl-c") turn.abort(new AbortError("Interrupted by the user."));
       else if (key.name === "shift-tab") this.setMode(nextPermissionMode(this.agent.permissions.mode));
+      else if (key.name === "text" || key.name === "paste") this.#typedAhead += key.text;
+      else if (key.name === "backspace") this.#typedAhead = this.#typedAhead.slice(0, -1);
     });
     let ended = false;
     const onEvent = (event: AgentEvent) => {

@@ -14,6 +14,8 @@ export type LineOptions<Extra> = {
   prompt: string;
   /** What starts the lines after it (default: spaces as wide as the prompt). */
   continuation?: string | undefined;
+  /** Text to start with (typed ahead while the agent was working). */
+  initial?: string | undefined;
   /** Earlier inputs, oldest first: Up and Down walk through them. A submitted line is added. */
   history?: string[] | undefined;
   /** A dim line shown under the input for the text as it stands (suggestions, a warning), or undefined. */
@@ -50,6 +52,7 @@ export function readLine<Extra = never>(terminal: Terminal, options: LineOptions
     const editor = new LineEditor(terminal, options);
     const end = (outcome: LineOutcome<Extra>) => {
       release();
+      stopResizing();
       options.signal?.removeEventListener("abort", onAbort);
       editor.finish();
       resolve(outcome);
@@ -60,6 +63,7 @@ export function readLine<Extra = never>(terminal: Terminal, options: LineOptions
       const outcome = editor.handle(key);
       if (outcome !== undefined) end(outcome);
     });
+    const stopResizing = terminal.onResize(() => editor.redraw());
     if (options.signal?.aborted) return end({ kind: "aborted" });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     editor.render();
@@ -84,6 +88,8 @@ class LineEditor<Extra> {
     this.#prompt = options.prompt;
     this.#continuation = options.continuation ?? " ".repeat(displayWidth(options.prompt));
     this.#historyIndex = options.history?.length ?? 0;
+    const initial = options.initial ?? "";
+    this.#state = { text: initial, cursor: initial.length };
   }
 
   /** The outcome when the key ends the read; the line is drawn again otherwise. */
@@ -136,6 +142,12 @@ class LineEditor<Extra> {
     output += `\r${endRow > cursorRow ? `\x1b[${endRow - cursorRow}A` : ""}${cursorColumn > 0 ? `\x1b[${cursorColumn}C` : ""}`;
     this.#cursorRow = cursorRow;
     this.#terminal.write(output + this.#terminal.statusDrawing());
+  }
+
+  /** Draws the input afresh from the cursor's row (after a resize, which may have moved what was drawn). */
+  redraw(): void {
+    this.#cursorRow = 0;
+    this.render();
   }
 
   /** Leaves the input on the screen without its hint, the cursor on the line below it. */

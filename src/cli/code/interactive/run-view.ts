@@ -72,6 +72,7 @@ export class RunView {
         const { toolCall, result } = event;
         const mark = result.isError ? style.red("✗") : style.green("✓");
         this.#endToolLine(toolCall.id, mark, summarizeToolResult(toolCall, result));
+        if (toolCall.name === "TodoWrite" && !result.isError) this.#printTodos(toolCall.arguments.todos);
         break;
       }
       case "tool-call-pending":
@@ -96,6 +97,19 @@ export class RunView {
     const inPlace = this.#lastLine === id && this.#terminal.live;
     this.endLine();
     this.print(`${inPlace ? "\x1b[1A\r\x1b[2K" : ""}${this.#toolLine(mark, running.call, summary, running.runId)}\n`);
+  }
+
+  /** The checklist as the model just wrote it: ☐ pending, ◼ in progress, ☒ completed. */
+  #printTodos(todos: unknown): void {
+    if (!Array.isArray(todos)) return;
+    const { style } = this.#terminal;
+    const width = this.#terminal.columns - 5;
+    for (const todo of todos as { content?: unknown; status?: unknown }[]) {
+      const text = truncateToWidth(flattenText(String(todo.content ?? "")), width);
+      if (todo.status === "completed") this.print(style.dim(`  ☒ ${text}\n`));
+      else if (todo.status === "in_progress") this.print(`  ${style.bold(`◼ ${text}`)}\n`);
+      else this.print(`  ☐ ${text}\n`);
+    }
   }
 
   /** Prints run output (held while a prompt is open). */

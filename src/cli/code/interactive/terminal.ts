@@ -60,6 +60,7 @@ export class Terminal {
   /** Rows of the screen when the scroll region was set; undefined without one. */
   #regionRows: number | undefined;
   #started = false;
+  readonly #resizeListeners = new Set<() => void>();
 
   constructor(streams: CodeSessionContext["terminal"], env: Record<string, string | undefined>) {
     this.#input = streams.input;
@@ -182,11 +183,20 @@ export class Terminal {
     this.#output.write(this.#statusDrawing());
   }
 
+  /** Calls `listener` after the terminal is resized (the prompt draws itself again); the function returned stops it. */
+  onResize(listener: () => void): () => void {
+    this.#resizeListeners.add(listener);
+    return () => this.#resizeListeners.delete(listener);
+  }
+
   readonly #onResize = (): void => {
     const old = this.#regionRows;
-    if (old !== undefined) this.#output.write(`\x1b7\x1b[${Math.min(old, this.rows)};1H\x1b[2K\x1b[r\x1b8`);
+    // A terminal that grew leaves the old status row in the middle: clear it. One that shrank has moved it (terminals
+    // differ in how): the new status row is drawn over what is there.
+    if (old !== undefined) this.#output.write(`\x1b7${old <= this.rows ? `\x1b[${old};1H\x1b[2K` : ""}\x1b[r\x1b8`);
     this.#regionRows = undefined;
     this.#setRegion();
+    for (const listener of this.#resizeListeners) listener();
   };
 
   readonly #onData = (chunk: string | Buffer): void => {

@@ -1,0 +1,282 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { computeFileChange, formatFileChange } from "../../src/cli/code/interactive/change-preview.js";
+import { contextWindowOf } from "../../src/cli/code/interactive/context-windows.js";
+import { ConversationTracker } from "../../src/cli/code/interactive/conversation.js";
+import { KeyDecoder } from "../../src/cli/code/interactive/keys.js";
+import { diffLines, groupHunks } from "../../src/cli/code/interactive/line-diff.js";
+import { SessionRules, saveAllowRules } from "../../src/cli/code/interactive/session-rules.js";
+import { matchSlashCommands } from "../../src/cli/code/interactive/slash-commands.js";
+import { formatSpending, formatStatus } from "../../src/cli/code/interactive/status-line.js";
+import { createStyle } from "../../src/cli/code/interactive/terminal.js";
+import { displayWidth, printable, truncateToWidth } from "../../src/cli/code/interactive/text-width.js";
+import { describeToolCall, summarizeToolResult } from "../../src/cli/code/interactive/tool-line.js";
+import { CodingAgent } from "../../src/code/coding-agent.js";
+import { Workspace } from "../../src/code/workspace.js";
+import type { AgentEvent } from "../../src/core/events.js";
+import type { Message } from "../../src/core/types.js";
+import { FakeModel } from "../../src/models/fake-model.js";
+
+const plain = createStyle(false);
+
+describe("KeyDecoder", () => {
+  test("reads text, control keys and escape sequences, also when a sequence is split between reads", () => {
+    const decoder = new KeyDecoder();
+    expect(decoder.feed("hé世\r")).toEqual([{ name: "text", text: "hé世" }, { name: "enter" }]);
+    expect(decoder.feed("\x1b[Z\x03\x04\x7f\t")).toEqual([
+      { name: "shift-tab" },
+      { name: "ctrl-c" },
+      { name: "ctrl-d" },
+      { name: "backspace" },
+      { name: "tab" },
+    ]);
+    expect(decoder.feed("\x1b[")).toEqual([]);
+    expect(decoder.waiting).toBe(true);
+    expect(decoder.feed("A\x1bOD\x1b[3~\x1b[1;5C\x1b\r")).toEqual([
+      { name: "up" },
+      { name: "left" },
+      { name: "delete" },
+      { name: "word-right" },
+      { name: "newline" },
+    ]);
+  });
+
+  test("a lone ESC is Escape once no more bytes come (flush); ESC before a letter is Escape then the letter", () => {
+    const decoder = new KeyDecoder();
+    expect(decoder.feed("\x1b")).toEqual([]);
+    expect(decoder.flush()).toEqual([{ name: "escape" }]);
+    expect(decoder.feed("\x1bq")).toEqual([{ name: "escape" }, { name: "text", text: "q" }]);
+  });
+
+  test("a bracketed paste is one key, line breaks and all, even split across reads", () => {
+    const decoder = new KeyDecoder();
+    expect(decoder.feed("\x1b[200~line one\r\nline")).toEqual([]);
+    expect(decoder.feed(" two\x1b[20")).toEqual([]);
+    expect(decoder.feed("1~x")).toEqual([
+      { name: "paste", text: "line one\nline two" },
+      { name: "text", text: "x" },
+    ]);
+  });
+});
+
+describe("text on a terminal", () => {
+  test("widths count wide characters twice and escape sequences not at all; cutting ends in …", () => {
+    expect(displayWidth("a世b")).toBe(4);
+    expect(displayWidth("\x1b[31mred\x1b[39m")).toBe(3);
+    expect(truncateToWidth("abcdefgh", 5)).toBe("abcd…");
+    expect(truncateToWidth("abc", 5)).toBe("abc");
+  });
+
+  test("printable removes what could move the cursor (ESC, CR) but keeps line breaks and tabs", () => {
+    expect(printable("ok\x1b[2J\rgone\tkept\n")).toBe("ok[2Jgone\tkept\n");
+  });
+});
+
+describe("line diff", () => {
+  test("aligns the lines that stay; removals before additions; numbers in the old and new file", () => {
+    const lines = diffLines("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n");
+    expect(lines.map((line) => `${line.kind}${line.oldNumber ?? "-"}:${line.newNumber ?? "-"} ${line.text}`)).toEqual([
+      " 1:1 a",
+      "-2:- b",
+      "+-:2 B",
+      " 3:3 c",
+      " 4:4 d",
+      "+-:5 e",
+    ]);
+  });
+
+  test("hunks keep three lines around each change and merge changes that are close", () => {
+    const before = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`).join("\n");
+    const after = before.replace("line 5\n", "line five\n").replace("line 8\n", "line eight\n").replace("line 25\n", "");
+    const hunks = groupHunks(diffLines(before, after));
+    expect(hunks).toHaveLength(2);
+    expect(hunks[0]?.map((line) => line.text)).toEqual([
+      "line 2",
+      "line 3",
+      "line 4",
+      "line 5",
+      "line five",
+      "line 6",
+      "line 7",
+      "line 8",
+      "line eight",
+      "line 9",
+      "line 10",
+      "line 11",
+    ]);
+    expect(hunks[1]?.filter((line) => line.kind !== " ").map((line) => `${line.kind}${line.text}`)).toEqual(["-line 25"]);
+  });
+});
+
+describe("change previews for Edit and Write", () => {
+  let root: string;
+  let workspace: Workspace;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "minagent-preview-"));
+    workspace = new Workspace({ root });
+    await writeFile(join(root, "math.js"), "export function add(a, b) {\n  return a - b;\n}\n");
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  test("an Edit is shown as the diff it makes to the file as it is now", async () => {
+    const change = await computeFileChange(
+      { name: "Edit", arguments: { file_path: "math.js", old_string: "a - b", new_string: "a + b" } },
+      workspace,
+    );
+    expect(formatFileChange(change as never, plain, 80)).toEqual([
+      "  1   export function add(a, b) {",
+      "  2 -   return a - b;",
+      "  2 +   return a + b;",
+      "  3   }",
+    ]);
+  });
+
+  test("a Write of a new file, an Edit that will not apply, a Write over a file", async () => {
+    const created = await computeFileChange({ name: "Write", arguments: { file_path: "new.txt", content: "one\ntwo\n" } }, workspace);
+    expect(formatFileChange(created as never, plain, 80)).toEqual(["  (new file, 2 lines)", "  1 + one", "  2 + two"]);
+    const missed = await computeFileChange(
+      { name: "Edit", arguments: { file_path: "math.js", old_string: "a * b", new_string: "a + b" } },
+      workspace,
+    );
+    expect(missed?.note).toBe("old_string is not in the file as it is now: the edit will fail");
+    const overwritten = await computeFileChange(
+      { name: "Write", arguments: { file_path: join(root, "math.js"), content: "export const add = (a, b) => a + b;\n" } },
+      workspace,
+    );
+    expect(overwritten?.lines?.filter((line) => line.kind === "-")).toHaveLength(3);
+    expect(await computeFileChange({ name: "Bash", arguments: { command: "ls" } }, workspace)).toBeUndefined();
+  });
+});
+
+describe("tool lines", () => {
+  test("each tool is named by its key argument; absolute paths in the workspace are shown relative", () => {
+    const root = "/work/project";
+    expect(describeToolCall({ name: "Read", arguments: { file_path: "/work/project/src/a.ts", offset: 10, limit: 5 } }, root)).toBe(
+      "Read(src/a.ts:10-14)",
+    );
+    expect(describeToolCall({ name: "Bash", arguments: { command: "npm   test\n  -- --watch=false" } }, root)).toBe(
+      "Bash(npm test -- --watch=false)",
+    );
+    expect(describeToolCall({ name: "Grep", arguments: { pattern: "TODO", path: "src" } }, root)).toBe('Grep("TODO" in src)');
+    expect(describeToolCall({ name: "Glob", arguments: { pattern: "**/*.ts" } }, root)).toBe("Glob(**/*.ts)");
+    expect(describeToolCall({ name: "TodoWrite", arguments: { todos: [{}, {}] } }, root)).toBe("TodoWrite(2 tasks)");
+    expect(describeToolCall({ name: "EnterPlanMode", arguments: {} }, root)).toBe("EnterPlanMode");
+  });
+
+  test("outcomes in a few words: lines read, exit status and output size, files found, the first line of an error", () => {
+    const read = { name: "Read", arguments: {} };
+    expect(summarizeToolResult(read, { content: "     1\tone\n     2\ttwo" })).toBe("2 lines");
+    const bash = { name: "Bash", arguments: {} };
+    expect(summarizeToolResult(bash, { content: "a\nb\n\nExit code: 1" })).toBe("exit 1 · 2 lines of output");
+    expect(summarizeToolResult(bash, { content: "(no output)\n\nExit code: 0\n[Working directory: src]" })).toBe("exit 0 · no output");
+    expect(summarizeToolResult({ name: "Glob", arguments: {} }, { content: "a.ts\nb.ts" })).toBe("2 files");
+    expect(summarizeToolResult(bash, { content: "Error: The command timed out\nmore", isError: true })).toBe("The command timed out");
+  });
+});
+
+describe("the status line", () => {
+  test("mode and keys on the left, tokens, cost and context use on the right", () => {
+    const facts = {
+      mode: "acceptEdits" as const,
+      activity: "running" as const,
+      usage: { inputTokens: 12_000, outputTokens: 345 },
+      costUsd: 0.0123,
+      contextTokens: 30_000,
+      contextWindow: contextWindowOf("claude-sonnet-4-5-20250929"),
+    };
+    const line = formatStatus(facts, plain, 120);
+    expect(line).toMatch(
+      /^⏵⏵ accept edits on \(shift\+tab to cycle\) · working \(esc to interrupt\) +12,345 tokens · \$0\.01 · context 15% of 200k$/,
+    );
+    expect(line.length).toBe(119);
+    expect(
+      formatSpending({ usage: { inputTokens: 10, outputTokens: 5 }, costUsd: undefined, contextTokens: 12_345, contextWindow: undefined }),
+    ).toBe("15 tokens · context 12k");
+    expect(contextWindowOf("llama3")).toBeUndefined();
+  });
+});
+
+test("slash commands match what was typed so far", () => {
+  expect(matchSlashCommands("/c").map((command) => command.name)).toEqual(["clear", "cost", "compact"]);
+  expect(matchSlashCommands("/cost now")).toEqual([]);
+  expect(matchSlashCommands("cost")).toEqual([]);
+});
+
+describe("the conversation after an interrupted run", () => {
+  test("keeps the results that came in, leaves the unfinished call for the engine to close, and notes the interruption", () => {
+    const tracker = new ConversationTracker();
+    const messages: Message[] = [{ role: "user", content: "do two things" }];
+    const emit = (event: Partial<AgentEvent> & { type: AgentEvent["type"] }) =>
+      tracker.listener({ runId: "run-1", ...event } as AgentEvent);
+    emit({ type: "run-start", input: "do two things", messages, model: {} });
+    emit({ type: "model-call-start", turn: 0, messages, tools: [] });
+    const calls = [
+      { id: "a", name: "Read", arguments: { file_path: "a" } },
+      { id: "b", name: "Bash", arguments: { command: "sleep 9" } },
+    ];
+    messages.push({ role: "assistant", content: "", toolCalls: calls });
+    emit({ type: "tool-call-end", turn: 0, toolCall: calls[0] as never, result: { content: "1\tx", isError: false } });
+    expect(tracker.recover([])).toEqual([
+      { role: "user", content: "do two things" },
+      { role: "assistant", content: "", toolCalls: calls },
+      { role: "tool", content: "1\tx", toolCallId: "a" },
+      { role: "user", content: "[Request interrupted by user]" },
+    ]);
+    tracker.reset();
+    expect(tracker.recover(messages.slice(0, 1))).toEqual([{ role: "user", content: "do two things" }]);
+  });
+});
+
+describe("session rules", () => {
+  let root: string;
+  let agent: CodingAgent;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "minagent-rules-"));
+    agent = await CodingAgent.create(new FakeModel([]), { workspace: root, settingsFiles: [], rules: { ask: ["Bash(git push:*)"] } });
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  test("suggests a rule per part of a command line, the folder for a file, and allows what they cover from then on", async () => {
+    const rules = new SessionRules(agent);
+    const install = { name: "Bash", arguments: { command: "npm install && npm test -- *.ts" } };
+    expect(await rules.allows(install)).toBe(false);
+    const suggested = await rules.suggest(install);
+    expect(suggested).toEqual(["Bash(npm install)", "Bash(npm test -- \\*.ts)"]);
+    rules.add(suggested ?? []);
+    expect(await rules.allows(install)).toBe(true);
+    expect(await rules.allows({ name: "Bash", arguments: { command: "npm test -- a.ts" } })).toBe(false);
+
+    const edit = { name: "Edit", arguments: { file_path: "src/app/main.ts", old_string: "a", new_string: "b" } };
+    expect(await rules.suggest(edit)).toEqual(["Edit(/src/app/**)"]);
+    expect(await rules.suggest({ name: "Write", arguments: { file_path: "notes.md", content: "" } })).toEqual(["Edit(/notes.md)"]);
+    rules.add(["Edit(/src/app/**)"]);
+    expect(await rules.allows({ name: "Write", arguments: { file_path: join(root, "src/app/other.ts"), content: "" } })).toBe(true);
+    expect(await rules.allows({ name: "Write", arguments: { file_path: "src/other.ts", content: "" } })).toBe(false);
+  });
+
+  test("an ask rule of the settings keeps asking: no suggestion, and no session rule overrides it", async () => {
+    const rules = new SessionRules(agent);
+    const push = { name: "Bash", arguments: { command: "git push origin main" } };
+    expect(await rules.suggest(push)).toBeUndefined();
+    rules.add(["Bash(git push origin main)"]);
+    expect(await rules.allows(push)).toBe(false);
+    expect(await rules.suggest({ name: "ExitPlanMode", arguments: { plan: "x" } })).toBeUndefined();
+  });
+
+  test("saved rules are added to settings.local.json, keeping what else it holds; a file that is not settings is left alone", async () => {
+    const file = join(root, ".minagent", "settings.local.json");
+    await saveAllowRules(file, ["Bash(npm test)"]);
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ permissions: { allow: ["Bash(npm test)"] } });
+    await writeFile(file, JSON.stringify({ model: "x", permissions: { allow: ["Read"], deny: ["Bash(rm:*)"] } }));
+    await saveAllowRules(file, ["Read", "Edit(/src/**)"]);
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({
+      model: "x",
+      permissions: { allow: ["Read", "Edit(/src/**)"], deny: ["Bash(rm:*)"] },
+    });
+    await writeFile(file, "{ not json");
+    await expect(saveAllowRules(file, ["Read"])).rejects.toThrow(/Cannot add the rule to .*settings\.local\.json/);
+    expect(await readFile(file, "utf8")).toBe("{ not json");
+  });
+});

@@ -1,0 +1,290 @@
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { startWireServer, type WireRequest, type WireServer } from "../../src/testing/wire-server.js";
+import { anthropicStream } from "../helpers/wire-bodies.js";
+
+// `minagent code` as a person uses it: the built bin in a tmux pane, keys sent with send-keys, the screen read with
+// capture-pane, the model a scripted Anthropic server on 127.0.0.1. Every wait polls the screen against a deadline.
+// MINAGENT_TEST_BIN points at another build of the bin (a private --outDir) instead of dist/.
+
+const execFileAsync = promisify(execFile);
+const bin = process.env.MINAGENT_TEST_BIN ?? fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+let sockets = 0;
+
+type Block = Parameters<typeof anthropicStream>[0][number];
+
+/** A streamed reply; `slow` sends it in small pieces 25 ms apart, as a model writing. */
+function reply(blocks: Block[], stop = "tool_use", slow = false) {
+  return {
+    sse: anthropicStream(blocks, stop, { input_tokens: 1500, output_tokens: 30 }),
+    chunkSize: slow ? 24 : 64,
+    chunkDelayMs: slow ? 25 : 0,
+  };
+}
+const say = (text: string, slow = false) => reply([{ type: "text", text }], "end_turn", slow);
+const call = (id: string, name: string, input: Record<string, unknown>, text = "") =>
+  reply([...(text ? [{ type: "text" as const, text }] : []), { type: "tool_use", id, name, input }]);
+
+/** The content blocks of the last message a request sent. */
+function lastMessage(request: WireRequest | undefined): { type: string; [field: string]: unknown }[] {
+  const body = request?.body as { messages: { content: { type: string }[] }[] } | undefined;
+  return body?.messages.at(-1)?.content ?? [];
+}
+
+/** The tool results sent in a request (its last message's tool_result blocks). */
+function toolResults(request: WireRequest | undefined): { tool_use_id: string; content: string; is_error?: boolean }[] {
+  return lastMessage(request).filter((block) => block.type === "tool_result") as never;
+}
+
+/** A tmux server of its own with one pane running the CLI. */
+class Pane {
+  readonly #socket = `minagent-test-${process.pid}-${++sockets}`;
+
+  async start(cwd: string, env: Record<string, string>, args: string[]): Promise<void> {
+    const variables = Object.entries({ PATH: process.env.PATH ?? "", TERM: "xterm-256color", LANG: "C.UTF-8", ...env }).map(
+      ([name, value]) => `${name}=${quote(value)}`,
+    );
+    const command = `env -i ${variables.join(" ")} ${quote(process.execPath)} ${quote(bin)} code ${args.map(quote).join(" ")}; echo "[exit $?]"; sleep 60`;
+    await this.#tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "-c", cwd, command);
+  }
+
+  async screen(): Promise<string> {
+    return (await this.#tmux("capture-pane", "-p", "-t", "main")).stdout;
+  }
+
+  /** The bottom row: the status line. */
+  async statusLine(): Promise<string> {
+    return (await this.screen()).trimEnd().split("\n").at(-1) ?? "";
+  }
+
+  /** Sends keys by tmux name (Enter, Escape, C-c, BTab) or, with `literal`, text as typed. */
+  async keys(...keys: string[]): Promise<void> {
+    await this.#tmux("send-keys", "-t", "main", ...keys);
+  }
+
+  async type(text: string): Promise<void> {
+    await this.#tmux("send-keys", "-t", "main", "-l", text);
+  }
+
+  /** Polls the screen until `expected` is on it (a string or a test of the whole screen); fails with the screen. */
+  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 8000): Promise<string> {
+    const test =
+      typeof expected === "function"
+        ? expected
+        : (screen: string) => (typeof expected === "string" ? screen.includes(expected) : expected.test(screen));
+    const deadline = Date.now() + timeoutMs;
+    let screen = "";
+    while (Date.now() < deadline) {
+      screen = await this.screen();
+      if (test(screen)) return screen;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`Timed out after ${timeoutMs} ms waiting for ${String(expected)}. The screen:\n${screen}`);
+  }
+
+  async kill(): Promise<void> {
+    await this.#tmux("kill-server").catch(() => undefined);
+  }
+
+  #tmux(...args: string[]) {
+    return execFileAsync("tmux", ["-u", "-L", this.#socket, ...args], { timeout: 5000 });
+  }
+}
+
+function quote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
+  let server: WireServer;
+  let workspace: string;
+  let home: string;
+  let pane: Pane;
+
+  beforeEach(async () => {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: npm test builds it first (or set MINAGENT_TEST_BIN)`);
+    server = await startWireServer();
+    workspace = await mkdtemp(join(tmpdir(), "minagent-tmux-workspace-"));
+    home = await mkdtemp(join(tmpdir(), "minagent-tmux-home-"));
+    await writeFile(join(workspace, "math.js"), "export function add(a, b) {\n  return a - b;\n}\n");
+    pane = new Pane();
+  });
+
+  afterEach(async () => {
+    await pane.kill();
+    await server.close();
+    await rm(workspace, { recursive: true, force: true });
+    await rm(home, { recursive: true, force: true });
+  });
+
+  const start = async (...args: string[]) => {
+    const env = { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url, MINAGENT_HOME: home, HOME: home };
+    await pane.start(workspace, env, ["--model", "anthropic:claude-haiku-4-5", ...args]);
+    await pane.waitFor(/^>/m);
+  };
+
+  test("a prompt, the answer streamed as it is written, the status line, slash commands, Ctrl-C twice to leave", async () => {
+    const words = "The answer arrives word by word, so that a person watching sees it grow and can stop it early.";
+    server.reply(say(words, true));
+    await start();
+    expect(await pane.statusLine()).toMatch(/default mode \(shift\+tab to cycle\)\s+0 tokens · \$0\.00$/);
+
+    await pane.type("What happens?");
+    await pane.keys("Enter");
+    // Part of the answer is on the screen before the rest has arrived.
+    const partial = await pane.waitFor((screen) => screen.includes("The answer arrives") && !screen.includes("stop it early."));
+    expect(partial).toContain("working (esc to interrupt)");
+    const done = await pane.waitFor((screen) => screen.includes("stop it early.") && /^>\s*$/m.test(screen.split(words)[1] ?? ""));
+    expect(done).toContain("> What happens?");
+    expect(await pane.statusLine()).toMatch(/default mode .*1,530 tokens · \$0\.00\d+ · context 1% of 200k$/);
+
+    await pane.type("/co");
+    await pane.waitFor("/cost  tokens and cost of this session");
+    await pane.type("st");
+    await pane.keys("Enter");
+    await pane.waitFor(/Total cost: +\$0\.00\d+ at list prices\nTokens: +1,500 in · 30 out/);
+    await pane.type("/help");
+    await pane.keys("Enter");
+    await pane.waitFor(/\/compact +summarise the conversation/);
+
+    await pane.keys("C-c");
+    await pane.waitFor("Press Ctrl-C again to exit");
+    await pane.keys("C-c");
+    const left = await pane.waitFor("[exit 130]");
+    // The status row is given back to the shell.
+    expect(left).not.toContain("shift+tab to cycle");
+  }, 30_000);
+
+  test("permission prompts: yes (with the edit's diff), no with a reason for the model, always for the session, always in settings.local.json", async () => {
+    server.reply(
+      call("r1", "Read", { file_path: "math.js" }, "Let me look."),
+      call("e1", "Edit", { file_path: "math.js", old_string: "return a - b;", new_string: "return a + b;" }),
+      call("b1", "Bash", { command: "touch a.txt", description: "Create a.txt" }),
+      call("b2", "Bash", { command: "touch b.txt" }),
+      call("b3", "Bash", { command: "touch b.txt" }),
+      call("b4", "Bash", { command: "mkdir out" }),
+      say("All done."),
+    );
+    await start();
+    await pane.type("fix add, then make some files");
+    await pane.keys("Enter");
+
+    const edit = await pane.waitFor("Allow Edit(math.js)?");
+    expect(edit).toContain("✓ Read(math.js) · 3 lines");
+    expect(edit).toMatch(/1 +export function add\(a, b\) \{\n +2 - +return a - b;\n +2 \+ +return a \+ b;\n +3 +\}/);
+    expect(edit).toMatch(/› 1\. Yes\n +2\. Yes, and don't ask again this session for Edit\(\/math\.js\)/);
+    expect(await pane.statusLine()).toContain("waiting for your answer");
+    await pane.keys("1");
+    await pane.waitFor("✓ Edit(math.js)");
+    expect(await readFile(join(workspace, "math.js"), "utf8")).toContain("return a + b;");
+
+    await pane.waitFor("Allow Bash(touch a.txt)?");
+    await pane.keys("4");
+    await pane.waitFor("Why not? (the agent reads this; Enter to skip) ›");
+    await pane.type("make b.txt instead");
+    await pane.keys("Enter");
+    const denied = await pane.waitFor("✗ Bash(touch a.txt) · The user denied this call: make b.txt instead");
+    expect(denied).not.toContain("Why not?");
+
+    await pane.waitFor("Allow Bash(touch b.txt)?");
+    await pane.keys("2");
+    await pane.waitFor("Allowed for this session: Bash(touch b.txt)");
+    // The same call again is not asked about.
+    await pane.waitFor((screen) => screen.split("✓ Bash(touch b.txt)").length === 3);
+
+    await pane.waitFor("Allow Bash(mkdir out)?");
+    await pane.keys("3");
+    await pane.waitFor("Saved to .minagent/settings.local.json: Bash(mkdir out)");
+    await pane.waitFor("All done.");
+
+    expect(toolResults(server.requests[3])).toEqual([
+      { type: "tool_result", tool_use_id: "b1", content: "The user denied this call: make b.txt instead", is_error: true },
+    ]);
+    expect(existsSync(join(workspace, "a.txt"))).toBe(false);
+    expect(existsSync(join(workspace, "b.txt"))).toBe(true);
+    expect(existsSync(join(workspace, "out"))).toBe(true);
+    const settings = JSON.parse(await readFile(join(workspace, ".minagent", "settings.local.json"), "utf8"));
+    expect(settings).toEqual({ permissions: { allow: ["Bash(mkdir out)"] } });
+    await pane.type("/permissions");
+    await pane.keys("Enter");
+    await pane.waitFor(/Allowed for this session\n +Bash\(touch b\.txt\)\n +Bash\(mkdir out\)/);
+  }, 40_000);
+
+  test("Esc stops a slow Bash and Ctrl-C a streaming answer; the conversation goes on with the stopped call answered", async () => {
+    server.reply(
+      call("s1", "Bash", { command: "sleep 30" }, "Waiting for the build."),
+      say("Understood: I stopped waiting."),
+      say("This answer is long and slow, and the person will stop it before it gets anywhere near its very end.", true),
+    );
+    await start("--allowedTools", "Bash(sleep 30)");
+    await pane.type("wait for the build");
+    await pane.keys("Enter");
+    await pane.waitFor("⋯ Bash(sleep 30)");
+    const before = Date.now();
+    await pane.keys("Escape");
+    const stopped = await pane.waitFor("Interrupted · what should the agent do instead?", 3000);
+    expect(Date.now() - before).toBeLessThan(3000);
+    expect(stopped).toContain("✗ Bash(sleep 30) · interrupted");
+    expect(stopped).not.toContain("⋯ Bash(sleep 30)");
+
+    await pane.type("never mind");
+    await pane.keys("Enter");
+    await pane.waitFor("Understood: I stopped waiting.");
+    expect(lastMessage(server.requests[1])).toEqual([
+      expect.objectContaining({ type: "tool_result", tool_use_id: "s1", is_error: true, content: expect.stringContaining("interrupted") }),
+      { type: "text", text: "[Request interrupted by user]" },
+      { type: "text", text: "never mind" },
+    ]);
+
+    await pane.type("tell me a long story");
+    await pane.keys("Enter");
+    await pane.waitFor("This answer is long");
+    await pane.keys("C-c");
+    const cut = await pane.waitFor((screen) => screen.split("tell me a long story")[1]?.includes("Interrupted") === true, 3000);
+    expect(cut).not.toContain("its very end.");
+    // Ctrl-C at the prompt now only warns: a second one leaves.
+    await pane.keys("C-c");
+    await pane.waitFor("Press Ctrl-C again to exit");
+    expect(await pane.screen()).not.toContain("[exit");
+  }, 30_000);
+
+  test("Shift+Tab cycles the permission mode; in plan mode the plan is shown for approval before anything changes", async () => {
+    const plan = "1. Create README.md describing add().\n2. Nothing else.";
+    server.reply(
+      call("w0", "Write", { file_path: "early.md", content: "too soon\n" }, "Let me write first."),
+      call("p1", "ExitPlanMode", { plan }),
+      call("w1", "Write", { file_path: "README.md", content: "# math\n\nadd(a, b) adds two numbers.\n" }),
+      say("Wrote README.md."),
+    );
+    await start();
+    await pane.keys("BTab");
+    await pane.waitFor(/⏵⏵ accept edits on \(shift\+tab to cycle\)/);
+    await pane.keys("BTab");
+    await pane.waitFor(/⏸ plan mode on \(shift\+tab to cycle\)/);
+
+    await pane.type("document add()");
+    await pane.keys("Enter");
+    const asked = await pane.waitFor("Approve this plan and leave plan mode?");
+    expect(asked).toMatch(/✗ Write\(early\.md\) · .*plan mode/);
+    expect(asked).toMatch(/The agent's plan:\n +1\. Create README\.md describing add\(\)\.\n +2\. Nothing else\./);
+    expect(asked).toContain("1. Yes, and accept edits without asking");
+    expect(existsSync(join(workspace, "early.md"))).toBe(false);
+    await pane.keys("1");
+    const done = await pane.waitFor("Wrote README.md.");
+    // The plan stays on the screen; the question does not; the Write ran without a prompt.
+    expect(done).toContain("The agent's plan:");
+    expect(done).not.toContain("Approve this plan");
+    expect(done).not.toContain("Allow Write");
+    expect(done).toContain("✓ Write(README.md)");
+    expect(await pane.statusLine()).toContain("⏵⏵ accept edits on");
+    expect(toolResults(server.requests[2])[0]?.content).toContain("approved the plan");
+    expect(await readFile(join(workspace, "README.md"), "utf8")).toContain("adds two numbers");
+  }, 30_000);
+});
