@@ -62,23 +62,19 @@ export function createApprovals(host: ApprovalHost): {
         title,
         choices,
         footer: "↑↓ Enter, or the number · Esc: no, and stop the turn",
+        signal: request.signal,
       });
       if ("cancelled" in outcome) {
         host.interrupt();
         return interruptedDecision;
       }
-      return await decide(outcome.value, request, suggestion, followUps);
+      return await decide(outcome.value, request, suggestion);
     } finally {
       host.onClose();
     }
   };
 
-  const decide = async (
-    answer: Answer,
-    request: ApprovalRequest,
-    suggestion: string[] | undefined,
-    followUps: Map<string, () => void>,
-  ): Promise<ApprovalDecision> => {
+  const decide = async (answer: Answer, request: ApprovalRequest, suggestion: string[] | undefined): Promise<ApprovalDecision> => {
     const { terminal } = host;
     const id = request.toolCall.id;
     const rules = suggestion ?? [];
@@ -121,6 +117,7 @@ export function createApprovals(host: ApprovalHost): {
         const reason = await readLine<{ kind: "cancel" }>(terminal, {
           prompt,
           keys: { escape: () => ({ kind: "cancel" }), "ctrl-c": () => ({ kind: "cancel" }) },
+          signal: request.signal,
         });
         terminal.eraseRowsAbove(countInputRows(prompt, reason.kind === "submit" ? reason.text : "", terminal.columns));
         if (reason.kind !== "submit") {

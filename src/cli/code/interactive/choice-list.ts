@@ -10,8 +10,8 @@ export type Choice<T> = {
   value: T;
 };
 
-/** What a {@link chooseOne} came to: a choice, or Escape / Ctrl-C. */
-export type ChoiceOutcome<T> = { value: T } | { cancelled: "escape" | "ctrl-c" };
+/** What a {@link chooseOne} came to: a choice, Escape, Ctrl-C, or its signal. */
+export type ChoiceOutcome<T> = { value: T } | { cancelled: "escape" | "ctrl-c" | "aborted" };
 
 /**
  * Shows `title` lines and a numbered list, and waits for a choice: ↑/↓ and Enter, a choice's number or key. The list
@@ -19,7 +19,14 @@ export type ChoiceOutcome<T> = { value: T } | { cancelled: "escape" | "ctrl-c" }
  */
 export function chooseOne<T>(
   terminal: Terminal,
-  options: { title: readonly string[]; choices: readonly Choice<T>[]; footer?: string | undefined; selected?: number | undefined },
+  options: {
+    title: readonly string[];
+    choices: readonly Choice<T>[];
+    footer?: string | undefined;
+    selected?: number | undefined;
+    /** Takes the list off the screen with `{ cancelled: "aborted" }` (the run it asks for was stopped). */
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<ChoiceOutcome<T>> {
   const { title, choices, footer } = options;
   const { style } = terminal;
@@ -40,12 +47,15 @@ export function chooseOne<T>(
   drawChoices();
   const erase = () => terminal.eraseRowsAbove(title.length + drawnChoiceRows);
   return new Promise((resolve) => {
+    const finish = (outcome: ChoiceOutcome<T>) => {
+      release();
+      options.signal?.removeEventListener("abort", onAbort);
+      erase();
+      resolve(outcome);
+    };
+    const onAbort = () => finish({ cancelled: "aborted" });
+    options.signal?.addEventListener("abort", onAbort, { once: true });
     const release = terminal.pushKeys((key: Key) => {
-      const finish = (outcome: ChoiceOutcome<T>) => {
-        release();
-        erase();
-        resolve(outcome);
-      };
       if (key.name === "escape" || key.name === "ctrl-c") return finish({ cancelled: key.name });
       if (key.name === "enter") return finish({ value: (choices[selected] as Choice<T>).value });
       if (key.name === "up" || key.name === "shift-tab") selected = (selected + choices.length - 1) % choices.length;
@@ -58,5 +68,6 @@ export function chooseOne<T>(
       } else return;
       drawChoices();
     });
+    if (options.signal?.aborted) onAbort();
   });
 }

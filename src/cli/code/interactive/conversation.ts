@@ -39,8 +39,11 @@ export class ConversationTracker {
     this.#topRuns.clear();
   }
 
-  /** The conversation as far as the stopped run got, ending with a note that the person stopped it; `fallback` when no run started. */
-  recover(fallback: readonly Message[]): Message[] {
+  /**
+   * The conversation as far as the stopped run got, ending with a note that the person stopped it (unless `noted` is
+   * false: the run failed); `fallback` when no run started.
+   */
+  recover(fallback: readonly Message[], noted = true): Message[] {
     if (!this.#messages) return [...fallback];
     const messages = [...this.#messages];
     const turnIndex = messages.findLastIndex((message) => message.role === "assistant");
@@ -50,7 +53,7 @@ export class ConversationTracker {
       const result = this.#results.get(call.id);
       if (result && !answered.has(call.id)) messages.push(result);
     }
-    messages.push({ role: "user", content: interruptionNote });
+    if (noted) messages.push({ role: "user", content: interruptionNote });
     return messages;
   }
 }

@@ -188,6 +188,7 @@ export class InteractiveSession implements SlashHost {
     const stopOnSignal = () => turn.abort(this.context.signal.reason);
     this.context.signal.addEventListener("abort", stopOnSignal, { once: true });
     this.#view.reset();
+    this.#tracker.reset();
     this.#setActivity("running");
     this.#ticker = setInterval(() => this.#updateStatus(), 1000);
     const releaseKeys = this.terminal.pushKeys((key) => {
@@ -223,7 +224,7 @@ export class InteractiveSession implements SlashHost {
         this.#history = this.#tracker.recover(this.#history);
         this.print(this.style.yellow("⎿ Interrupted · what should the agent do instead?"));
       } else {
-        this.#history = this.#tracker.recover(this.#history).slice(0, -1);
+        this.#history = this.#tracker.recover(this.#history, false);
         const budget = this.context.spending.isBudgetExceeded(error);
         this.print(this.style.red(`${budget ? "" : "Error: "}${(error as Error).message}`));
       }

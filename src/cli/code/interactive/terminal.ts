@@ -85,6 +85,7 @@ export class Terminal {
     this.#input.setEncoding?.("utf8");
     this.#input.on("data", this.#onData);
     this.#input.resume();
+    process.on("exit", this.#restoreOnExit);
     if (!this.live) return;
     this.#output.write("\x1b[?2004h");
     this.#setRegion();
@@ -99,6 +100,7 @@ export class Terminal {
     this.#input.off("data", this.#onData);
     this.#input.setRawMode?.(false);
     this.#input.pause();
+    process.off("exit", this.#restoreOnExit);
     this.release();
     if (!this.live) return;
     this.#output.off("resize", this.#onResize);
@@ -106,6 +108,9 @@ export class Terminal {
     this.#regionRows = undefined;
     this.#output.write(`\x1b[?2004l${rows === undefined ? "" : `\x1b7\x1b[${rows};1H\x1b[2K\x1b[r\x1b8`}`);
   }
+
+  /** A process that ends without {@link close} (a crash) still gives the terminal back: writes to a TTY are synchronous. */
+  readonly #restoreOnExit = (): void => this.close();
 
   /** Puts `handler` on top of the key handlers; the function returned takes it off. */
   pushKeys(handler: KeyHandler): () => void {
