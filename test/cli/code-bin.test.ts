@@ -15,8 +15,8 @@ import {
   sessionMessages,
 } from "./code-helpers.js";
 
-// The built bin end to end. MINAGENT_BIN runs another build (a private one while others work in the tree).
-const bin = process.env.MINAGENT_BIN ?? new URL("../../dist/cli/bin.js", import.meta.url).pathname;
+// The built bin end to end. MINAGENT_TEST_BIN runs another build (a private one while others work in the tree).
+const bin = process.env.MINAGENT_TEST_BIN ?? new URL("../../dist/cli/bin.js", import.meta.url).pathname;
 
 let fixture: CodeFixture;
 let children: ChildProcess[] = [];
