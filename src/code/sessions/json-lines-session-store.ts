@@ -1,0 +1,207 @@
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
+import { readdir, readFile, unlink } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { UsageError } from "../../errors.js";
+import { readSession, summarizeSession } from "./read-session.js";
+import { formatSessionLine, type SessionLine } from "./session-format.js";
+import type { LoadedSession, SessionStore, SessionSummary } from "./session-store.js";
+
+/** Settings of a {@link JsonLinesSessionStore}. */
+export type JsonLinesSessionStoreOptions = {
+  /** minagent's data directory. Default: the `MINAGENT_HOME` environment variable, else `~/.minagent`. */
+  directory?: string | undefined;
+  /**
+   * Flush every append to the disk (`fsync`), so that sessions survive a power cut or a kernel crash, not only a
+   * killed process. It costs a few milliseconds per append (default false).
+   */
+  fsync?: boolean | undefined;
+};
+
+/** The data directory sessions go under: `MINAGENT_HOME`, else `~/.minagent`. */
+export function defaultDataDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.MINAGENT_HOME;
+  return configured ? resolve(configured) : join(homedir(), ".minagent");
+}
+
+/**
+ * The folder name a working directory's sessions go in: its path with every character other than a letter or a
+ * digit replaced by `-` (`/home/me/app` → `-home-me-app`), as Claude Code names them. Different paths may share a
+ * name (`/a-b`, `/a/b`): the header's `cwd` tells them apart. A name over 200 characters is cut and given a hash.
+ */
+export function projectFolderName(cwd: string): string {
+  const name = resolve(cwd).replace(/[^A-Za-z0-9]/g, "-");
+  if (name.length <= 200) return name;
+  return `${name.slice(0, 180)}-${createHash("sha256").update(resolve(cwd)).digest("hex").slice(0, 16)}`;
+}
+
+/** Session ids become file names: letters, digits, `.`, `_` and `-`, not starting with a dot, at most 128. */
+const sessionIdPattern = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+/** Throws a UsageError unless `sessionId` can name a session file. */
+export function checkSessionId(sessionId: string): string {
+  if (typeof sessionId !== "string" || !sessionIdPattern.test(sessionId))
+    throw new UsageError(
+      `${JSON.stringify(sessionId)} is not a session id: use letters, digits, ".", "_" and "-" (at most 128, not starting with ".").`,
+    );
+  return sessionId;
+}
+
+/**
+ * The default {@link SessionStore}: one JSON Lines file per session, `<directory>/projects/<project folder>/<id>.jsonl`
+ * (format: docs/sessions.md). Every append is one synchronous write of whole lines to a file opened for appending,
+ * so a process killed at any moment (SIGKILL included) loses at most the line being written, which readers skip.
+ * Folders are created private (0700) and files 0600: sessions hold the person's code and conversation.
+ * One process writes to a session at a time; to go on with a session another process has open, fork it.
+ */
+export class JsonLinesSessionStore implements SessionStore {
+  /** The data directory (`projects/` is under it). */
+  readonly directory: string;
+  readonly #fsync: boolean;
+  /** Files of the sessions this store has written to or found, by id. */
+  readonly #paths = new Map<string, string>();
+  /** Sessions whose file this store last wrote whole: they end with a newline, unless changed since `load`. */
+  readonly #whole = new Set<string>();
+
+  constructor(options: JsonLinesSessionStoreOptions = {}) {
+    this.directory = options.directory === undefined ? defaultDataDirectory() : resolve(options.directory);
+    this.#fsync = options.fsync ?? false;
+  }
+
+  /** The file a session of `cwd` is kept in. */
+  sessionPath(cwd: string, sessionId: string): string {
+    return join(this.directory, "projects", projectFolderName(cwd), `${checkSessionId(sessionId)}.jsonl`);
+  }
+
+  append(sessionId: string, lines: readonly SessionLine[]): void {
+    if (lines.length === 0) return;
+    checkSessionId(sessionId);
+    const first = lines[0] as SessionLine;
+    let path = this.#paths.get(sessionId);
+    let flags = "a";
+    if (first.type === "session") {
+      if (first.sessionId !== sessionId)
+        throw new UsageError(`The header names the session "${first.sessionId}", but the lines are appended to "${sessionId}".`);
+      // Ids are unique across folders (`load` finds a session by its id alone).
+      const existing = path ?? this.#findSync(sessionId);
+      if (existing !== undefined)
+        throw new UsageError(`A session "${sessionId}" already exists (${existing}): resume it, or start a new one with another id.`);
+      path = this.sessionPath(first.cwd, sessionId);
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      flags = "wx"; // a new file only: never another session's, nor a link planted under its name
+    } else {
+      path ??= this.#findSync(sessionId);
+      if (path === undefined) throw new UsageError(`There is no session "${sessionId}" to append to; start it with its header.`);
+      // After a crash the last line may be torn: it stays a (skipped) line of its own, and the new lines start afresh.
+      if (!this.#whole.has(sessionId)) endWithNewline(path);
+    }
+    this.#whole.delete(sessionId);
+    try {
+      writeLines(path, flags, lines.map(formatSessionLine).join(""), this.#fsync);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST")
+        throw new UsageError(`A session "${sessionId}" already exists (${path}): resume it, or start a new one with another id.`, {
+          cause: error,
+        });
+      throw error;
+    }
+    this.#paths.set(sessionId, path);
+    this.#whole.add(sessionId);
+  }
+
+  async load(sessionId: string): Promise<LoadedSession> {
+    const path = await this.#find(sessionId);
+    if (path === undefined) throw new UsageError(`There is no session "${sessionId}" under ${join(this.directory, "projects")}.`);
+    this.#whole.delete(sessionId); // whoever goes on with it may have seen a torn line: check before the next append
+    return readSession(await readFile(path, "utf8"), path);
+  }
+
+  async list(cwd: string): Promise<SessionSummary[]> {
+    const folder = join(this.directory, "projects", projectFolderName(cwd));
+    const names = await readdir(folder).catch(() => [] as string[]);
+    const summaries: SessionSummary[] = [];
+    const wanted = resolve(cwd);
+    for (const name of names) {
+      if (!name.endsWith(".jsonl")) continue;
+      const bytes = await readFile(join(folder, name)).catch(() => undefined);
+      const summary = bytes && summarizeSession(bytes);
+      if (summary && summary.cwd === wanted && `${summary.sessionId}.jsonl` === name) summaries.push(summary);
+    }
+    return summaries.sort((a, b) => compareTimes(b.updatedAt, a.updatedAt) || compareTimes(b.createdAt, a.createdAt));
+  }
+
+  async remove(sessionId: string): Promise<boolean> {
+    const path = await this.#find(sessionId);
+    this.#paths.delete(sessionId);
+    this.#whole.delete(sessionId);
+    if (path === undefined) return false;
+    await unlink(path);
+    return true;
+  }
+
+  /** The session's file: known, or found in one of the project folders (ids are unique across them). */
+  async #find(sessionId: string): Promise<string | undefined> {
+    checkSessionId(sessionId);
+    const known = this.#paths.get(sessionId);
+    if (known !== undefined) return known;
+    const projects = join(this.directory, "projects");
+    const folders = await readdir(projects).catch(() => [] as string[]);
+    const file = `${sessionId}.jsonl`;
+    for (const folder of folders) {
+      const names = await readdir(join(projects, folder)).catch(() => [] as string[]);
+      if (names.includes(file)) return join(projects, folder, file);
+    }
+    return undefined;
+  }
+
+  #findSync(sessionId: string): string | undefined {
+    const projects = join(this.directory, "projects");
+    const file = `${sessionId}.jsonl`;
+    for (const folder of safeReaddirSync(projects)) {
+      if (safeReaddirSync(join(projects, folder)).includes(file)) return join(projects, folder, file);
+    }
+    return undefined;
+  }
+}
+
+function compareTimes(a: string, b: string): number {
+  return (Date.parse(a) || 0) - (Date.parse(b) || 0);
+}
+
+/** Opens, writes every byte (a write may take only part), optionally flushes, closes. */
+function writeLines(path: string, flags: string, text: string, flush: boolean): void {
+  const fd = openSync(path, flags, 0o600);
+  try {
+    const bytes = Buffer.from(text, "utf8");
+    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+    if (flush) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Adds a newline to a file whose last line was torn, so that the next line starts on a line of its own. */
+function endWithNewline(path: string): void {
+  const fd = openSync(path, "r");
+  let last: number | undefined;
+  try {
+    const { size } = fstatSync(fd);
+    if (size > 0) {
+      const byte = Buffer.alloc(1);
+      readSync(fd, byte, 0, 1, size - 1);
+      last = byte[0];
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (last !== undefined && last !== 10) writeLines(path, "a", "\n", false);
+}
+
+function safeReaddirSync(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,284 @@
+import type { Message, PendingToolCall, Usage } from "../../core/types.js";
+import { addUsage, emptyUsage } from "../../core/usage.js";
+import { UsageError } from "../../errors.js";
+import { type SessionEntry, type SessionHeader, type SessionModel, sessionFormatVersion, toPendingToolCall } from "./session-format.js";
+import type { LoadedSession, SessionProblem, SessionStatus, SessionSummary } from "./session-store.js";
+
+/**
+ * Reads a session file's text: the header, then every line in order. A last line without its newline that is
+ * not JSON was torn by a crash and is skipped; so is a damaged line elsewhere, or one whose shape is wrong; each
+ * is reported in `problems`. Lines of a type this version does not know are skipped silently (newer writers).
+ * Throws a UsageError when the first line is not a version-1 header. `source` names the file in errors.
+ */
+export function readSession(text: string, source: string): LoadedSession {
+  const lines = text.split("\n");
+  const problems: SessionProblem[] = [];
+  const header = readHeader(lines[0], source);
+  const reader = new ConversationReader(header);
+  const last = text.endsWith("\n") ? lines.length - 2 : lines.length - 1;
+  for (let index = 1; index <= last; index++) {
+    const raw = lines[index] as string;
+    if (raw === "") continue;
+    let entry: SessionEntry;
+    try {
+      entry = JSON.parse(raw) as SessionEntry;
+    } catch {
+      problems.push({ line: index + 1, reason: index === last && !text.endsWith("\n") ? tornLine : damagedLine });
+      continue;
+    }
+    const problem = reader.apply(entry);
+    if (problem !== undefined) problems.push({ line: index + 1, reason: problem });
+  }
+  return reader.result(problems);
+}
+
+const tornLine = "the last line is incomplete: the process stopped while writing it";
+const damagedLine = "not JSON: a line torn by a crash, or a damaged file";
+
+function readHeader(raw: string | undefined, source: string): SessionHeader {
+  let header: Partial<SessionHeader> | undefined;
+  try {
+    header = raw ? (JSON.parse(raw) as Partial<SessionHeader>) : undefined;
+  } catch {
+    header = undefined;
+  }
+  if (header?.type !== "session" || typeof header.sessionId !== "string" || typeof header.cwd !== "string")
+    throw new UsageError(`${source} is not a minagent session: its first line is not a complete session header.`);
+  if (header.version !== sessionFormatVersion)
+    throw new UsageError(
+      `${source} has session format version ${String(header.version)}; this minagent reads version ${sessionFormatVersion}.`,
+    );
+  return header as SessionHeader;
+}
+
+const roles = new Set(["system", "user", "assistant", "tool"]);
+
+function isMessage(value: unknown): value is Message {
+  const message = value as Message | null;
+  return (
+    typeof message === "object" &&
+    message !== null &&
+    roles.has(message.role) &&
+    typeof message.content === "string" &&
+    (message.toolCalls === undefined || Array.isArray(message.toolCalls))
+  );
+}
+
+/** Replays lines into the conversation, restoring each turn's results to call order. */
+class ConversationReader {
+  readonly #header: SessionHeader;
+  #messages: Message[] = [];
+  /** Index of the assistant message whose calls are being answered, or -1. */
+  #turnStart = -1;
+  #callOrder = new Map<string, number>();
+  #pending = new Map<string, PendingToolCall>();
+  #firstPrompt: string | undefined;
+  #prompts = 0;
+  #turns = 0;
+  #compactions = 0;
+  readonly #usage: Usage = emptyUsage();
+  #updatedAt: string;
+  #model: SessionModel | undefined;
+  #permissionMode: string | undefined;
+  #status: SessionStatus = "unfinished";
+
+  constructor(header: SessionHeader) {
+    this.#header = header;
+    this.#updatedAt = header.createdAt;
+    this.#model = header.model;
+  }
+
+  /** Applies one line; returns why it was skipped, if it was. */
+  apply(entry: SessionEntry): string | undefined {
+    if (typeof entry !== "object" || entry === null) return "not a session line";
+    if (entry.usage) addUsage(this.#usage, entry.usage);
+    if (typeof entry.at === "string") this.#updatedAt = entry.at;
+    switch (entry.type) {
+      case "message":
+        if (!isMessage(entry.message)) return "a message line without a valid message";
+        this.#status = "unfinished";
+        return this.#addMessage(entry.message, entry.event === "tool-call-end");
+      case "compaction": {
+        if (!Number.isInteger(entry.keep) || entry.keep < 0 || !Array.isArray(entry.messages) || !entry.messages.every(isMessage))
+          return "a compaction line without a valid history";
+        this.#status = "unfinished";
+        this.#compactions++;
+        this.#messages = this.#messages.slice(0, entry.keep).concat(entry.messages);
+        this.#findOpenTurn();
+        return undefined;
+      }
+      case "pending":
+        if (typeof entry.toolCall?.id !== "string") return "a pending line without a tool call";
+        if (this.#callOrder.has(entry.toolCall.id)) this.#pending.set(entry.toolCall.id, toPendingToolCall(entry));
+        return undefined;
+      case "run-end":
+        this.#status = entry.status;
+        return undefined;
+      case "permission-mode":
+        this.#permissionMode = entry.mode;
+        return undefined;
+      case "model":
+        this.#model = entry.model;
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  #addMessage(message: Message, inCallOrder: boolean): string | undefined {
+    if (message.role === "tool") return this.#addResult(message, inCallOrder);
+    this.#messages.push(message);
+    if (message.role === "user") {
+      this.#prompts++;
+      this.#firstPrompt ??= message.content;
+    }
+    if (message.role === "assistant") this.#turns++;
+    this.#openTurn(message.toolCalls?.length ? this.#messages.length - 1 : -1);
+    return undefined;
+  }
+
+  /**
+   * A result written when its call ended goes after the results of the calls made before its own (they may have
+   * finished later); any other result (the engine's answer to a call a crash cut short) stays where it was written.
+   */
+  #addResult(message: Message, inCallOrder: boolean): string | undefined {
+    const id = message.toolCallId ?? "";
+    if (!this.#callOrder.has(id)) {
+      this.#messages.push(message);
+      return undefined;
+    }
+    for (let index = this.#turnStart + 1; index < this.#messages.length; index++)
+      if (this.#messages[index]?.toolCallId === id) return `a second result for the call "${id}"`;
+    const position = inCallOrder ? resultPosition(this.#messages, this.#turnStart, this.#callOrder, id) : this.#messages.length;
+    this.#messages.splice(position, 0, message);
+    this.#pending.delete(id);
+    return undefined;
+  }
+
+  #openTurn(index: number): void {
+    this.#turnStart = index;
+    this.#pending = new Map();
+    const calls = index >= 0 ? (this.#messages[index]?.toolCalls ?? []) : [];
+    this.#callOrder = new Map(calls.map((call, order) => [call.id, order]));
+  }
+
+  /** After a compaction: the last assistant message's calls are still open if only tool messages follow it. */
+  #findOpenTurn(): void {
+    let index = this.#messages.length - 1;
+    while (index >= 0 && this.#messages[index]?.role === "tool") index--;
+    this.#openTurn(this.#messages[index]?.role === "assistant" && this.#messages[index]?.toolCalls?.length ? index : -1);
+  }
+
+  result(problems: SessionProblem[]): LoadedSession {
+    const header = this.#header;
+    const order = this.#callOrder;
+    const pending = [...this.#pending.values()].sort((a, b) => (order.get(a.toolCall.id) ?? 0) - (order.get(b.toolCall.id) ?? 0));
+    return {
+      sessionId: header.sessionId,
+      header,
+      messages: this.#messages,
+      firstPrompt: this.#firstPrompt,
+      prompts: this.#prompts,
+      turns: this.#turns,
+      usage: this.#usage,
+      createdAt: header.createdAt,
+      updatedAt: this.#updatedAt,
+      model: this.#model,
+      permissionMode: this.#permissionMode,
+      status: this.#status,
+      pending,
+      compactions: this.#compactions,
+      problems,
+    };
+  }
+}
+
+/**
+ * Where the result of call `id` goes among the results that follow the assistant message at `turnStart`: after
+ * those of the calls made before it, which may have finished later. At the end when the turn is not open.
+ */
+export function resultPosition(
+  messages: readonly Message[],
+  turnStart: number,
+  callOrder: ReadonlyMap<string, number>,
+  id: string,
+): number {
+  const order = callOrder.get(id);
+  let position = messages.length;
+  if (turnStart < 0 || order === undefined) return position;
+  while (position > turnStart + 1 && (callOrder.get(messages[position - 1]?.toolCallId ?? "") ?? -1) > order) position--;
+  return position;
+}
+
+// Listing reads no conversation: it finds lines by how they start. The recorder writes every message line with
+// these keys first, and JSON text holds no raw newline, so a match is always the start of a line.
+const assistantLine = Buffer.from('\n{"type":"message","message":{"role":"assistant"');
+const userLine = Buffer.from('\n{"type":"message","message":{"role":"user"');
+
+/**
+ * What `list` shows of a session file, read without parsing the conversation: the header, the first prompt, the
+ * counts of assistant and user message lines, and the time of the last complete line. Undefined for a file
+ * that is not a session (no complete header) or of another format version.
+ */
+export function summarizeSession(bytes: Buffer): SessionSummary | undefined {
+  const firstEnd = bytes.indexOf(10);
+  let header: SessionHeader;
+  try {
+    header = readHeader(bytes.toString("utf8", 0, firstEnd === -1 ? bytes.length : firstEnd), "");
+  } catch {
+    return undefined;
+  }
+  // A torn last line is left out, as `load` leaves it out.
+  let end = bytes.length;
+  if (bytes[end - 1] !== 10 && parseLine(bytes, end) === undefined) end = bytes.lastIndexOf(10, end - 1) + 1;
+  const complete = bytes.subarray(0, end);
+  const firstUser = complete.indexOf(userLine);
+  let firstPrompt: string | undefined;
+  if (firstUser !== -1) {
+    const lineEnd = complete.indexOf(10, firstUser + 1);
+    try {
+      const line = JSON.parse(complete.toString("utf8", firstUser + 1, lineEnd === -1 ? end : lineEnd)) as { message?: Message };
+      firstPrompt = line.message?.content;
+    } catch {
+      firstPrompt = undefined;
+    }
+  }
+  return {
+    sessionId: header.sessionId,
+    cwd: header.cwd,
+    firstPrompt,
+    turns: countOccurrences(complete, assistantLine),
+    prompts: countOccurrences(complete, userLine),
+    createdAt: header.createdAt,
+    updatedAt: lastTime(bytes, end) ?? header.createdAt,
+    model: header.model,
+    forkedFrom: header.forkedFrom?.sessionId,
+  };
+}
+
+/** The line that ends at `end` (a newline there, or the end of the file), parsed; undefined if it is not JSON. */
+function parseLine(bytes: Buffer, end: number): { at?: unknown } | undefined {
+  const stop = bytes[end - 1] === 10 ? end - 1 : end;
+  const start = bytes.lastIndexOf(10, stop - 1) + 1;
+  try {
+    return JSON.parse(bytes.toString("utf8", start, stop)) as { at?: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The time of the last line before `end` that has one (a damaged line is passed over; at most a few are tried). */
+function lastTime(bytes: Buffer, end: number): string | undefined {
+  for (let tries = 0, stop = end; tries < 8 && stop > 0; tries++) {
+    const at = parseLine(bytes, stop)?.at;
+    if (typeof at === "string") return at;
+    stop = bytes.lastIndexOf(10, stop - 2) + 1;
+  }
+  return undefined;
+}
+
+function countOccurrences(bytes: Buffer, pattern: Buffer): number {
+  let count = 0;
+  for (let index = bytes.indexOf(pattern); index !== -1; index = bytes.indexOf(pattern, index + pattern.length)) count++;
+  return count;
+}

@@ -1,0 +1,340 @@
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import type { AgentEvent, AgentEventListener } from "../../core/events.js";
+import type { Message, Usage } from "../../core/types.js";
+import { addUsage, emptyUsage } from "../../core/usage.js";
+import { UsageError } from "../../errors.js";
+import type { SecretScrubber } from "../../trace/scrub-secrets.js";
+import { resultPosition } from "./read-session.js";
+import { createSessionScrubber, environmentSecrets, scrubMessage, scrubToolCall } from "./scrub-message.js";
+import { type SessionEntry, type SessionHeader, type SessionModel, sessionFormatVersion } from "./session-format.js";
+import type { LoadedSession, SessionStore } from "./session-store.js";
+
+/** Settings of a {@link SessionRecorder}. */
+export type SessionRecorderOptions = {
+  /** Where the session is kept (e.g. a `JsonLinesSessionStore`). */
+  store: SessionStore;
+  /** The folder the agent works in (default: the resumed session's, else `process.cwd()`). */
+  cwd?: string | undefined;
+  /** The new session's id (default: a random UUID). Ignored when resuming without `fork`. */
+  sessionId?: string | undefined;
+  /** A loaded session to go on with: its conversation is what is on record, and lines go to its file. */
+  resume?: LoadedSession | undefined;
+  /** With `resume`: record into a new session (a fork), which starts with the resumed conversation; the old file is left as it was. */
+  fork?: boolean | undefined;
+  /** The model for the header when no run has said (the header names the first run's). */
+  model?: SessionModel | undefined;
+  /** Read at each event of the conversation: a new value is written as a `permission-mode` line (`() => permissions.mode`). */
+  permissionMode?: (() => string | undefined) | undefined;
+  /**
+   * More values never to write (they are hidden wherever they appear). The values of credential-named environment
+   * variables (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`…) are added.
+   */
+  secrets?: readonly (string | undefined)[] | undefined;
+  /** The environment whose credential-named variables are hidden (default: `process.env`). */
+  env?: NodeJS.ProcessEnv | undefined;
+  /** Replaces the scrubber entirely (then `secrets` and `env` are not read). */
+  scrubber?: SecretScrubber | undefined;
+  /** Told when a write fails; recording stops there (default: a process warning). The run goes on. */
+  onError?: ((error: unknown) => void) | undefined;
+  /** The clock (tests). */
+  now?: (() => Date) | undefined;
+};
+
+/**
+ * Writes a conversation to a session store as it happens. Pass `listen` as a run's (or an agent's) `onEvent`:
+ * the prompt (and the system prompt of a new conversation) when a run starts, each assistant message when the
+ * model answers, each tool result when its call ends (in the order calls finish; readers restore call order),
+ * a `compaction` line when `prepareTurn` replaces the history, `pending` lines for calls that wait for a decision,
+ * and how each run ended. Each event's lines are appended before the listener returns, so everything is stored
+ * before the next model call. Child runs (sub-agents) are not recorded, only their tokens. Secrets are hidden
+ * first (see `scrubMessage`). The session's file is created with the first lines, not before.
+ * @example
+ * const recorder = new SessionRecorder({ store: new JsonLinesSessionStore(), cwd: process.cwd() });
+ * await agent.run("Fix the failing test", { onEvent: recorder.listen });
+ */
+export class SessionRecorder {
+  /** The session lines are written to. */
+  readonly sessionId: string;
+  /** The conversation as recorded (each turn's results in call order): the `history` to go on with. */
+  get messages(): readonly Message[] {
+    return this.#mirror;
+  }
+  /** The error that stopped recording, if a write failed. */
+  get error(): unknown {
+    return this.#error;
+  }
+
+  readonly #options: SessionRecorderOptions;
+  readonly #store: SessionStore;
+  readonly #cwd: string;
+  readonly #scrubber: SecretScrubber;
+  readonly #now: () => Date;
+  /** The header, until it is written with the first lines. */
+  #header: Omit<SessionHeader, "createdAt" | "model"> | undefined;
+  /** Lines waiting for the header (a permission mode set before the first prompt). */
+  #queued: SessionEntry[] = [];
+  /** The conversation's messages as the runs hold them (not scrubbed), to tell what is new. */
+  #mirror: Message[];
+  #turnStart = -1;
+  #callOrder = new Map<string, number>();
+  /** The runs heard of: the conversation's, and their child runs. */
+  readonly #runs = new Map<string, { kind: "conversation"; messages: readonly Message[] } | { kind: "child" }>();
+  #model: SessionModel | undefined;
+  #permissionMode: string | undefined;
+  /** Tokens child runs spent since the last line. */
+  #childUsage: Usage | undefined;
+  #error: unknown;
+
+  /** The listener to pass as `onEvent`. It never throws: a failed write stops recording and is reported to `onError`. */
+  readonly listen: AgentEventListener = (event) => {
+    if (this.#error !== undefined) return;
+    try {
+      this.#handle(event);
+    } catch (error) {
+      this.#fail(error);
+    }
+  };
+
+  constructor(options: SessionRecorderOptions) {
+    if (typeof options?.store?.append !== "function")
+      throw new UsageError("SessionRecorder needs a store, e.g. { store: new JsonLinesSessionStore(), cwd: process.cwd() }.");
+    const { resume, fork } = options;
+    if (fork && !resume)
+      throw new UsageError("SessionRecorder: fork needs the session to fork ({ resume: await store.load(id), fork: true }).");
+    this.#options = options;
+    this.#store = options.store;
+    this.#now = options.now ?? (() => new Date());
+    this.#cwd = resolve(options.cwd ?? resume?.header.cwd ?? process.cwd());
+    this.#scrubber =
+      options.scrubber ??
+      (() => {
+        const base = createSessionScrubber([]);
+        return createSessionScrubber([...(options.secrets ?? []), ...environmentSecrets(options.env ?? process.env, base)]);
+      })();
+    this.#model = resume?.model;
+    if (resume && !fork) {
+      this.#permissionMode = resume.permissionMode;
+      this.sessionId = resume.sessionId;
+      this.#mirror = resume.messages.slice();
+      this.#findOpenTurn();
+    } else {
+      this.sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
+      this.#mirror = [];
+      this.#header = {
+        type: "session",
+        version: sessionFormatVersion,
+        sessionId: this.sessionId,
+        cwd: this.#cwd,
+        ...optional("minagentVersion", readMinagentVersion()),
+        ...(resume && { forkedFrom: { sessionId: resume.sessionId } }),
+      };
+      // A fork starts with the resumed conversation, written with its first run (which sends it as its history).
+      if (resume?.permissionMode !== undefined) this.recordPermissionMode(resume.permissionMode);
+    }
+  }
+
+  /** Records a permission mode change now (when `permissionMode` is not given to read it). */
+  recordPermissionMode(mode: string): void {
+    if (mode === this.#permissionMode || this.#error !== undefined) return;
+    this.#permissionMode = mode;
+    const line: SessionEntry = { type: "permission-mode", mode, at: this.#at() };
+    if (this.#header) {
+      this.#queued.push(line);
+      return;
+    }
+    try {
+      this.#write([line]);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #fail(error: unknown): void {
+    this.#error = error ?? new Error("unknown error");
+    (this.#options.onError ?? warn(this.sessionId))(error);
+  }
+
+  #handle(event: AgentEvent): void {
+    if (event.type === "run-start") {
+      const parent = event.parentRunId === undefined ? undefined : this.#runs.get(event.parentRunId);
+      if (parent) this.#runs.set(event.runId, { kind: "child" });
+      else this.#startRun(event.runId, event.messages, event.model);
+      return;
+    }
+    const run = this.#runs.get(event.runId);
+    if (run?.kind === "child") {
+      if (event.type === "model-call-end" && event.response.usage) {
+        this.#childUsage ??= emptyUsage();
+        addUsage(this.#childUsage, event.response.usage);
+      }
+      if (event.type === "run-end" || event.type === "run-error") this.#runs.delete(event.runId);
+      return;
+    }
+    if (!run || !recordedEvents.has(event.type)) return;
+    const lines = this.#modeChange();
+    const at = this.#at();
+    switch (event.type) {
+      case "model-call-start":
+        if (event.messages !== run.messages) {
+          this.#runs.set(event.runId, { kind: "conversation", messages: event.messages });
+          this.#sync(event.messages, "prepare-turn", lines);
+        }
+        break;
+      case "model-call-end": {
+        const message = event.response.message;
+        lines.push({ type: "message", message: scrubMessage(message, this.#scrubber), at, ...optional("usage", event.response.usage) });
+        this.#mirror.push(message);
+        this.#openTurn(message.toolCalls?.length ? this.#mirror.length - 1 : -1);
+        break;
+      }
+      case "tool-call-end": {
+        const { toolCall, result } = event;
+        const message: Message = {
+          role: "tool",
+          content: result.content,
+          toolCallId: toolCall.id,
+          ...(result.isError && { isError: true }),
+        };
+        lines.push({ type: "message", message: scrubMessage(message, this.#scrubber), event: "tool-call-end", at });
+        this.#mirror.splice(resultPosition(this.#mirror, this.#turnStart, this.#callOrder, toolCall.id), 0, message);
+        break;
+      }
+      case "tool-call-pending":
+        lines.push({
+          type: "pending",
+          toolCall: scrubToolCall(event.toolCall, this.#scrubber),
+          ...optional("reason", event.reason === undefined ? undefined : this.#scrubber.text(event.reason)),
+          ...(event.deferred && { deferred: true as const }),
+          at,
+        });
+        break;
+      case "run-end":
+        lines.push({ type: "run-end", status: event.status, at });
+        this.#runs.delete(event.runId);
+        break;
+      case "run-error":
+        lines.push({ type: "run-end", status: "failed", error: this.#scrubber.text(errorText(event.error)), at });
+        this.#runs.delete(event.runId);
+        break;
+      default:
+        break;
+    }
+    this.#write(lines);
+  }
+
+  #startRun(runId: string, messages: readonly Message[], model: SessionModel): void {
+    this.#runs.set(runId, { kind: "conversation", messages });
+    const lines = this.#modeChange();
+    const known = this.#model;
+    this.#model = model;
+    if (!this.#header && known !== undefined && (known.provider !== model.provider || known.modelId !== model.modelId))
+      lines.push({ type: "model", model, at: this.#at() });
+    this.#sync(messages, "history", lines);
+    this.#write(lines);
+  }
+
+  /**
+   * Brings the record up to `messages`: what follows the recorded conversation is appended; a history that differs
+   * from it is a `compaction` line keeping the common start.
+   */
+  #sync(messages: readonly Message[], reason: "prepare-turn" | "history", lines: SessionEntry[]): void {
+    const mirror = this.#mirror;
+    let keep = 0;
+    const shortest = Math.min(mirror.length, messages.length);
+    while (keep < shortest && sameMessage(mirror[keep] as Message, messages[keep] as Message)) keep++;
+    const added = messages.slice(keep);
+    const at = this.#at();
+    if (keep === mirror.length)
+      for (const message of added) lines.push({ type: "message", message: scrubMessage(message, this.#scrubber), at });
+    else lines.push({ type: "compaction", reason, keep, messages: added.map((message) => scrubMessage(message, this.#scrubber)), at });
+    this.#mirror = mirror.slice(0, keep).concat(added);
+    this.#findOpenTurn();
+  }
+
+  #modeChange(): SessionEntry[] {
+    const mode = this.#options.permissionMode?.();
+    if (mode === undefined || mode === this.#permissionMode) return [];
+    this.#permissionMode = mode;
+    return [{ type: "permission-mode", mode, at: this.#at() }];
+  }
+
+  /** Appends the lines (after the header and queued lines, the first time). Child runs' tokens ride on the first. */
+  #write(lines: SessionEntry[]): void {
+    if (lines.length === 0) return;
+    if (this.#childUsage) {
+      const first = lines[0] as SessionEntry;
+      const usage = emptyUsage();
+      addUsage(usage, first.usage);
+      addUsage(usage, this.#childUsage);
+      lines[0] = { ...first, usage };
+      this.#childUsage = undefined;
+    }
+    if (this.#header) {
+      const header: SessionHeader = { ...this.#header, createdAt: this.#at(), ...optional("model", this.#model ?? this.#options.model) };
+      this.#store.append(this.sessionId, [header, ...this.#queued, ...lines]);
+      this.#header = undefined;
+      this.#queued = [];
+    } else {
+      this.#store.append(this.sessionId, lines);
+    }
+  }
+
+  #openTurn(index: number): void {
+    this.#turnStart = index;
+    const calls = index >= 0 ? (this.#mirror[index]?.toolCalls ?? []) : [];
+    this.#callOrder = new Map(calls.map((call, order) => [call.id, order]));
+  }
+
+  #findOpenTurn(): void {
+    let index = this.#mirror.length - 1;
+    while (index >= 0 && this.#mirror[index]?.role === "tool") index--;
+    this.#openTurn(this.#mirror[index]?.role === "assistant" && this.#mirror[index]?.toolCalls?.length ? index : -1);
+  }
+
+  #at(): string {
+    return this.#now().toISOString();
+  }
+}
+
+/** The events of a conversation run that write lines (streaming deltas and tool-call starts write none). */
+const recordedEvents = new Set<AgentEvent["type"]>([
+  "model-call-start",
+  "model-call-end",
+  "tool-call-end",
+  "tool-call-pending",
+  "run-end",
+  "run-error",
+]);
+
+/** Whether two messages are the same entry of a conversation (the same object, or the same role, text, call and calls). */
+function sameMessage(a: Message, b: Message): boolean {
+  if (a === b) return true;
+  if (a.role !== b.role || a.content !== b.content || a.toolCallId !== b.toolCallId) return false;
+  const left = a.toolCalls ?? [];
+  const right = b.toolCalls ?? [];
+  return left.length === right.length && left.every((call, index) => call.id === right[index]?.id);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function warn(sessionId: string): (error: unknown) => void {
+  return (error) =>
+    process.emitWarning(`Session ${sessionId} is no longer recorded: ${errorText(error)}`, { type: "MinagentSessionWarning" });
+}
+
+/** The version of this minagent, from its package.json (src/ and dist/ are both three folders below it). */
+function readMinagentVersion(): string | undefined {
+  try {
+    const version = (createRequire(import.meta.url)("../../../package.json") as { version?: unknown }).version;
+    return typeof version === "string" ? version : undefined;
+  } catch {
+    return undefined;
+  }
+}
