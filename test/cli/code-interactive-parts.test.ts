@@ -173,6 +173,10 @@ describe("tool lines", () => {
     expect(summarizeToolResult(bash, { content: "(no output)\n\nExit code: 0\n[Working directory: src]" })).toBe("exit 0 · no output");
     expect(summarizeToolResult({ name: "Glob", arguments: {} }, { content: "a.ts\nb.ts" })).toBe("2 files");
     expect(summarizeToolResult(bash, { content: "Error: The command timed out\nmore", isError: true })).toBe("The command timed out");
+    const edit = { name: "Edit", arguments: {} };
+    expect(summarizeToolResult(edit, { content: "Edited a.js: replaced 1 occurrence (line 2). It now reads:\n 2\tx" })).toBe(
+      "Edited a.js: replaced 1 occurrence (line 2).",
+    );
   });
 });
 

@@ -86,7 +86,7 @@ export class InteractiveSession implements SlashHost {
         this.#view.forgetLastLine();
         this.terminal.write(`${text}\n`);
       },
-      note: (text) => this.#view.print(`${text}\n`),
+      note: (text) => this.#view.printNote(text),
     });
     this.#approvals = approvals;
     this.#agent = await this.context.createAgent({ askPerson: approvals.askPerson });

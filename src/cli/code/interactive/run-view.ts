@@ -17,7 +17,7 @@ export class RunView {
   #streamed = false;
   readonly #topRuns = new Set<string>();
   /** Calls started and not ended: their lines say "interrupted" if the turn is stopped. */
-  readonly #running = new Map<string, { call: string; runId: string }>();
+  readonly #running = new Map<string, { call: string; runId: string; line: string }>();
   /** Input tokens of the latest model call: how full the context is. */
   lastInputTokens: number | undefined;
 
@@ -63,9 +63,10 @@ export class RunView {
       case "tool-call-start": {
         this.endLine();
         const call = describeToolCall(event.toolCall, this.#root);
-        this.print(`${style.dim(this.#toolLine("⋯", call, undefined, event.runId))}\n`);
+        const line = style.dim(this.#toolLine("⋯", call, undefined, event.runId));
+        this.print(`${line}\n`);
         this.#lastLine = event.toolCall.id;
-        this.#running.set(event.toolCall.id, { call, runId: event.runId });
+        this.#running.set(event.toolCall.id, { call, runId: event.runId, line });
         break;
       }
       case "tool-call-end": {
@@ -118,6 +119,18 @@ export class RunView {
     this.#terminal.print(text);
     this.#midLine = !text.endsWith("\n");
     this.#lastLine = undefined;
+  }
+
+  /**
+   * Prints a note about a running call (a rule just added) above its running line, so that the line stays the last
+   * one and its outcome can replace it.
+   */
+  printNote(text: string): void {
+    const running = this.#lastLine === undefined ? undefined : this.#running.get(this.#lastLine);
+    if (!running || !this.#terminal.live) return this.print(`${text}\n`);
+    const id = this.#lastLine;
+    this.print(`\x1b[1A\r\x1b[2K${text}\n${running.line}\n`);
+    this.#lastLine = id;
   }
 
   /** Ends a half-written line, so that what comes next starts on a line of its own. */

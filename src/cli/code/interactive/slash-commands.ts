@@ -58,7 +58,7 @@ export const slashCommands: readonly SlashCommand[] = [
   {
     name: "mode",
     arguments: "[mode]",
-    summary: `cycle the permission mode (like shift+tab), or set one: ${permissionModes.join(", ")}`,
+    summary: "cycle the permission mode (like shift+tab), or set one",
     run: (host, args) => {
       if (args && !isPermissionMode(args)) {
         host.print(host.style.yellow(`Unknown mode "${args}": choose one of ${permissionModes.join(", ")}.`));
@@ -98,16 +98,17 @@ export function matchSlashCommands(typed: string): SlashCommand[] {
 function helpText(style: Style): string {
   const commands = slashCommands.map((command) => {
     const name = `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
-    return `  ${style.cyan(name.padEnd(18))}${command.summary}`;
+    return `  ${style.cyan(name.padEnd(20))}${command.summary}`;
   });
   const keys = [
     ["enter", "send the prompt"],
     ["alt+enter, \\ enter", "a new line in the prompt"],
     ["esc, ctrl+c", "interrupt the agent (ctrl+c twice at an empty prompt leaves)"],
+    ["/mode <mode>", `set a mode: ${permissionModes.join(", ")}`],
     ["shift+tab", "cycle the permission mode: default → accept edits → plan"],
     ["↑ ↓", "earlier prompts"],
     ["ctrl+d", "leave, at an empty prompt"],
-  ].map(([key, what]) => `  ${style.cyan((key as string).padEnd(18))}${what}`);
+  ].map(([key, what]) => `  ${style.cyan((key as string).padEnd(20))}${what}`);
   return [style.bold("Commands"), ...commands, "", style.bold("Keys"), ...keys].join("\n");
 }
 

@@ -46,10 +46,13 @@ export function formatStatus(facts: StatusFacts, style: Style, columns: number):
       : facts.activity === "asking"
         ? ` · ${style.yellow("waiting for your answer")}`
         : "";
-  const left = `${mode}${style.dim(" (shift+tab to cycle)")}${activity}`;
   const right = style.dim(formatSpending(facts));
-  const gap = columns - 1 - displayWidth(left) - displayWidth(right);
-  return gap >= 2 ? `${left}${" ".repeat(gap)}${right}` : `${left} · ${right}`;
+  // On a narrow screen the key hint goes first, then the context use.
+  for (const left of [`${mode}${style.dim(" (shift+tab to cycle)")}${activity}`, `${mode}${activity}`]) {
+    const gap = columns - 1 - displayWidth(left) - displayWidth(right);
+    if (gap >= 2) return `${left}${" ".repeat(gap)}${right}`;
+  }
+  return `${mode}${activity} · ${style.dim(formatSpending({ ...facts, contextTokens: undefined }))}`;
 }
 
 /** `1,234 tokens · $0.0042 · context 6% of 200k` */

@@ -36,6 +36,9 @@ export function describeToolCall(call: Call, root: string): string {
     case "Grep":
       key = within(text("pattern") && JSON.stringify(text("pattern")), path("path") ?? text("glob"));
       break;
+    case "ExitPlanMode": // the plan is shown in full when it is put to the person
+      key = undefined;
+      break;
     case "TodoWrite":
       key = Array.isArray(args.todos) ? `${args.todos.length} task${args.todos.length === 1 ? "" : "s"}` : undefined;
       break;
@@ -66,6 +69,8 @@ export function summarizeToolResult(call: Call, result: { content: string; isErr
     const files = content.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("(") && !line.startsWith("[")).length;
     return /^no files/i.test(content) ? firstLine(content) : `${files} file${files === 1 ? "" : "s"}`;
   }
+  // "Edited src/a.ts: replaced 1 occurrence (line 2). It now reads: …": the first sentence says it.
+  if (call.name === "Edit" || call.name === "Write") return firstLine(content).replace(/(\.)\s.*$/, "$1");
   return firstLine(content);
 }
 
