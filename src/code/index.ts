@@ -32,6 +32,28 @@ export {
   permissionModes,
   permissionSettingsFiles,
 } from "./permissions/index.js";
+export {
+  checkSessionId,
+  createSessionScrubber,
+  defaultDataDirectory,
+  interruptedRunResult,
+  JsonLinesSessionStore,
+  type JsonLinesSessionStoreOptions,
+  type LoadedSession,
+  type OpenedSession,
+  type OpenSessionOptions,
+  openSession,
+  readSession,
+  type SessionEntry,
+  type SessionHeader,
+  type SessionLine,
+  SessionRecorder,
+  type SessionRecorderOptions,
+  type SessionStatus,
+  type SessionStore,
+  type SessionSummary,
+  sessionFormatVersion,
+} from "./sessions/index.js";
 export { codingSystemPrompt } from "./system-prompt.js";
 export { type BashToolOptions, createBashTool } from "./tools/bash.js";
 export { createEditTool } from "./tools/edit.js";
