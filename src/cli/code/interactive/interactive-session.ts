@@ -187,6 +187,7 @@ export class InteractiveSession implements SlashHost {
     this.#turn = turn;
     const stopOnSignal = () => turn.abort(this.context.signal.reason);
     this.context.signal.addEventListener("abort", stopOnSignal, { once: true });
+    if (this.context.signal.aborted) stopOnSignal();
     this.#view.reset();
     this.#tracker.reset();
     this.#setActivity("running");
@@ -226,7 +227,8 @@ export class InteractiveSession implements SlashHost {
       } else {
         this.#history = this.#tracker.recover(this.#history, false);
         const budget = this.context.spending.isBudgetExceeded(error);
-        this.print(this.style.red(`${budget ? "" : "Error: "}${(error as Error).message}`));
+        const message = error instanceof Error ? error.message : String(error);
+        this.print(this.style.red(`${budget ? "" : "Error: "}${message}`));
       }
     } finally {
       ended = true;
