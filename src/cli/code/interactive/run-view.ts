@@ -127,7 +127,10 @@ export class RunView {
    */
   printNote(text: string): void {
     const running = this.#lastLine === undefined ? undefined : this.#running.get(this.#lastLine);
-    if (!running || !this.#terminal.live) return this.print(`${text}\n`);
+    if (!running || !this.#terminal.live) {
+      this.print(`${text}\n`);
+      return;
+    }
     const id = this.#lastLine;
     this.print(`\x1b[1A\r\x1b[2K${text}\n${running.line}\n`);
     this.#lastLine = id;
