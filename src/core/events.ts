@@ -50,6 +50,18 @@ export type AgentEvent =
       model: Pick<Model, "provider" | "modelId">;
     }
   | { type: "run-end"; runId: string; status: RunStatus; final: string; turns: number; usage: Usage }
+  | {
+      type: "compaction";
+      runId: string;
+      turn: number;
+      /** What was done: old tool results replaced by placeholders, or the older conversation summarised. */
+      stage: "tool-results" | "summary";
+      /** Estimated context tokens before and after. */
+      tokensBefore: number;
+      tokensAfter: number;
+      /** Set when the compaction failed (the run goes on uncompacted) or freed nothing. */
+      error?: string;
+    }
   | { type: "run-error"; runId: string; error: unknown };
 
 /** A listener of agent events. */

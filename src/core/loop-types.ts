@@ -31,6 +31,11 @@ export interface ToolExecutor {
 /** What the run looks like before a model call: handed to `prepareTurn`. */
 export type TurnContext = {
   runId: string;
+  /**
+   * The run itself: its signal (a model call made here, such as a compaction's summary, should honour it), its
+   * usage (add what such a call used), and `emit` for events of its own (a `compaction` event).
+   */
+  run: RunContext;
   /** The 0-based model call about to be made. */
   turn: number;
   /** The conversation as it stands (do not change it: return `messages` instead). */

@@ -66,7 +66,7 @@ function callOptionsFor({ callOptions }: Turn, turn: number, { stream, run }: Lo
 /** Asks `prepareTurn` how this turn should look, and checks what it says. */
 async function planTurn(options: LoopOptions, turn: number, messages: Message[], unplanned: Turn): Promise<Turn> {
   const { run } = options;
-  const plan = await options.prepareTurn?.({ runId: run.runId, turn, messages, usage: run.usage });
+  const plan = await options.prepareTurn?.({ runId: run.runId, run, turn, messages, usage: run.usage });
   if (!plan) return unplanned;
   if (plan.messages !== undefined && !Array.isArray(plan.messages))
     throw new UsageError(`prepareTurn returned messages that are not an array (turn ${turn}); return a Message[] or leave it out.`);
