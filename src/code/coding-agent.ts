@@ -75,6 +75,18 @@ export type CodingAgentOptions = {
   home?: string | undefined;
 };
 
+/** Options of one {@link CodingAgent} run. */
+export type CodingRunOptions = {
+  /** The conversation so far (a loaded session's messages): the run continues it. */
+  history?: readonly Message[] | undefined;
+  /** Aborts the run (Esc, Ctrl-C). */
+  signal?: AbortSignal | undefined;
+  /** Receives this run's events (and its child runs'). */
+  onEvent?: AgentEventListener | undefined;
+  /** Ask the model to stream, so listeners get text deltas as they arrive. */
+  stream?: boolean | undefined;
+};
+
 /** How a {@link CodingAgent} run ends: the engine's result, and whether a hook blocked the prompt. */
 export type CodingRunResult = RunResult & {
   /** Set when a UserPromptSubmit hook blocked the prompt: nothing was sent to the model. */
@@ -174,10 +186,7 @@ export class CodingAgent {
    * context before the first prompt of a conversation, then the loop; when it completes, the Stop hooks may send
    * the agent back to work (at most `maxStopContinuations` times in a row).
    */
-  async run(
-    prompt: string,
-    options: { history?: readonly Message[] | undefined; signal?: AbortSignal | undefined; onEvent?: AgentEventListener | undefined } = {},
-  ): Promise<CodingRunResult> {
+  async run(prompt: string, options: CodingRunOptions = {}): Promise<CodingRunResult> {
     const submitted = await this.hooks.runUserPromptSubmitHooks(prompt, options.signal);
     if ("blocked" in submitted && submitted.blocked !== undefined) return blockedResult(submitted.blocked, options.history);
     const sessionContext = options.history?.length ? undefined : await this.#startSession(options.signal);
@@ -191,7 +200,7 @@ export class CodingAgent {
   async resume(
     state: RunResult | string,
     decisions: ApprovalDecisions,
-    options: { signal?: AbortSignal | undefined; onEvent?: AgentEventListener | undefined } = {},
+    options: Omit<CodingRunOptions, "history"> = {},
   ): Promise<CodingRunResult> {
     return this.#untilStopped(await this.agent.resume(state, decisions, options), options);
   }

@@ -1,6 +1,6 @@
 // `minagent/code`: Claude Code's capabilities on minagent's loop — the coding tools over a workspace, the
 // permission system, hooks, and the CodingAgent that composes them. Explicit named exports only.
-export { type ApprovalRequest, CodingAgent, type CodingAgentOptions, type CodingRunResult } from "./coding-agent.js";
+export { type ApprovalRequest, CodingAgent, type CodingAgentOptions, type CodingRunOptions, type CodingRunResult } from "./coding-agent.js";
 export {
   type CommandHook,
   type FunctionHook,
