@@ -5,6 +5,7 @@ import type { AgentEventListener } from "../core/events.js";
 import type { PrepareTurn } from "../core/loop-types.js";
 import type { ApprovalDecision, ApprovalDecisions } from "../core/run-state.js";
 import type { Message, Model, RunResult, ToolCall } from "../core/types.js";
+import { addUsage, emptyUsage } from "../core/usage.js";
 import { UsageError } from "../errors.js";
 import type { CanUseTool } from "../tools/permission.js";
 import type { Tool } from "../tools/tool.js";
@@ -205,15 +206,18 @@ export class CodingAgent {
     return this.#untilStopped(await this.agent.resume(state, decisions, options), options);
   }
 
-  async #untilStopped(
-    first: RunResult,
-    options: { signal?: AbortSignal | undefined; onEvent?: AgentEventListener | undefined },
-  ): Promise<RunResult> {
+  /** Runs the Stop hooks after a completed run; each continuation goes on with the conversation, and the result covers them all. */
+  async #untilStopped(first: RunResult, options: Omit<CodingRunOptions, "history">): Promise<RunResult> {
     let result = first;
     for (let continuations = 0; result.status === "completed"; continuations++) {
       const verdict = await this.hooks.runStopHooks(result, { continuations, signal: options.signal });
       if (!verdict) break;
-      result = await this.agent.run(verdict.continue, { ...options, history: result.messages });
+      const next = await this.agent.run(verdict.continue, { ...options, history: result.messages });
+      const usage = emptyUsage();
+      addUsage(usage, result.usage);
+      addUsage(usage, next.usage);
+      const steps = [...result.steps, ...next.steps.map((step) => ({ ...step, index: step.index + result.turns }))];
+      result = { ...next, usage, steps, turns: result.turns + next.turns };
     }
     return result;
   }
@@ -222,6 +226,10 @@ export class CodingAgent {
     this.#sessionContext ??= this.hooks.runSessionStartHooks({ signal }).then((outcome) => {
       if (outcome.blocked) throw new UsageError(`A SessionStart hook blocked the session: ${outcome.blocked}`);
       return outcome.context;
+    });
+    // A start that failed (aborted, blocked) is tried again by the next conversation, not remembered.
+    this.#sessionContext.catch(() => {
+      this.#sessionContext = undefined;
     });
     return this.#sessionContext;
   }
@@ -263,7 +271,7 @@ function blockedResult(reason: string, history: readonly Message[] | undefined):
     messages: [...(history ?? [])],
     steps: [],
     final: "",
-    usage: { inputTokens: 0, outputTokens: 0 },
+    usage: emptyUsage(),
     turns: 0,
     pending: [],
     blocked: reason,

@@ -181,12 +181,19 @@ export class Agent {
     const { result, turnIndex, decisions } = resumed;
     const turn = result.turns - 1;
     const calls = result.pending.map(({ toolCall }) => toolCall);
+    const offered = new Map(result.pending.map(({ toolCall, offeredTools }) => [toolCall.id, offeredTools && new Set(offeredTools)]));
     const { canUseTool } = this.options;
     // In the model's order when the registry orders effects; a deferred call without a decision meets the usual checks.
     const outcomes = await scheduleToolCalls(calls, this.#toolConcurrency, this.registry, {
       execute: (toolCall) =>
-        executeInTurn(toolCall, turn, { run, signal: run.signal, canUseTool, decision: decisions[toolCall.id] }, this.registry, run),
-      defer: (toolCall) => deferInTurn(toolCall, turn, run),
+        executeInTurn(
+          toolCall,
+          turn,
+          { run, signal: run.signal, canUseTool, decision: decisions[toolCall.id], offeredTools: offered.get(toolCall.id) },
+          this.registry,
+          run,
+        ),
+      defer: (toolCall) => deferInTurn(toolCall, turn, run, offered.get(toolCall.id)),
     });
     // The turn's results: those from before the interruption and the new ones, in the order of the calls.
     const results = messages.splice(turnIndex + 1);

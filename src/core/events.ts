@@ -15,6 +15,8 @@ export type PendingDecision = {
   reason?: string;
   /** Not started, because an earlier call of the turn waits for a decision (effects run in order): it needs none itself. */
   deferred?: true;
+  /** The tools its turn offered, when `prepareTurn` restricted them: a deferred call is held to them on resume. */
+  offeredTools?: string[];
 };
 
 /** What executing a tool call gives: an observation, or a call that waits for a decision. */
@@ -30,7 +32,15 @@ export type LoopEvent =
   | { type: "model-call-end"; runId: string; turn: number; response: ModelResponse }
   | { type: "tool-call-start"; runId: string; turn: number; toolCall: ToolCall }
   | { type: "tool-call-end"; runId: string; turn: number; toolCall: ToolCall; result: ToolResult }
-  | { type: "tool-call-pending"; runId: string; turn: number; toolCall: ToolCall; reason?: string; deferred?: true }
+  | {
+      type: "tool-call-pending";
+      runId: string;
+      turn: number;
+      toolCall: ToolCall;
+      reason?: string;
+      deferred?: true;
+      offeredTools?: string[];
+    }
   | (ModelStreamEvent & { runId: string; turn: number });
 
 /** Events an Agent reports: the loop's, plus the run's start and end. */

@@ -32,7 +32,7 @@ export async function runLoop(messages: Message[], options: LoopOptions): Promis
     }
     const outcomes = await scheduleToolCalls(calls, options.toolConcurrency, options.tools, {
       execute: (toolCall) => executeInTurn(toolCall, turn, current.executeOptions, options.tools, run),
-      defer: (toolCall) => deferInTurn(toolCall, turn, run),
+      defer: (toolCall) => deferInTurn(toolCall, turn, run, current.executeOptions.offeredTools),
     });
     const pending = appendToolResults(messages, calls, outcomes);
     if (pending.length > 0) return { messages, status: "interrupted", final: "", turns: turn + 1, pending };
@@ -109,11 +109,13 @@ export async function executeInTurn(
 }
 
 /** A call not started because an earlier one of its turn waits for a decision: reported, and run on resume. */
-export function deferInTurn(toolCall: ToolCall, turn: number, run: RunContext): ToolOutcome {
+export function deferInTurn(toolCall: ToolCall, turn: number, run: RunContext, offered: ReadonlySet<string> | undefined): ToolOutcome {
   const outcome: PendingDecision = {
     pending: true,
     deferred: true,
     reason: "Not started: an earlier call of this turn waits for a decision.",
+    // On resume it is held to its turn's tools, as it would have been now.
+    ...(offered && { offeredTools: [...offered] }),
   };
   run.emit({ type: "tool-call-pending", runId: run.runId, turn, toolCall, ...pendingDetails(outcome) });
   return outcome;
@@ -130,6 +132,6 @@ export function appendToolResults(messages: Message[], calls: readonly ToolCall[
   return pending;
 }
 
-function pendingDetails({ reason, deferred }: PendingDecision): { reason?: string; deferred?: true } {
-  return { ...(reason !== undefined && { reason }), ...(deferred && { deferred }) };
+function pendingDetails({ reason, deferred, offeredTools }: PendingDecision): Omit<PendingDecision, "pending"> {
+  return { ...(reason !== undefined && { reason }), ...(deferred && { deferred }), ...(offeredTools && { offeredTools }) };
 }

@@ -3,7 +3,7 @@ import type { Message, Model, RunStatus, Usage } from "./types.js";
 import { addUsage, emptyUsage } from "./usage.js";
 
 /** Where a run starts: under a parent run, directly or through one of the parent's tool calls. */
-export type RunParent = RunContext | { run: RunContext; toolCallId: string };
+export type RunParent = RunContext | { run: RunContext; toolCallId: string; signal?: AbortSignal | undefined };
 
 /** Settings of a {@link RunContext}. */
 export type RunContextOptions = {
@@ -40,7 +40,9 @@ export class RunContext {
     this.runId = createRunId();
     this.parent = parent instanceof RunContext ? parent : parent?.run;
     this.parentToolCallId = parent instanceof RunContext ? undefined : parent?.toolCallId;
-    this.signal = combineSignals(this.parent?.signal, options.signal);
+    // Under a tool call, its own signal: aborted with the run, and also when the call times out.
+    const parentSignal = parent instanceof RunContext ? parent.signal : (parent?.signal ?? parent?.run.signal);
+    this.signal = combineSignals(parentSignal, options.signal);
     this.#listeners = (options.listeners ?? []).filter((listener) => listener !== undefined);
   }
 
@@ -50,14 +52,23 @@ export class RunContext {
    * (`MinagentListenerWarning`) and the run goes on, so no tool is left running behind a failed run.
    */
   emit(event: AgentEvent): void {
+    this.#deliver(event, undefined);
+  }
+
+  /** `heard`: the listeners a descendant already called with this event (one listener on two runs hears it once). */
+  #deliver(event: AgentEvent, heard: Set<AgentEventListener> | undefined): void {
     for (const listener of this.#listeners) {
+      if (heard?.has(listener)) continue;
       try {
         listener(event);
       } catch (error) {
         reportListenerError(error, event);
       }
     }
-    this.parent?.emit(event);
+    if (!this.parent) return;
+    const passed = heard ?? new Set<AgentEventListener>();
+    for (const listener of this.#listeners) passed.add(listener);
+    this.parent.#deliver(event, passed);
   }
 
   /**

@@ -60,6 +60,10 @@ export function readInterruptedState(state: RunResult | string, decisions: Appro
     throw new UsageError(
       `resume() needs an interrupted run, but this one is "${String(result.status)}". To go on with a finished conversation, call run(input, { history: result.messages }).`,
     );
+  if (!Number.isInteger(result.turns) || result.turns < 1)
+    throw new UsageError(
+      `resume(): the state's turns (${String(result.turns)}) is not a count of model calls; it was changed after the run ended.`,
+    );
   if (!Array.isArray(result.pending) || result.pending.length === 0)
     throw new UsageError("resume(): the state is interrupted but has no pending calls; it was changed after the run ended.");
   const turnIndex = result.messages.findLastIndex((message) => message?.role === "assistant");

@@ -173,6 +173,8 @@ export type PendingToolCall = {
    * through the usual permission checks, unless a decision is given for it.
    */
   deferred?: true;
+  /** The tools its turn offered, when `prepareTurn` restricted them: on resume a deferred call is held to them. */
+  offeredTools?: string[];
 };
 
 /** What a run returns. It is plain JSON: `JSON.stringify` it to resume an interrupted run in another process. */

@@ -49,11 +49,14 @@ export class PlanAndSolveAgent extends Agent {
     } = options;
     const solveSteps = options.maxSteps ?? 8;
     const tools = withPlanTool(registry, createPlanTool(solvePrompt));
-    const prepareTurn = (context: TurnContext): TurnPlan | undefined => {
-      const plan = planTurn(context.messages, { solveSteps, maxReplans, planPrompt, replanPrompt });
-      if (plan === "solve") return { tools: solvingTools(registry) };
-      if (plan === "plan") return planningTurn;
-      return { ...planningTurn, messages: plan.messages };
+    // The caller's own prepareTurn (compaction, say) shapes the turn first; the plan's turns are decided on its result.
+    const theirs = options.prepareTurn;
+    const prepareTurn = async (context: TurnContext): Promise<TurnPlan> => {
+      const given = (await theirs?.(context)) ?? undefined;
+      const plan = planTurn(given?.messages ?? context.messages, { solveSteps, maxReplans, planPrompt, replanPrompt });
+      if (plan === "solve") return { ...given, tools: given?.tools ?? solvingTools(registry) };
+      if (plan === "plan") return { ...given, ...planningTurn };
+      return { ...given, ...planningTurn, messages: plan.messages };
     };
     // Each plan has its planning turn and its solving turns.
     super(model, tools, { ...options, maxSteps: (solveSteps + 1) * (maxReplans + 1), prepareTurn });
@@ -79,6 +82,8 @@ function planTurn(messages: readonly Message[], settings: PlanSettings): "plan" 
   const plans = messages.flatMap((message, index) => (index > task && message.toolCalls?.some(isPlanCall) ? [index] : []));
   const lastPlan = plans.at(-1);
   if (lastPlan === undefined) {
+    // The model was asked and has not planned yet (a model that cannot be made to call a tool): ask once, not again.
+    if (messages[task]?.content.endsWith(settings.planPrompt)) return "plan";
     const asked = messages.slice();
     const taskMessage = asked[task];
     if (taskMessage) asked[task] = { ...taskMessage, content: `${taskMessage.content}\n\n${settings.planPrompt}` };

@@ -3,7 +3,7 @@ import type { CanUseTool, Tool, ToolRegistry } from "../engine.js";
 const allow = Object.freeze({ behavior: "allow" as const });
 
 /** A person's answer to a proposed plan: approve it, or reject it with feedback the model will read. */
-export type PlanDecision = boolean | { approved: boolean; feedback?: string };
+export type PlanDecision = boolean | { approved: boolean; feedback?: string | undefined };
 
 /** Settings of plan mode. */
 export type PlanModeOptions = {

@@ -3,7 +3,7 @@ import type { ToolExecuteOptions } from "../core/loop-types.js";
 import { RunContext } from "../core/run-context.js";
 import { toReadableText, toText } from "../core/to-text.js";
 import type { ToolCall } from "../core/types.js";
-import { ToolError, throwIfAborted, toAbortError } from "../errors.js";
+import { abortable, ToolError, throwIfAborted, toAbortError } from "../errors.js";
 import type { CanUseTool, PermissionDecision } from "./permission.js";
 import type { Tool, ToolContext } from "./tool.js";
 import type { CompiledSchema } from "./tool-schema.js";
@@ -64,9 +64,11 @@ export async function executeToolCall(
     const checked = schema.validate(args as Record<string, unknown>);
     let check = checked instanceof Promise ? await checked : checked;
     if (!check.ok) return invalidArguments(tool.name, check.problems, settings);
+    // A check may wait for a person: an abort ends the wait at once, and nothing runs after it.
     const decision = needsDecision(tool, options, settings)
-      ? await decide(tool, call, check.value as Record<string, unknown>, context, options, settings.checks)
+      ? await abortable(decide(tool, call, check.value as Record<string, unknown>, context, options, settings.checks), options.signal)
       : allow;
+    throwIfAborted(options.signal);
     if (decision.behavior === "deny") return boundedFailure(decision.message, settings);
     if (decision.behavior === "ask") return decision.reason === undefined ? { pending: true } : { pending: true, reason: decision.reason };
     if (decision.arguments !== undefined) {
@@ -139,7 +141,7 @@ async function decide(
   const needsApproval = typeof tool.needsApproval === "function" ? await tool.needsApproval(validated as never) : !!tool.needsApproval;
   for (const check of checks) {
     const decision = checkDecision(
-      await check({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval)),
+      await check({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval, options.signal)),
     );
     if (decision.behavior !== "allow") return decision;
     if (decision.arguments !== undefined) {
@@ -149,7 +151,10 @@ async function decide(
   }
   if (options.canUseTool) {
     const decision = checkDecision(
-      await options.canUseTool({ id: call.id, name: call.name, arguments: args }, permissionContext(tool, context, needsApproval)),
+      await options.canUseTool(
+        { id: call.id, name: call.name, arguments: args },
+        permissionContext(tool, context, needsApproval, options.signal),
+      ),
     );
     if (decision.behavior !== "allow" || decision.arguments !== undefined || !rewritten) return decision;
     return { behavior: "allow", arguments: args };
@@ -158,9 +163,12 @@ async function decide(
   return rewritten ? { behavior: "allow", arguments: args } : allow;
 }
 
-function permissionContext(tool: Tool, context: ToolCallContext, needsApproval: boolean) {
-  return { runId: context.run.runId, tool, signal: context.signal, needsApproval };
+function permissionContext(tool: Tool, context: ToolCallContext, needsApproval: boolean, signal: AbortSignal | undefined) {
+  return { runId: context.run.runId, tool, signal: signal ?? neverAborted, needsApproval };
 }
+
+/** The signal a check gets when the run has none: it never aborts. */
+const neverAborted = new AbortController().signal;
 
 /** A check that returns something else is a programming error; say so to the model and to whoever reads the trace. */
 function checkDecision(decision: PermissionDecision | undefined): PermissionDecision {

@@ -125,6 +125,12 @@ describe("CodingAgent", () => {
     });
     const result = await agent.run("Fix it.");
     expect(result.final).toBe("Now really done.");
+    // The result covers the whole prompt: both runs' turns and steps.
+    expect(result.turns).toBe(2);
+    expect(result.steps.map((step) => [step.index, step.kind])).toEqual([
+      [0, "final"],
+      [1, "final"],
+    ]);
     expect(model.requests[1]?.messages.at(-1)?.content).toMatch(/Run the tests first\./);
   });
 });
