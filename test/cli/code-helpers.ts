@@ -2,8 +2,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CodeIo } from "../../src/cli/code/process-input.js";
-import { encodeProjectPath } from "../../src/cli/code/session-files.js";
 import { main } from "../../src/cli/main.js";
+import { projectFolderName } from "../../src/code/sessions/json-lines-session-store.js";
 import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
 import { fakeIo } from "../helpers/fake-io.js";
 import { anthropicStream } from "../helpers/wire-bodies.js";
@@ -64,7 +64,7 @@ export function callTool(id: string, name: string, input: Record<string, unknown
 
 /** The folder of a workspace's sessions. */
 export function sessionsFolder(fixture: CodeFixture): string {
-  return join(fixture.home, "projects", encodeProjectPath(fixture.workspace));
+  return join(fixture.home, "projects", projectFolderName(fixture.workspace));
 }
 
 /** The session files of the workspace, by id. */

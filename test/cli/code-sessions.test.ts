@@ -1,11 +1,14 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { createCodeSessionStore } from "../../src/cli/code/code-session-store.js";
 import {
   answer,
   anthropicEnv,
   type CodeFixture,
   callTool,
+  haiku,
   openCodeFixture,
   printArgs,
   requestBody,
@@ -39,7 +42,13 @@ describe("minagent code sessions", () => {
     const id = JSON.parse(outcome.stdout).session_id;
     expect(sessionsFolder(fixture)).toBe(join(fixture.home, "projects", fixture.workspace.replace(/[^A-Za-z0-9]/g, "-")));
     const text = await readFile(join(sessionsFolder(fixture), `${id}.jsonl`), "utf8");
-    expect(JSON.parse(text.split("\n")[0] ?? "")).toEqual({ type: "session", id, cwd: fixture.workspace, createdAt: expect.any(String) });
+    expect(JSON.parse(text.split("\n")[0] ?? "")).toMatchObject({
+      type: "session",
+      version: 1,
+      sessionId: id,
+      cwd: fixture.workspace,
+      model: { provider: "anthropic", modelId: "claude-haiku-4-5" },
+    });
     expect(sessionMessages(text)).toEqual([
       { role: "system", content: expect.stringContaining(fixture.workspace) },
       { role: "user", content: "What do the notes say?" },
@@ -86,7 +95,11 @@ describe("minagent code sessions", () => {
     expect(lastRequest().map((message) => message.content[0])).toEqual(["first question", "first answer", "branch off"]);
     const after = await sessionFiles(fixture);
     expect(after[original]).toBe(before);
-    expect(JSON.parse(after[fork]?.split("\n")[0] ?? "")).toMatchObject({ type: "session", id: fork, forkedFrom: original });
+    expect(JSON.parse(after[fork]?.split("\n")[0] ?? "")).toMatchObject({
+      type: "session",
+      sessionId: fork,
+      forkedFrom: { sessionId: original },
+    });
     expect(
       sessionMessages(after[fork] ?? "")
         .map((message) => message.content)
@@ -133,11 +146,65 @@ describe("minagent code sessions", () => {
     ]);
   });
 
+  test("a session of another folder is not resumed here", async () => {
+    const id = await ask("first question", "first answer");
+    const elsewhere = await mkdtemp(join(tmpdir(), "minagent-code-elsewhere-"));
+    try {
+      const outcome = await runCode(["-p", "hi", "--model", haiku, "--cwd", elsewhere, "--resume", id], anthropicEnv(fixture));
+      expect(outcome.exit).toBe(2);
+      expect(outcome.stderr).toContain(
+        `Session ${id} belongs to ${fixture.workspace}, not ${elsewhere}: run there, or with --cwd ${fixture.workspace}.`,
+      );
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  test("the store lists the folder's sessions newest first, with their counts", async () => {
+    const first = await ask("first question", "first answer");
+    const second = await ask("second question", "second answer");
+    await ask("third question", "third answer", "--resume", second);
+    const sessions = createCodeSessionStore({ cwd: fixture.workspace, directory: fixture.home, env: {} });
+    expect(await sessions.list()).toEqual([
+      {
+        id: second,
+        file: expect.stringMatching(new RegExp(`${second}\\.jsonl$`)),
+        updatedAt: expect.any(String),
+        messageCount: 5,
+        prompts: 2,
+        turns: 2,
+        firstPrompt: "second question",
+      },
+      {
+        id: first,
+        file: expect.stringMatching(new RegExp(`${first}\\.jsonl$`)),
+        updatedAt: expect.any(String),
+        messageCount: 3,
+        prompts: 1,
+        turns: 1,
+        firstPrompt: "first question",
+      },
+    ]);
+  });
+
+  test("the API key in the environment is never written to a session", async () => {
+    const env = anthropicEnv(fixture);
+    fixture.server.reply(answer(`I will not repeat ${env.ANTHROPIC_API_KEY}.`));
+    const outcome = await runCode(printArgs(fixture, `Remember ${env.ANTHROPIC_API_KEY}`), env);
+    expect(outcome.exit).toBe(0);
+    const [text] = Object.values(await sessionFiles(fixture));
+    expect(text).toContain("Remember ");
+    expect(text).not.toContain(env.ANTHROPIC_API_KEY);
+  });
+
   test("--continue with no session in the folder, --resume of an unknown id, and --resume without an id in -p exit 2", async () => {
     const none = await runCode(printArgs(fixture, "hi", "--continue"), anthropicEnv(fixture));
     expect(none).toMatchObject({ exit: 2, stderr: expect.stringMatching(/--continue: there is no session to continue in /) });
     const unknown = await runCode(printArgs(fixture, "hi", "--resume", "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed"), anthropicEnv(fixture));
-    expect(unknown).toMatchObject({ exit: 2, stderr: expect.stringMatching(/No session 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed in /) });
+    expect(unknown).toMatchObject({
+      exit: 2,
+      stderr: expect.stringMatching(/There is no session "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed" under /),
+    });
     const traversal = await runCode(printArgs(fixture, "hi", "--resume=../../etc/passwd"), anthropicEnv(fixture));
     expect(traversal).toMatchObject({ exit: 2, stderr: expect.stringMatching(/"..\/..\/etc\/passwd" is not a session id/) });
     const id = await ask("the first prompt", "answer");

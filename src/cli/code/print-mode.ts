@@ -50,7 +50,7 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
   progress.start(agent);
   let outcome: PrintOutcome;
   try {
-    // `stream` goes through CodingAgent.run to the engine: deltas for stream-json, and idle timeouts while streaming.
+    // Streamed: deltas for stream-json, and a silent response is retried (the adapters' idle timeout).
     const runOptions = { history: session.history, signal: context.signal, onEvent: progress.event, stream: true };
     outcome = outcomeOf(await agent.run(context.prompt, runOptions));
   } catch (error) {

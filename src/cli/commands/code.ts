@@ -3,11 +3,13 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CodingAgent } from "../../code/coding-agent.js";
 import { isPermissionMode, permissionModes } from "../../code/permissions/modes.js";
+import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { Model } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
 import { type ModelSpec, modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
 import { chooseSession } from "../code/choose-session.js";
+import { createCodeSessionStore } from "../code/code-session-store.js";
 import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
 import type {
@@ -17,7 +19,6 @@ import type {
   CodingAgentOverrides,
   RunInteractiveSession,
 } from "../code/session-context.js";
-import { createSessionFileStore, minagentHome } from "../code/session-files.js";
 import { createSpendingTracker } from "../code/spending.js";
 import type { CliIo } from "../io.js";
 import { estimateCost } from "../model-prices.js";
@@ -92,8 +93,14 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
   const free = spec.provider === "ollama";
   if (options.maxBudgetUsd !== undefined && !free && estimateCost(modelId, { inputTokens: 0, outputTokens: 0 }) === undefined)
     return misuse(`--max-budget-usd: no price is known for ${modelId}, so a budget cannot be kept (prices: src/cli/model-prices.ts).`);
-  const home = minagentHome(io.env);
-  const sessions = createSessionFileStore({ cwd: options.cwd, home });
+  const home = defaultDataDirectory(io.env);
+  let latestAgent: CodingAgent | undefined;
+  const sessions = createCodeSessionStore({
+    cwd: options.cwd,
+    directory: home,
+    env: io.env,
+    permissionMode: () => latestAgent?.permissions.mode,
+  });
   let session: CodeSessionContext["session"];
   try {
     session = await chooseSession(sessions, options);
@@ -121,6 +128,7 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
       ...rest,
     });
     spending.toolTokens = Math.ceil(JSON.stringify(agent.registry.schemas()).length / 4);
+    latestAgent = agent;
     return agent;
   };
   const context: CodeSessionContext = {
