@@ -17,7 +17,7 @@ const commands: Record<string, Command> = {
     run: (args, io) => import("./commands/run.js").then(({ runCommand }) => runCommand(args, io)),
   },
   trace: {
-    usage: "trace show <file>",
+    usage: "trace show <file or directory>",
     summary: "draw a trace file as a tree of spans",
     run: (args, io) => import("./commands/trace.js").then(({ traceCommand }) => traceCommand(args, io)),
   },
