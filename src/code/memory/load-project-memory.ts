@@ -1,0 +1,81 @@
+import { realpath } from "node:fs/promises";
+import { UsageError } from "../../errors.js";
+import { type MemoryLocationOptions, memoryFileLocations } from "./memory-file-paths.js";
+import { type MemoryFile, readMemoryFile } from "./read-memory-file.js";
+
+/** Settings of {@link loadProjectMemory}: where to look, and how much of a file to keep. */
+export type ProjectMemoryOptions = MemoryLocationOptions & {
+  /** Characters kept of each file (default 30,000, about 7,500 tokens); a longer file is cut with a note. */
+  maxFileCharacters?: number | undefined;
+};
+
+/** The project memory as loaded: its files, and the system prompt section made of them. */
+export type ProjectMemory = {
+  /** The files found, in the order they are read (unreadable ones included, with their `error`). */
+  readonly files: readonly MemoryFile[];
+  /** The system prompt section: every file's text under its path as a heading; "" when there is none. */
+  readonly text: string;
+};
+
+/** Default of `maxFileCharacters`. */
+export const defaultMaxMemoryFileCharacters = 30_000;
+
+/**
+ * Loads the memory files — `AGENTS.md` (the cross-tool convention) and `MINAGENT.md` — from `~/.minagent/`, then
+ * from the project root and every directory below it down to the working directory, and makes the system prompt
+ * section of them ({@link formatProjectMemory}). A file reached twice (a symbolic link) is read once.
+ * @example
+ * const memory = await loadProjectMemory({ root: workspace.root, cwd: process.cwd() });
+ * const system = `${codingSystemPrompt({ workspace })}\n\n${memory.text}`;
+ */
+export async function loadProjectMemory(options: ProjectMemoryOptions): Promise<ProjectMemory> {
+  const maxCharacters = options.maxFileCharacters ?? defaultMaxMemoryFileCharacters;
+  if (!Number.isInteger(maxCharacters) || maxCharacters < 1)
+    throw new UsageError(`maxFileCharacters must be a positive integer, got ${maxCharacters}.`);
+  const files: MemoryFile[] = [];
+  const seen = new Set<string>();
+  for (const location of memoryFileLocations(options)) {
+    const file = await readMemoryFile(location, maxCharacters);
+    if (!file) continue;
+    const real = await realpath(file.path).catch(() => file.path);
+    if (seen.has(real)) continue;
+    seen.add(real);
+    files.push(file);
+  }
+  return { files, text: formatProjectMemory(files) };
+}
+
+/**
+ * The system prompt section of memory files: a short preamble, then each file that has text under its path as a
+ * heading, in the order given (most general first). Unreadable and empty files are left out.
+ */
+export function formatProjectMemory(files: readonly MemoryFile[]): string {
+  const shown = files.filter((file) => file.error === undefined && file.text.trim() !== "");
+  if (shown.length === 0) return "";
+  const sections = shown.map((file) => `## ${file.path}\n\n${file.text}`);
+  return [
+    "# Project memory",
+    "",
+    "Instructions kept in memory files (AGENTS.md, MINAGENT.md), most general first: the user's own, then the project's from its root down to the working directory. Follow them; where two disagree, the later, more specific one wins.",
+    "",
+    sections.join("\n\n"),
+  ].join("\n");
+}
+
+/** What `/memory` shows of a file. */
+export type MemoryFileSummary = Pick<MemoryFile, "path" | "scope" | "bytes" | "truncated" | "error">;
+
+/**
+ * The memory files as they are on disk now, with their sizes, for a `/memory` command (read afresh: a file edited
+ * since the session started shows its new size; the model sees the new text after the next compaction or session).
+ */
+export async function listMemoryFiles(options: ProjectMemoryOptions): Promise<MemoryFileSummary[]> {
+  const { files } = await loadProjectMemory(options);
+  return files.map(({ path, scope, bytes, truncated, error }) => ({
+    path,
+    scope,
+    bytes,
+    truncated,
+    ...(error !== undefined && { error }),
+  }));
+}

@@ -1,0 +1,77 @@
+import { open } from "node:fs/promises";
+import type { MemoryFileLocation, MemoryScope } from "./memory-file-paths.js";
+
+/** One memory file found on disk, as it goes into the system prompt. */
+export type MemoryFile = {
+  /** Its absolute path (the heading it has in the prompt). */
+  path: string;
+  /** `user` (`~/.minagent/`) or `project` (the root or a directory below it). */
+  scope: MemoryScope;
+  /** Its size on disk, in bytes. */
+  bytes: number;
+  /** What the prompt holds of it: the file (without a byte-order mark or trailing blanks), or its beginning and a note. */
+  text: string;
+  /** True when it was longer than the limit and was cut. */
+  truncated: boolean;
+  /** Why it could not be read (it is then left out of the prompt, but listed). */
+  error?: string | undefined;
+};
+
+/** The UTF-8 bytes `characters` characters can take at most. */
+const bytesPerCharacter = 4;
+/** A cut goes back to the last line break when that loses at most this share of what is kept. */
+const lineSlack = 0.2;
+
+/**
+ * Reads one memory file, at most `maxCharacters` of it (a huge file is not read whole): returns undefined when
+ * there is no regular file there, and the file with an `error` when it exists but cannot be read.
+ */
+export async function readMemoryFile(location: MemoryFileLocation, maxCharacters: number): Promise<MemoryFile | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(location.path, "r");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
+    return { ...location, bytes: 0, text: "", truncated: false, error: describe(error) };
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) return undefined;
+    const limit = Math.min(stats.size, maxCharacters * bytesPerCharacter + bytesPerCharacter);
+    const buffer = Buffer.alloc(limit);
+    let read = 0;
+    while (read < limit) {
+      const { bytesRead } = await handle.read(buffer, read, limit - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    // A character cut in two at the end of what was read decodes as U+FFFD: drop it.
+    let text = new TextDecoder("utf-8").decode(buffer.subarray(0, read)).replace(/^\uFEFF/, "");
+    if (read < stats.size) text = text.replace(/\uFFFD$/, "");
+    const truncated = text.length > maxCharacters || read < stats.size;
+    return {
+      ...location,
+      bytes: stats.size,
+      text: truncated ? cut(text, maxCharacters, location.path, stats.size) : text.trimEnd(),
+      truncated,
+    };
+  } catch (error) {
+    return { ...location, bytes: 0, text: "", truncated: false, error: describe(error) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first `maxCharacters` characters (back to a line break when one is near), and a note saying what was left out. */
+function cut(text: string, maxCharacters: number, path: string, bytes: number): string {
+  let kept = text.slice(0, maxCharacters);
+  const lineEnd = kept.lastIndexOf("\n");
+  if (lineEnd >= maxCharacters * (1 - lineSlack)) kept = kept.slice(0, lineEnd);
+  kept = kept.trimEnd();
+  return `${kept}\n\n[Cut: ${path} has ${bytes.toLocaleString("en-US")} bytes; only its first ${kept.length.toLocaleString("en-US")} characters are included here (the limit is ${maxCharacters.toLocaleString("en-US")}). Read the file for the rest.]`;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,31 @@
+export {
+  type AgentTool,
+  type AgentToolOptions,
+  agentToolName,
+  createAgentTool,
+  type SubagentSummary,
+  subagentSystemPrompt,
+} from "./create-agent-tool.js";
+export {
+  loadSubagentDefinitions,
+  mergeSubagentDefinitions,
+  type SubagentDirectoriesOptions,
+  subagentDirectories,
+} from "./load-subagent-definitions.js";
+export { type FrontMatterDocument, FrontMatterError, type FrontMatterValue, parseFrontMatter } from "./parse-front-matter.js";
+export { asReadOnlyTool, isReadOnlyBashCommand, readOnlyBashCheck } from "./read-only-bash.js";
+export { createSpendingGuard, type SpendingGuard, type SubagentBudget, SubagentLimitError } from "./subagent-budget.js";
+export {
+  builtInSubagents,
+  exploreSubagent,
+  generalPurposeSubagent,
+  parseSubagentDefinition,
+  type SubagentDefinition,
+} from "./subagent-definition.js";
+export {
+  createSubagentSlots,
+  defaultSubagentLimits,
+  readSubagentLimits,
+  type SubagentLimits,
+  type SubagentSlots,
+} from "./subagent-limits.js";

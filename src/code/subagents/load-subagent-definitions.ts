@@ -1,0 +1,89 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { UsageError } from "../../errors.js";
+import { parseSubagentDefinition, type SubagentDefinition } from "./subagent-definition.js";
+
+/** Where subagent files are looked for. */
+export type SubagentDirectoriesOptions = {
+  /** The project root: `<root>/.minagent/agents/`. */
+  root: string;
+  /** The user's minagent folder: `<userDirectory>/agents/` (default `~/.minagent`; the CLI's is `MINAGENT_HOME`); `false` reads none. */
+  userDirectory?: string | false | undefined;
+};
+
+/** Largest subagent file read (a definition is a prompt, not a data file). */
+const maxFileBytes = 256 * 1024;
+
+/** The directories holding subagent files, the user's first: a project's definition replaces the user's of the same name. */
+export function subagentDirectories(options: SubagentDirectoriesOptions): string[] {
+  const project = join(resolve(options.root), ".minagent", "agents");
+  if (options.userDirectory === false) return [project];
+  const user = join(resolve(options.userDirectory ?? join(homedir(), ".minagent")), "agents");
+  return user === project ? [project] : [user, project];
+}
+
+/**
+ * Reads every `*.md` file of `~/.minagent/agents/` (the user's folder) and `<root>/.minagent/agents/` (a missing directory is none),
+ * in that order and by file name within each. Throws a UsageError naming the file for a malformed one, or for
+ * two files of one directory defining the same name.
+ */
+export async function loadSubagentDefinitions(options: SubagentDirectoriesOptions): Promise<SubagentDefinition[]> {
+  const definitions: SubagentDefinition[] = [];
+  for (const directory of subagentDirectories(options)) {
+    const inDirectory = new Map<string, SubagentDefinition>();
+    for (const file of await markdownFiles(directory)) {
+      const definition = parseSubagentDefinition(await readDefinitionFile(file), file);
+      const earlier = inDirectory.get(definition.name);
+      if (earlier)
+        throw new UsageError(
+          `Subagent definitions ${earlier.source} and ${file} both define "${definition.name}"; rename or remove one of them.`,
+        );
+      inDirectory.set(definition.name, definition);
+      definitions.push(definition);
+    }
+  }
+  return definitions;
+}
+
+/**
+ * One list of subagent types from several (built-in first, then files): a later definition replaces an earlier one
+ * of the same name, and takes its place at the end.
+ */
+export function mergeSubagentDefinitions(...lists: readonly (readonly SubagentDefinition[])[]): SubagentDefinition[] {
+  const byName = new Map<string, SubagentDefinition>();
+  for (const list of lists)
+    for (const definition of list) {
+      byName.delete(definition.name);
+      byName.set(definition.name, definition);
+    }
+  return [...byName.values()];
+}
+
+async function markdownFiles(directory: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    throw new UsageError(`Cannot read the subagent directory ${directory}: ${(error as Error).message}`);
+  }
+  const files: string[] = [];
+  for (const name of names.filter((name) => name.endsWith(".md")).sort()) {
+    const path = join(directory, name);
+    if ((await stat(path).catch(() => undefined))?.isFile()) files.push(path);
+  }
+  return files;
+}
+
+async function readDefinitionFile(file: string): Promise<string> {
+  const { size } = await stat(file);
+  if (size > maxFileBytes)
+    throw new UsageError(`Subagent definition ${file} is ${size.toLocaleString("en-US")} bytes; a definition may have at most 256 KB.`);
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read the subagent definition ${file}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,64 @@
+import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
+import type { Tool } from "../../tools/tool.js";
+import { analyzeBashCommand } from "../permissions/bash-commands.js";
+import { type BashParser, loadBashParser } from "../permissions/bash-parser.js";
+import { processSubstitutionPath } from "../permissions/bash-words.js";
+import { commandsWithoutPaths, isSafeAssignment, readOnlyCommands } from "../permissions/command-kinds.js";
+
+const harmlessTargets = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", processSubstitutionPath]);
+const allow: PermissionDecision = Object.freeze({ behavior: "allow" });
+
+/**
+ * Whether a command line only reads, as the permission modes judge it: it parses and can be judged (no `eval`,
+ * `bash -c`, `xargs`, `$CMD`…), every simple command is one the modes know as read-only (`ls`, `cat`, `grep`,
+ * `head`, `wc`… — not `git`, `find`, `sed` or `sort`, which can write or run programs), no prefix assignment can
+ * change what runs, and no redirection writes a file. Where it reads is for the permissions to judge.
+ */
+export function isReadOnlyBashCommand(parser: BashParser, commandLine: string): boolean {
+  const analysis = analyzeBashCommand(parser, commandLine);
+  if (analysis.unjudgeable !== undefined) return false;
+  for (const command of analysis.commands) {
+    if (command.unjudgeable !== undefined) return false;
+    if (!command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value))) return false;
+    const name = command.words[0]?.value;
+    if (name === undefined) {
+      if (command.words.length > 0) return false; // a command name only known when it runs
+      continue;
+    }
+    const lookup = name === "command" && (command.words[1]?.value === "-v" || command.words[1]?.value === "-V");
+    if (!(readOnlyCommands.has(name) || commandsWithoutPaths.has(name) || lookup)) return false;
+  }
+  return analysis.redirects.every(
+    (redirect) => redirect.access === "read" || (redirect.target.value !== undefined && harmlessTargets.has(redirect.target.value)),
+  );
+}
+
+/**
+ * A registry check for a read-only subagent: it denies a Bash call whose command may change things (see
+ * {@link isReadOnlyBashCommand}), before the session's permissions are asked — so the person is never asked about
+ * a command the subagent may not run anyway. Other calls pass to the next check.
+ */
+export function readOnlyBashCheck(subagent: string): CanUseTool {
+  return async (call) => {
+    if (call.name !== "Bash") return allow;
+    const command = typeof call.arguments.command === "string" ? call.arguments.command : "";
+    if (isReadOnlyBashCommand(await loadBashParser(), command)) return allow;
+    return {
+      behavior: "deny",
+      message: `The ${subagent} subagent is read-only: it may run only read-only shell commands (ls, cat, head, tail, grep, wc, stat, diff…), and \`${shorten(command)}\` may change things or run other programs. Use Read, Grep and Glob, or report what should be run.`,
+    };
+  };
+}
+
+/**
+ * The Bash tool as a read-only subagent has it: marked read-only (its check keeps it so), so its calls overlap with
+ * other reads. A new object whose prototype is the tool, so a wrapped tool's inherited fields stay (PostToolUse hooks).
+ */
+export function asReadOnlyTool(tool: Tool): Tool {
+  return tool.readOnly ? tool : (Object.create(tool, { readOnly: { value: true, enumerable: true } }) as Tool);
+}
+
+function shorten(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
+}

@@ -1,0 +1,90 @@
+import { Agent } from "../../core/agent.js";
+import type { PrepareTurn } from "../../core/loop-types.js";
+import type { Model } from "../../core/types.js";
+import { ToolError } from "../../errors.js";
+import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
+import type { Tool, ToolContext } from "../../tools/tool.js";
+import { ToolRegistry, type ToolRegistryOptions } from "../../tools/tool-registry.js";
+import { asReadOnlyTool, readOnlyBashCheck } from "./read-only-bash.js";
+import { createSpendingGuard, type SubagentBudget, SubagentLimitError } from "./subagent-budget.js";
+import type { SubagentDefinition } from "./subagent-definition.js";
+import type { SubagentLimits } from "./subagent-limits.js";
+
+/** Everything one subagent run needs, prepared by the Agent tool. */
+export type SubagentRun = {
+  definition: SubagentDefinition;
+  model: Model;
+  /** Its tools, built for this run (the nested Agent tool included when it may have one). */
+  tools: readonly Tool[];
+  system: string;
+  canUseTool: CanUseTool | undefined;
+  limits: SubagentLimits;
+  budget: SubagentBudget | undefined;
+  registry: ToolRegistryOptions;
+  prepareTurn: PrepareTurn | undefined;
+};
+
+const allow: PermissionDecision = Object.freeze({ behavior: "allow" });
+
+/**
+ * Runs one subagent as a child run of the tool call (its events nest under the call, its usage is added to the
+ * parent's, aborting the parent aborts it) and returns its final answer. Every way it can end short — a limit, its
+ * step budget, a failing model — is thrown as a ToolError the parent model reads; an abort is thrown as it is.
+ */
+export async function runSubagent(run: SubagentRun, input: { description: string; prompt: string }, context: ToolContext): Promise<string> {
+  const { definition, limits } = run;
+  const registry = new ToolRegistry(run.registry);
+  for (const tool of run.tools) registry.add(definition.readOnly && tool.name === "Bash" ? asReadOnlyTool(tool) : tool);
+  if (definition.readOnly) registry.addCheck(readOnlyBashCheck(definition.name));
+  const guard = createSpendingGuard({ budget: run.budget, share: limits.budgetShare, maxTokens: limits.maxTokens });
+  const prepareTurn: PrepareTurn = async (turn) => {
+    await guard.prepareTurn(turn);
+    return run.prepareTurn?.(turn);
+  };
+  const agent = new Agent(run.model, registry, {
+    system: run.system,
+    maxSteps: limits.maxSteps,
+    canUseTool: withoutWaiting(run.canUseTool, definition.name),
+    prepareTurn,
+  });
+  const who = `The ${definition.name} subagent ("${input.description}")`;
+  let result: Awaited<ReturnType<Agent["run"]>>;
+  try {
+    result = await agent.run(input.prompt, {
+      parent: context,
+      signal: context.signal,
+      name: `${definition.name}: ${input.description}`,
+      onEvent: guard.listen,
+    });
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    const lastWords = guard.lastText === undefined ? "" : `\n\nWhat it had written last:\n${guard.lastText}`;
+    if (error instanceof SubagentLimitError)
+      throw new ToolError(
+        `${who} was stopped before it finished: ${error.message}.${lastWords}\n\nUse what it found, or go on without it.`,
+      );
+    throw new ToolError(`${who} failed: ${error instanceof Error ? error.message : String(error)}${lastWords}`);
+  }
+  if (result.status === "completed") return result.final.trim() === "" ? `${who} finished without a final message.` : result.final;
+  const lastWords = guard.lastText === undefined ? "" : `\n\nWhat it had written last:\n${guard.lastText}`;
+  if (result.status === "max_steps")
+    throw new ToolError(`${who} was stopped before it finished: it reached its limit of ${limits.maxSteps} model calls.${lastWords}`);
+  // Asks are turned into denials below, so only a tool's own pending state could get here.
+  throw new ToolError(`${who} stopped: a call waits for a decision a subagent cannot wait for.${lastWords}`);
+}
+
+/**
+ * The session's permission check, for a subagent: the same decisions (rules, mode, hooks, and a person asked
+ * through the parent's `askPerson`), except that an "ask" nobody answered in process becomes a denial the subagent
+ * reads, since a subagent cannot stop and be resumed later.
+ */
+function withoutWaiting(canUseTool: CanUseTool | undefined, subagent: string): CanUseTool {
+  return async (call, context) => {
+    const decision = canUseTool ? await canUseTool(call, context) : context.needsApproval ? { behavior: "ask" as const } : allow;
+    if (decision.behavior !== "ask") return decision;
+    return {
+      behavior: "deny",
+      message: `Permission needed${decision.reason ? `: ${decision.reason}` : ""}. The ${subagent} subagent cannot wait for the user's approval: do without this call, or end with a report saying it needs approval, so that the agent that started you can ask.`,
+    };
+  };
+}

@@ -1,0 +1,198 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  builtInSubagents,
+  loadSubagentDefinitions,
+  mergeSubagentDefinitions,
+  parseFrontMatter,
+  parseSubagentDefinition,
+} from "../../../src/code/subagents/index.js";
+import { FakeModel } from "../../../src/index.js";
+import { agentToolFor } from "./helpers.js";
+
+describe("front matter (the YAML subset)", () => {
+  it("reads plain, quoted, list and block values, and the body", () => {
+    const document = parseFrontMatter(
+      [
+        "---",
+        "# a comment",
+        "name: reviewer",
+        'description: "Reviews code: \\"quality\\" and tests"',
+        "quoted: 'it''s fine' # and a comment",
+        "plain: some text # a comment",
+        "flow: [Read, 'Grep', \"Glob, with a comma\"]",
+        "empty: []",
+        "block:",
+        "  - Read",
+        "  - Bash",
+        "literal: |",
+        "  line one",
+        "    indented",
+        "",
+        "folded: >-",
+        "  one",
+        "  two",
+        "",
+        "  three",
+        "---",
+        "",
+        "The body.",
+        "",
+      ].join("\n"),
+    );
+    expect(document.data).toEqual({
+      name: "reviewer",
+      description: 'Reviews code: "quality" and tests',
+      quoted: "it's fine",
+      plain: "some text",
+      flow: ["Read", "Grep", "Glob, with a comma"],
+      empty: [],
+      block: ["Read", "Bash"],
+      literal: "line one\n  indented",
+      folded: "one two\nthree",
+    });
+    expect(document.body).toBe("The body.");
+  });
+
+  it("says what is wrong, with the line", () => {
+    const attempt = (lines: string[]) => {
+      try {
+        parseFrontMatter(lines.join("\n"));
+      } catch (error) {
+        return `${(error as Error).message} @${(error as { line?: number }).line}`;
+      }
+      return "parsed";
+    };
+    expect(attempt(["name: x"])).toBe("it does not start with a front matter block (a line `---`) @1");
+    expect(attempt(["---", "name: x"])).toBe("its front matter block is not closed (a line `---` after it) @undefined");
+    expect(attempt(["---", "name: x", "name: y", "---"])).toBe("the key `name` is given twice @3");
+    expect(attempt(["---", "just words", "---"])).toBe("expected `key: value`, found `just words` @2");
+    expect(attempt(["---", "tools:", "  Read", "---"])).toBe("expected a list item `- value`, found `Read` @3");
+    expect(attempt(["---", 'name: "open', "---"])).toBe('the string "open is not closed @2');
+    expect(attempt(["---", "tools: [Read", "---"])).toBe("the list `[Read` is not closed with `]` @2");
+    expect(attempt(["---", "meta: {a: 1}", "---"])).toBe("`{a: 1}`: anchors, aliases, tags and maps are not supported @2");
+  });
+});
+
+describe("subagent definitions", () => {
+  const file = (front: string[], body = "You review code.") => ["---", ...front, "---", body].join("\n");
+
+  it("reads name, description, tools (a comma list or a YAML list), model and readOnly; ignores other keys", () => {
+    expect(
+      parseSubagentDefinition(
+        file([
+          "name: reviewer",
+          "description: Reviews code.",
+          "tools: Read, Grep,Glob",
+          "model: anthropic:claude-haiku-4-5",
+          "color: blue",
+        ]),
+        "/p/reviewer.md",
+      ),
+    ).toEqual({
+      name: "reviewer",
+      description: "Reviews code.",
+      tools: ["Read", "Grep", "Glob"],
+      model: "anthropic:claude-haiku-4-5",
+      prompt: "You review code.",
+      source: "/p/reviewer.md",
+    });
+    expect(
+      parseSubagentDefinition(
+        file(["name: r", "description: d", "tools:", "  - Read", "  - Bash", "model: inherit", "readOnly: true"]),
+        "f",
+      ),
+    ).toEqual({ name: "r", description: "d", tools: ["Read", "Bash"], readOnly: true, prompt: "You review code.", source: "f" });
+  });
+
+  it("throws a clear error naming the file (and the line) for a malformed definition", () => {
+    const problem = (text: string) => () => parseSubagentDefinition(text, "/p/.minagent/agents/bad.md");
+    expect(problem(file(["description: d"]))).toThrow(
+      "Subagent definition /p/.minagent/agents/bad.md: the front matter has no `name`. Fix the file or remove it.",
+    );
+    expect(problem(file(["name: r"]))).toThrow(/bad\.md: the front matter has no `description`/);
+    expect(problem(file(["name: has space", "description: d"]))).toThrow(/bad\.md: the name "has space" is invalid/);
+    expect(problem(file(["name: r", "description: d"], ""))).toThrow(/bad\.md: the body, the subagent's system prompt, is empty/);
+    expect(problem(file(["name: r", "description: d", "tools: Bash(git diff:*)"]))).toThrow(
+      /bad\.md: the tool "Bash\(git diff:\*\)": a subagent's tools are names only/,
+    );
+    expect(problem(file(["name: r", "description: d", "readOnly: yes"]))).toThrow(/bad\.md: `readOnly` must be true or false, not "yes"/);
+    expect(problem(file(["name: [r]", "description: d"]))).toThrow(/bad\.md: `name` must be text, not a list/);
+    expect(problem(["---", "name: r", "description d", "---", "x"].join("\n"))).toThrow(
+      "Subagent definition /p/.minagent/agents/bad.md, line 3: expected `key: value`, found `description d`. Fix the file or remove it.",
+    );
+  });
+
+  describe("files", () => {
+    let base: string;
+    let user: string;
+    let root: string;
+    beforeEach(() => {
+      base = mkdtempSync(join(tmpdir(), "minagent-subagents-"));
+      user = join(base, "home", ".minagent");
+      root = join(base, "project");
+      mkdirSync(join(user, "agents"), { recursive: true });
+      mkdirSync(join(root, ".minagent", "agents"), { recursive: true });
+    });
+    afterEach(() => rmSync(base, { recursive: true, force: true }));
+    const write = (directory: string, name: string, text: string) =>
+      writeFileSync(join(directory === user ? user : join(directory, ".minagent"), "agents", name), text);
+
+    it("reads the user's then the project's .minagent/agents/*.md; a project's definition replaces the user's and a built-in", async () => {
+      write(user, "b.md", file(["name: tester", "description: user's tester"]));
+      write(user, "a.md", file(["name: helper", "description: user's helper"]));
+      write(user, "notes.txt", "not a definition");
+      write(root, "tester.md", file(["name: tester", "description: project's tester"]));
+      write(root, "explore.md", file(["name: Explore", "description: the project's explorer", "tools: Read"]));
+      const loaded = await loadSubagentDefinitions({ root, userDirectory: user });
+      expect(loaded.map((definition) => `${definition.name}: ${definition.description}`)).toEqual([
+        "helper: user's helper",
+        "tester: user's tester",
+        "Explore: the project's explorer",
+        "tester: project's tester",
+      ]);
+      const merged = mergeSubagentDefinitions(builtInSubagents, loaded);
+      expect(merged.map((definition) => `${definition.name} (${definition.source})`)).toEqual([
+        "general-purpose (built-in)",
+        `helper (${join(user, "agents", "a.md")})`,
+        `Explore (${join(root, ".minagent", "agents", "explore.md")})`,
+        `tester (${join(root, ".minagent", "agents", "tester.md")})`,
+      ]);
+      expect(await loadSubagentDefinitions({ root: join(base, "nowhere"), userDirectory: join(base, "nobody") })).toEqual([]);
+    });
+
+    it("names the file that is malformed, and both files when one directory defines a name twice", async () => {
+      write(root, "broken.md", "no front matter here");
+      await expect(loadSubagentDefinitions({ root, userDirectory: user })).rejects.toThrow(
+        `Subagent definition ${join(root, ".minagent", "agents", "broken.md")}, line 1: it does not start with a front matter block`,
+      );
+      rmSync(join(root, ".minagent", "agents", "broken.md"));
+      write(root, "one.md", file(["name: twin", "description: d"]));
+      write(root, "two.md", file(["name: twin", "description: d"]));
+      await expect(loadSubagentDefinitions({ root, userDirectory: user })).rejects.toThrow(
+        `Subagent definitions ${join(root, ".minagent", "agents", "one.md")} and ${join(root, ".minagent", "agents", "two.md")} both define "twin"`,
+      );
+    });
+
+    it("names the unknown tools of a definition when the Agent tool is made", async () => {
+      write(root, "r.md", file(["name: r", "description: d", "tools: echo, WebFetch, Search"]));
+      const definitions = await loadSubagentDefinitions({ root, userDirectory: user });
+      expect(() => agentToolFor(new FakeModel([]), { definitions })).toThrow(
+        `Subagent "r" (${join(root, ".minagent", "agents", "r.md")}) names tools that do not exist: WebFetch, Search. Tools a subagent may have: echo, note, Agent.`,
+      );
+    });
+  });
+
+  it("refuses at creation a read-only definition given a tool that writes, and a model without resolveModel", () => {
+    const model = new FakeModel([]);
+    const base = { description: "d", prompt: "p", source: "f.md" };
+    expect(() => agentToolFor(model, { definitions: [{ ...base, name: "r", tools: ["echo", "note"], readOnly: true }] })).toThrow(
+      'Subagent "r" (f.md) is read-only, but these of its tools are not: note.',
+    );
+    expect(() => agentToolFor(model, { definitions: [{ ...base, name: "m", model: "anthropic:claude-haiku-4-5" }] })).toThrow(
+      'Subagent "m" (f.md) asks for the model "anthropic:claude-haiku-4-5", but no resolveModel was given to make it.',
+    );
+  });
+});
