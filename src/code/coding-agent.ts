@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
+import { join } from "node:path";
 import { Agent } from "../core/agent.js";
 import type { AgentEventListener } from "../core/events.js";
 import type { PrepareTurn } from "../core/loop-types.js";
@@ -7,14 +8,27 @@ import type { ApprovalDecision, ApprovalDecisions } from "../core/run-state.js";
 import type { Message, Model, RunResult, ToolCall } from "../core/types.js";
 import { addUsage, emptyUsage } from "../core/usage.js";
 import { UsageError } from "../errors.js";
+import { resolveModel } from "../models/resolve-model.js";
 import type { CanUseTool } from "../tools/permission.js";
 import type { Tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import { type HookConfiguration, HookRunner, type HookRunReport, type HookSettings } from "./hooks/index.js";
 import { withPostToolUseHooks } from "./hooks/with-post-tool-use-hooks.js";
 import { withPreToolUseHooks } from "./hooks/with-pre-tool-use-hooks.js";
+import { loadProjectMemory, type ProjectMemory, type ProjectMemoryOptions } from "./memory/index.js";
 import { type CodePermissions, createCodePermissions, type PermissionMode } from "./permissions/index.js";
 import { permissionSettingsFiles } from "./permissions/settings.js";
+import {
+  type AgentTool,
+  builtInSubagents,
+  createAgentTool,
+  loadSubagentDefinitions,
+  mergeSubagentDefinitions,
+  type SubagentBudget,
+  type SubagentDefinition,
+  type SubagentLimits,
+  subagentSystemPrompt,
+} from "./subagents/index.js";
 import { codingSystemPrompt } from "./system-prompt.js";
 import { createBashTool } from "./tools/bash.js";
 import { createEditTool } from "./tools/edit.js";
@@ -74,6 +88,26 @@ export type CodingAgentOptions = {
   todos?: TodoStore | undefined;
   /** The home directory for `~` in rules and the user's settings file (default: the user's). */
   home?: string | undefined;
+  /** The user's minagent folder, holding memory files and `agents/` (default `<home>/.minagent`; the CLI passes MINAGENT_HOME's). */
+  userDirectory?: string | undefined;
+  /**
+   * Project memory (AGENTS.md, MINAGENT.md) loaded into the system prompt: where the working directory is and how much
+   * of a file to keep; `false` reads none. Default: the user's and the project's files, from the root down to the root.
+   */
+  memory?: false | Pick<ProjectMemoryOptions, "cwd" | "maxFileCharacters"> | undefined;
+  /** Subagents (the Agent tool); `false` leaves the tool out. */
+  subagents?:
+    | false
+    | {
+        /** More types, after the built-in ones and the files' (a type of the same name replaces theirs). */
+        definitions?: readonly SubagentDefinition[] | undefined;
+        limits?: Partial<SubagentLimits> | undefined;
+        /** The session's budget (the CLI's --max-budget-usd). */
+        budget?: SubagentBudget | undefined;
+        /** Makes a definition's model (default: minagent's resolveModel). */
+        resolveModel?: ((spec: string) => Model | Promise<Model>) | undefined;
+      }
+    | undefined;
 };
 
 /** Options of one {@link CodingAgent} run. */
@@ -112,6 +146,10 @@ export class CodingAgent {
   readonly hooks: HookRunner;
   /** The checklist the model keeps with TodoWrite. */
   readonly todos: TodoStore;
+  /** The memory files in the system prompt (`/memory`; a compactor's `memory: () => agent.memory.text`). */
+  readonly memory: ProjectMemory;
+  /** The Agent tool (`/agents`: `agent.subagents?.subagents()`), unless subagents are off. */
+  readonly subagents: AgentTool | undefined;
   #sessionContext: Promise<string | undefined> | undefined;
 
   private constructor(parts: {
@@ -121,6 +159,8 @@ export class CodingAgent {
     permissions: CodePermissions;
     hooks: HookRunner;
     todos: TodoStore;
+    memory: ProjectMemory;
+    subagents: AgentTool | undefined;
   }) {
     this.agent = parts.agent;
     this.workspace = parts.workspace;
@@ -128,6 +168,8 @@ export class CodingAgent {
     this.permissions = parts.permissions;
     this.hooks = parts.hooks;
     this.todos = parts.todos;
+    this.memory = parts.memory;
+    this.subagents = parts.subagents;
   }
 
   /** Builds the agent: reads the settings files (permissions and hooks) and prepares the tools. */
@@ -170,16 +212,47 @@ export class CodingAgent {
       ...permissions.planMode.tools,
       ...(options.tools ?? []),
     ];
-    for (const tool of builtIn) registry.add(hooks.hasHooks("PostToolUse", tool.name) ? withPostToolUseHooks(tool, hooks) : tool);
+    const withHooks = (tool: Tool): Tool => (hooks.hasHooks("PostToolUse", tool.name) ? withPostToolUseHooks(tool, hooks) : tool);
+    for (const tool of builtIn) registry.add(withHooks(tool));
     const canUseTool = withPreToolUseHooks(hooks, askWhileWaiting(permissions.canUseTool, options.askPerson));
+    const userDirectory = options.userDirectory ?? join(home, ".minagent");
+    const memory: ProjectMemory =
+      options.memory === false
+        ? { files: [], text: "" }
+        : await loadProjectMemory({ root: workspace.root, userDirectory, ...options.memory });
+    let subagents: AgentTool | undefined;
+    if (options.subagents !== false) {
+      const given = options.subagents ?? {};
+      const environment = `Workspace: ${workspace.root}. Paths may be relative to it. Date: ${new Date().toISOString().slice(0, 10)}.`;
+      subagents = createAgentTool({
+        model,
+        resolveModel: given.resolveModel ?? ((spec) => resolveModel(spec)),
+        definitions: mergeSubagentDefinitions(
+          builtInSubagents,
+          await loadSubagentDefinitions({ root: workspace.root, userDirectory }),
+          given.definitions ?? [],
+        ),
+        // Plan mode's tools move the session's mode: they stay the main agent's.
+        toolNames: registry.names().filter((name) => name !== "EnterPlanMode" && name !== "ExitPlanMode"),
+        // A subagent keeps a checklist of its own; the other tools are the session's (PostToolUse hooks included).
+        buildTools: (names) =>
+          names.map((name) => (name === "TodoWrite" ? withHooks(createTodoWriteTool(createTodoStore())) : (registry.get(name) as Tool))),
+        canUseTool,
+        limits: given.limits,
+        budget: given.budget,
+        registry: { orderEffects: true, timeoutMs: 15 * 60_000 },
+        systemPrompt: (definition) => subagentSystemPrompt(definition, [environment, memory.text].filter(Boolean).join("\n\n")),
+      });
+      registry.add(withHooks(subagents));
+    }
     const agent = new Agent(model, registry, {
-      system: codingSystemPrompt({ workspace, instructions: options.instructions }),
+      system: [codingSystemPrompt({ workspace, instructions: options.instructions }), memory.text].filter(Boolean).join("\n\n"),
       maxSteps: options.maxSteps ?? 50,
       canUseTool,
       onEvent: options.onEvent,
       prepareTurn: options.prepareTurn,
     });
-    return new CodingAgent({ agent, workspace, registry, permissions, hooks, todos });
+    return new CodingAgent({ agent, workspace, registry, permissions, hooks, todos, memory, subagents });
   }
 
   /**

@@ -19,6 +19,16 @@ export {
   withPreToolUseHooks,
 } from "./hooks/index.js";
 export {
+  formatProjectMemory,
+  listMemoryFiles,
+  loadProjectMemory,
+  type MemoryFile,
+  type MemoryFileSummary,
+  memoryFileNames,
+  type ProjectMemory,
+  type ProjectMemoryOptions,
+} from "./memory/index.js";
+export {
   type CodePermissions,
   type CodePermissionsOptions,
   createCodePermissions,
@@ -54,6 +64,24 @@ export {
   type SessionSummary,
   sessionFormatVersion,
 } from "./sessions/index.js";
+export {
+  type AgentTool,
+  type AgentToolOptions,
+  builtInSubagents,
+  createAgentTool,
+  defaultSubagentLimits,
+  exploreSubagent,
+  generalPurposeSubagent,
+  isReadOnlyBashCommand,
+  loadSubagentDefinitions,
+  mergeSubagentDefinitions,
+  parseSubagentDefinition,
+  type SubagentBudget,
+  type SubagentDefinition,
+  type SubagentLimits,
+  type SubagentSummary,
+  subagentSystemPrompt,
+} from "./subagents/index.js";
 export { codingSystemPrompt } from "./system-prompt.js";
 export { type BashToolOptions, createBashTool } from "./tools/bash.js";
 export { createEditTool } from "./tools/edit.js";

@@ -71,7 +71,7 @@ export function planMode(options: PlanModeOptions): PlanMode {
     },
   };
   const check: CanUseTool = (call, { tool }) =>
-    active && !tool.readOnly
+    active && !(tool.readOnlyCall ? tool.readOnlyCall(call.arguments) : tool.readOnly)
       ? {
           behavior: "deny",
           message: `"${call.name}" is not allowed in plan mode because it can change things. Finish planning with read-only tools and call ExitPlanMode with your plan; once it is approved you can use "${call.name}".`,

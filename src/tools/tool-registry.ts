@@ -4,7 +4,7 @@ import type { ToolCall, ToolSchema } from "../core/types.js";
 import { UsageError } from "../errors.js";
 import { executeToolCall, type PreparedTool, type RegistrySettings } from "./execute-tool-call.js";
 import type { CanUseTool } from "./permission.js";
-import type { Tool, ToolParameters } from "./tool.js";
+import { isReadOnlyCall, type Tool, type ToolParameters } from "./tool.js";
 import { compileToolSchema } from "./tool-schema.js";
 
 /** Settings shared by all tools of a registry. */
@@ -47,7 +47,9 @@ export class ToolRegistry implements ToolExecutor {
       maxArgumentDepth: positive("maxArgumentDepth", options.maxArgumentDepth ?? 64),
       maxArgumentsLength: positive("maxArgumentsLength", options.maxArgumentsLength ?? 1_000_000),
     };
-    this.runsAlone = options.orderEffects ? (toolCall) => !this.#tools.get(toolCall.name)?.tool.readOnly : undefined;
+    this.runsAlone = options.orderEffects
+      ? (toolCall) => !isReadOnlyCall(this.#tools.get(toolCall.name)?.tool, toolCall.arguments)
+      : undefined;
   }
 
   /** With `orderEffects`: true for a call that must run alone (its tool is not read-only, or unknown). */

@@ -46,6 +46,13 @@ export interface Tool<P extends ToolParameters = ToolParameters> {
   /** True when the tool only reads and changes nothing (plan mode allows only these). */
   readOnly?: boolean | undefined;
   /**
+   * For a tool whose calls differ (the Agent tool: a read-only subagent type or another): whether a call with these
+   * arguments only reads. Where given, it decides instead of `readOnly` wherever the call is known (the registry's
+   * order of effects, plan mode, the permission modes), and `readOnly` should be true only if every call reads.
+   * The arguments may not be validated yet.
+   */
+  readOnlyCall?: ((args: Record<string, unknown>) => boolean) | undefined;
+  /**
    * True (or a function of the validated arguments that says true) when a call needs a person's approval:
    * the run stops `interrupted` with the call pending, unless the agent's `canUseTool` decides otherwise.
    */
@@ -68,4 +75,10 @@ export function defineTool<P extends ToolParameters>(tool: Tool<P>): Tool<P> {
 /** True when `parameters` is a schema-library object rather than a plain JSON Schema. */
 export function isStandardSchema(parameters: ToolParameters): parameters is StandardToolSchema {
   return typeof parameters === "object" && parameters !== null && "~standard" in parameters;
+}
+
+/** Whether this call of `tool` only reads: its `readOnlyCall` when it has one, else its `readOnly`. */
+export function isReadOnlyCall(tool: Pick<Tool, "readOnly" | "readOnlyCall"> | undefined, args: Record<string, unknown>): boolean {
+  if (!tool) return false;
+  return tool.readOnlyCall ? tool.readOnlyCall(args) === true : tool.readOnly === true;
 }

@@ -79,6 +79,8 @@ function setUp(script: FakeModelScriptItem[], options: Partial<CodeOptions> = {}
         file: candidate.file,
         updatedAt: new Date(Date.now() - 3 * 60_000).toISOString(),
         messageCount: candidate.history.length,
+        prompts: candidate.history.filter((message) => message.role === "user").length,
+        turns: candidate.history.filter((message) => message.role === "assistant").length,
         firstPrompt: candidate.history[0]?.content,
       })),
   };

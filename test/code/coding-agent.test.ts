@@ -52,6 +52,7 @@ describe("CodingAgent", () => {
       "TodoWrite",
       "EnterPlanMode",
       "ExitPlanMode",
+      "Agent",
     ]);
     expect(model.requests[0]?.messages[0]?.content).toContain(`Workspace: ${project}`);
   });

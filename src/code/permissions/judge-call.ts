@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
-import type { Tool } from "../../tools/tool.js";
+import { isReadOnlyCall, type Tool } from "../../tools/tool.js";
 import { fileToolNamed } from "./file-tools.js";
 import type { PermissionMode } from "./modes.js";
 import type { RuleSet } from "./rules.js";
@@ -47,14 +47,18 @@ export function judgeToolCall(name: string, args: Record<string, unknown>, judge
     const plan = typeof args.plan === "string" ? args.plan : "";
     return { behavior: "ask", reason: `The agent proposes this plan and leaves plan mode if you approve it:\n\n${plan}` };
   }
-  if (mode === "plan" && tool?.readOnly !== true) return { behavior: "ask", reason: `${subject} can change things`, changes: true };
+  const readOnly = isReadOnlyCall(tool, args);
+  // The Agent tool changes nothing itself: each call of its subagent is judged on its own, with these rules and this mode.
+  if (name === "Agent" && (readOnly || mode !== "plan"))
+    return { behavior: "allow", reason: "the Agent tool's subagent has each of its calls judged", rule: allowed, byMode: !allowed };
+  if (mode === "plan" && !readOnly) return { behavior: "ask", reason: `${subject} can change things`, changes: true };
   if (allowed)
     return { behavior: "allow", rule: allowed, reason: `${subject} is allowed by the rule \`${allowed.text}\` (${allowed.source})` };
   if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions runs what no deny rule forbids", byMode: true };
   // An MCP server says for itself whether a tool is read-only: that is not enough to run it without a rule.
-  if (mode !== "dontAsk" && tool?.readOnly === true && !name.startsWith("mcp__"))
+  if (mode !== "dontAsk" && readOnly && !name.startsWith("mcp__"))
     return { behavior: "allow", reason: `${subject} is read-only`, byMode: true };
-  return { behavior: "ask", reason: `${subject} is not allowed by any rule`, changes: tool?.readOnly !== true };
+  return { behavior: "ask", reason: `${subject} is not allowed by any rule`, changes: !readOnly };
 }
 
 function judgeFileCall(name: string, args: Record<string, unknown>, { mode, rules, scope }: CallJudgement): Verdict {

@@ -1,6 +1,6 @@
 import { type PlanDecision, type PlanMode, planMode } from "../../patterns/plan-mode.js";
 import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
-import type { Tool } from "../../tools/tool.js";
+import { isReadOnlyCall, type Tool } from "../../tools/tool.js";
 import type { PermissionMode } from "./modes.js";
 
 /** The permission mode, changeable at run time, and plan mode's tools driving it. */
@@ -59,7 +59,7 @@ export function createModeState(
     },
   };
   const check: CanUseTool = (call, { tool }) =>
-    mode === "plan" && !tool.readOnly
+    mode === "plan" && !isReadOnlyCall(tool, call.arguments)
       ? {
           behavior: "deny",
           message: `"${call.name}" is not allowed in plan mode because it can change things. Finish planning and call ExitPlanMode with your plan.`,
