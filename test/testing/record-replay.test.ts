@@ -1,8 +1,8 @@
 import { AssertionError } from "node:assert";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { type AgentEvent, FakeModel, type Model, type ModelResponse, ReActAgent, type RunResult, ToolRegistry } from "../../src/index.js";
 import {
   type Cassette,
@@ -17,7 +17,16 @@ import {
 
 const apiKey = "sk-ant-api03-realLookingKey0123456789abcdefghijkl";
 const system = "你是一个天气助手，先想再做。";
-const cassettePath = () => join(mkdtempSync(join(tmpdir(), "minagent-cassette-")), "cassettes", "weather.json");
+// Each test's cassette in a folder of its own, all removed at the end.
+const folders: string[] = [];
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+const cassettePath = () => {
+  const folder = mkdtempSync(join(tmpdir(), "minagent-cassette-"));
+  folders.push(folder);
+  return join(folder, "cassettes", "weather.json");
+};
 
 /** Stands in for a real provider: a scripted model that, like an SDK client, holds an API key. */
 function keyedModel(script: ConstructorParameters<typeof FakeModel>[0]): Model {
