@@ -24,13 +24,17 @@ const commands: Record<string, Command> = {
 };
 
 function help(): string {
-  const lines = Object.values(commands).map((command) => `  minagent ${command.usage.padEnd(23)}${command.summary}`);
+  const rows: [string, string][] = [
+    ...Object.values(commands).map((command): [string, string] => [command.usage, command.summary]),
+    ["--help", "show this help"],
+    ["--version", "show the version"],
+  ];
+  const width = Math.max(...rows.map(([usage]) => usage.length)) + 2;
+  const lines = rows.map(([usage, summary]) => `  minagent ${usage.padEnd(width)}${summary}`);
   return `minagent — a small agent engine: one plain tool-use loop.
 
 Usage:
 ${lines.join("\n")}
-  minagent --help                 show this help
-  minagent --version              show the version
 
 Demos:
 ${demoList()}
