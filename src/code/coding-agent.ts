@@ -12,6 +12,14 @@ import { resolveModel } from "../models/resolve-model.js";
 import type { CanUseTool } from "../tools/permission.js";
 import type { Tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
+import {
+  type Compactor,
+  type CompactorOptions,
+  chainPrepareTurns,
+  createCompactor,
+  describePermissions,
+  describeTodos,
+} from "./compaction/index.js";
 import { type HookConfiguration, HookRunner, type HookRunReport, type HookSettings } from "./hooks/index.js";
 import { withPostToolUseHooks } from "./hooks/with-post-tool-use-hooks.js";
 import { withPreToolUseHooks } from "./hooks/with-pre-tool-use-hooks.js";
@@ -95,6 +103,11 @@ export type CodingAgentOptions = {
    * of a file to keep; `false` reads none. Default: the user's and the project's files, from the root down to the root.
    */
   memory?: false | Pick<ProjectMemoryOptions, "cwd" | "maxFileCharacters"> | undefined;
+  /**
+   * Compaction of long sessions (docs/compaction.md), on by default: `false` turns it off; otherwise createCompactor's
+   * options (the model, memory, permission state and todo list are the agent's).
+   */
+  compaction?: false | Omit<CompactorOptions, "model" | "memory" | "permissions" | "todos"> | undefined;
   /** Subagents (the Agent tool); `false` leaves the tool out. */
   subagents?:
     | false
@@ -150,6 +163,8 @@ export class CodingAgent {
   readonly memory: ProjectMemory;
   /** The Agent tool (`/agents`: `agent.subagents?.subagents()`), unless subagents are off. */
   readonly subagents: AgentTool | undefined;
+  /** The compactor (`/compact [focus]`: `agent.compactor?.compactNow(focus)`), unless compaction is off. */
+  readonly compactor: Compactor | undefined;
   #sessionContext: Promise<string | undefined> | undefined;
 
   private constructor(parts: {
@@ -161,6 +176,7 @@ export class CodingAgent {
     todos: TodoStore;
     memory: ProjectMemory;
     subagents: AgentTool | undefined;
+    compactor: Compactor | undefined;
   }) {
     this.agent = parts.agent;
     this.workspace = parts.workspace;
@@ -170,6 +186,7 @@ export class CodingAgent {
     this.todos = parts.todos;
     this.memory = parts.memory;
     this.subagents = parts.subagents;
+    this.compactor = parts.compactor;
   }
 
   /** Builds the agent: reads the settings files (permissions and hooks) and prepares the tools. */
@@ -245,14 +262,30 @@ export class CodingAgent {
       });
       registry.add(withHooks(subagents));
     }
+    const compactor =
+      options.compaction === false
+        ? undefined
+        : createCompactor({
+            model,
+            ...options.compaction,
+            memory: () => memory.text || undefined,
+            permissions: () => describePermissions(permissions),
+            todos: () => describeTodos(todos.todos),
+          });
+    const onEvent = options.onEvent;
     const agent = new Agent(model, registry, {
       system: [codingSystemPrompt({ workspace, instructions: options.instructions }), memory.text].filter(Boolean).join("\n\n"),
       maxSteps: options.maxSteps ?? 50,
       canUseTool,
-      onEvent: options.onEvent,
-      prepareTurn: options.prepareTurn,
+      onEvent: compactor
+        ? (event) => {
+            compactor.listen(event);
+            onEvent?.(event);
+          }
+        : onEvent,
+      prepareTurn: compactor ? chainPrepareTurns(options.prepareTurn, compactor) : options.prepareTurn,
     });
-    return new CodingAgent({ agent, workspace, registry, permissions, hooks, todos, memory, subagents });
+    return new CodingAgent({ agent, workspace, registry, permissions, hooks, todos, memory, subagents, compactor });
   }
 
   /**

@@ -2,6 +2,23 @@
 // permission system, hooks, and the CodingAgent that composes them. Explicit named exports only.
 export { type ApprovalRequest, CodingAgent, type CodingAgentOptions, type CodingRunOptions, type CodingRunResult } from "./coding-agent.js";
 export {
+  type Compactor,
+  type CompactorOptions,
+  ContextMeter,
+  chainPrepareTurns,
+  charactersPerToken,
+  contextWindowOf,
+  createCompactor,
+  defaultContextWindow,
+  describePermissions,
+  describeTodos,
+  estimateMessageTokens,
+  estimateTextTokens,
+  isCompactionMessage,
+  knownContextWindows,
+  type PinnedState,
+} from "./compaction/index.js";
+export {
   type CommandHook,
   type FunctionHook,
   type HookConfiguration,

@@ -252,7 +252,7 @@ describe("runInteractiveSession", () => {
     expect(await exit).toBe(0);
   });
 
-  test("/help, /cost, /model, /compact and an unknown command", async () => {
+  test("/help, /cost, /model, /compact, /memory, /agents and an unknown command", async () => {
     const { context, terminal } = setUp([]);
     const exit = runInteractiveSession(context);
     await until(terminal, "/help");
@@ -265,8 +265,12 @@ describe("runInteractiveSession", () => {
       terminal,
       /Model: anthropic:claude-haiku-4-5\nContext window: 200,000 tokens\nList price: \$1 in \/ \$5 out per million tokens/,
     );
-    terminal.press("/compact\r");
-    await until(terminal, "Compaction comes with the long-sessions work");
+    terminal.press("/compact keep the API notes\r");
+    await until(terminal, "The conversation will be compacted before the next model call, the summary focused on: keep the API notes.");
+    terminal.press("/memory\r");
+    await until(terminal, "No memory files. Write AGENTS.md");
+    terminal.press("/agents\r");
+    await until(terminal, /Explore \(read-only\)/);
     terminal.press("/frobnicate\r");
     await until(terminal, "Unknown command /frobnicate. /help lists the commands.");
     terminal.press("\x04");

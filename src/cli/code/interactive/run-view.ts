@@ -76,6 +76,14 @@ export class RunView {
         if (toolCall.name === "TodoWrite" && !result.isError) this.#printTodos(toolCall.arguments.todos);
         break;
       }
+      case "compaction": {
+        this.endLine();
+        const thousands = (tokens: number) => `${Math.round(tokens / 1000)}k`;
+        const what = event.stage === "summary" ? "summarised the earlier conversation" : "cleared old tool results";
+        if (event.error) this.print(style.yellow(`⚠ Compaction: ${flattenText(event.error)}\n`));
+        else this.print(style.dim(`⎯ Compacted: ${what} (${thousands(event.tokensBefore)} → ${thousands(event.tokensAfter)} tokens)\n`));
+        break;
+      }
       case "tool-call-pending":
         this.endLine();
         this.print(style.yellow(`… ${describeToolCall(event.toolCall, this.#root)} waits for a decision\n`));

@@ -72,16 +72,54 @@ export const slashCommands: readonly SlashCommand[] = [
   },
   {
     name: "compact",
-    summary: "summarise the conversation to free context",
-    run: (host) =>
-      void host.print(
-        host.style.dim(
-          "Compaction comes with the long-sessions work and is not available yet; /clear starts a new conversation (this one stays saved, /resume brings it back).",
-        ),
-      ),
+    arguments: "[focus]",
+    summary: "summarise the conversation before the next model call, focused on what you say",
+    run: (host, args) => {
+      const compactor = host.agent.compactor;
+      if (!compactor) host.print(host.style.dim("Compaction is off for this session."));
+      else {
+        compactor.compactNow(args || undefined);
+        host.print(
+          host.style.dim(
+            `The conversation will be compacted before the next model call${args ? `, the summary focused on: ${args}` : ""}.`,
+          ),
+        );
+      }
+      return undefined;
+    },
   },
+  {
+    name: "memory",
+    summary: "the project memory files the agent was given (AGENTS.md, MINAGENT.md)",
+    run: (host) => void host.print(memoryText(host)),
+  },
+  { name: "agents", summary: "the subagent types the agent can start", run: (host) => void host.print(agentsText(host)) },
   { name: "exit", aliases: ["quit"], summary: "leave (the conversation stays saved)", run: () => "exit" },
 ];
+
+function memoryText(host: SlashHost): string {
+  const files = host.agent.memory.files;
+  if (files.length === 0)
+    return host.style.dim(
+      "No memory files. Write AGENTS.md (or MINAGENT.md) at the project root, or in ~/.minagent/, and start a new session.",
+    );
+  return files
+    .map(
+      (file) =>
+        `${file.path}  ${file.error ? `(unreadable: ${file.error})` : `${file.bytes.toLocaleString("en-US")} bytes${file.truncated ? " (cut)" : ""}`}`,
+    )
+    .join("\n");
+}
+
+function agentsText(host: SlashHost): string {
+  const subagents = host.agent.subagents?.subagents() ?? [];
+  if (subagents.length === 0) return host.style.dim("Subagents are off for this session.");
+  const lines = subagents.map(
+    (agent) =>
+      `${agent.name}${agent.isDefault ? " (default)" : ""}${agent.readOnly ? " (read-only)" : ""}  ${agent.description}\n    tools: ${agent.tools.join(", ")} · model: ${agent.model} · ${agent.source}`,
+  );
+  return [...lines, host.style.dim("Add your own as Markdown files in .minagent/agents/ or ~/.minagent/agents/.")].join("\n");
+}
 
 /** The command `name` names (without its slash), by name or alias. */
 export function findSlashCommand(name: string): SlashCommand | undefined {
