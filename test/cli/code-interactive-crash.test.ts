@@ -146,8 +146,15 @@ class Tmux {
     );
   }
 
+  /** Ends the tmux server and removes its socket file (kill-server leaves it). */
   async kill(): Promise<void> {
-    if (this.#started) await this.#tmux("kill-server").catch(() => undefined);
+    if (!this.#started) return;
+    const socketPath = await this.#tmux("display-message", "-p", "#{socket_path}").then(
+      ({ stdout }) => stdout.trim(),
+      () => "",
+    );
+    await this.#tmux("kill-server").catch(() => undefined);
+    if (socketPath.endsWith(this.socket)) await rm(socketPath, { force: true });
   }
 
   #tmux(...args: string[]) {
