@@ -152,8 +152,12 @@ type RunSettings = {
  * What bash runs: stderr goes into stdout's pipe (so the two keep the order they were written in), an `EXIT` trap
  * writes the final `pwd` to descriptor 3 (also after an `exit` in the command), and the command, passed as `$1`,
  * is run by `eval` with no positional parameters: its error messages count its own lines and never show this.
+ * A lifeline watches descriptor 4, whose other end this process holds: if this process dies (even by SIGKILL,
+ * when nothing of ours runs), the read ends and the whole group is killed, so no command outlives the agent.
  */
-const shellScript = `exec 2>&1; trap 'pwd >&3' EXIT; __minagent_command=$1; set --; eval "$__minagent_command"`;
+const shellScript =
+  `exec 2>&1; { trap - EXIT; read -r -u 4 _; kill -KILL -- -$$; } </dev/null >/dev/null 2>&1 3>&- & ` +
+  `trap 'pwd >&3' EXIT; __minagent_command=$1; set --; eval "$__minagent_command"`;
 
 /** Runs one command and resolves when its output is complete. Rejects only when the shell cannot be started. */
 function runCommand(command: string, settings: RunSettings): Promise<CommandRun> {
@@ -169,9 +173,9 @@ function runCommand(command: string, settings: RunSettings): Promise<CommandRun>
       // With PWD naming the directory, bash's pwd keeps the path as given (a symlinked workspace stays inside).
       env: { ...settings.env, PWD: settings.cwd },
       detached: true,
-      stdio: ["ignore", "pipe", "pipe", "pipe"],
+      stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
     });
-    const streams = [child.stdout, child.stderr, child.stdio[3] as Readable | null];
+    const streams = [child.stdout, child.stderr, child.stdio[3] as Readable | null, child.stdio[4] as Readable | null];
     for (const stream of streams.slice(0, 2)) stream?.setEncoding("utf8").on("data", (text: string) => output.add(text));
     streams[2]?.setEncoding("utf8").on("data", (text: string) => {
       finalDirectory += text;
