@@ -103,7 +103,7 @@ export class AnthropicModel implements Model {
       apiKey,
       maxRetries: 0, // the SDK's retries cannot be tuned, and they also retry 409 and 408; ours are in completeWithRetries
       ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
-      ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+      // No SDK timeout: the attempt signal bounds the whole attempt (headers, body, stream) and names it; two timers racing gave two messages.
       ...(options.headers && { defaultHeaders: options.headers }),
       fetch: createGuardedFetch({ provider: this.provider, fetch: options.fetch, idleTimeoutMs }),
       // Failures come back as typed errors; the SDK's console logging (a stream's unparsable data) stays off unless asked for.

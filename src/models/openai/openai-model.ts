@@ -103,7 +103,7 @@ export class OpenAIModel implements Model {
       apiKey: apiKey || "no-key",
       maxRetries: 0, // the SDK retries every 429, even insufficient_quota; ours are in completeWithRetries
       ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
-      ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+      // No SDK timeout: the attempt signal bounds the whole attempt (headers, body, stream) and names it; two timers racing gave two messages.
       defaultHeaders: { ...options.headers, ...(!apiKey && { authorization: null }) },
       fetch: createGuardedFetch({ provider: this.provider, fetch: options.fetch, idleTimeoutMs }),
       // Failures come back as typed errors; the SDK's console logging (a stream's unparsable data) stays off unless asked for.
