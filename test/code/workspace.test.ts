@@ -1,12 +1,13 @@
 import * as fs from "node:fs/promises";
-import { chmod, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, mkdir, readdir, readFile, readlink, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEditTool } from "../../src/code/tools/edit.js";
 import { createReadTool } from "../../src/code/tools/read.js";
 import { Workspace } from "../../src/code/workspace.js";
-import { type Tool, ToolError, ToolRegistry, type ToolResult } from "../../src/index.js";
+import { ToolError } from "../../src/index.js";
+import { callTool } from "./helpers/call-tool.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "./helpers/temporary-workspace.js";
 
 // rename is wrapped so that a test can make it fail once: a crash between writing the temporary file and moving it into place.
 vi.mock("node:fs/promises", async (importOriginal) => {
@@ -19,24 +20,14 @@ let root: string;
 let outside: string;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-workspace-")));
-  root = join(base, "work");
-  outside = join(base, "outside");
-  await mkdir(root);
-  await mkdir(outside);
+  ({ base, root, outside } = await createTemporaryWorkspace("workspace"));
   await writeFile(join(outside, "secret.txt"), "secret\n");
 });
 
 afterEach(async () => {
   vi.mocked(fs.rename).mockClear();
-  await rm(base, { recursive: true, force: true });
+  await removeTemporaryWorkspace(base);
 });
-
-async function call(tool: Tool, args: Record<string, unknown>): Promise<ToolResult> {
-  const outcome = await new ToolRegistry().add(tool).execute({ id: "1", name: tool.name, arguments: args });
-  if ("pending" in outcome) throw new Error("unexpected pending call");
-  return outcome;
-}
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
@@ -219,17 +210,17 @@ describe("Workspace.writeAtomic", () => {
   it("through Edit: a failed rename is an observation, and the file and its folder are as they were", async () => {
     const workspace = new Workspace({ root });
     await writeFile(join(root, "app.ts"), "const port = 80;\n");
-    expect((await call(createReadTool(workspace), { file_path: "app.ts" })).isError).toBe(false);
+    expect((await callTool(createReadTool(workspace), { file_path: "app.ts" })).isError).toBe(false);
     vi.mocked(fs.rename).mockRejectedValueOnce(Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" }));
     const edit = createEditTool(workspace);
-    expect(await call(edit, { file_path: "app.ts", old_string: "80", new_string: "8080" })).toEqual({
+    expect(await callTool(edit, { file_path: "app.ts", old_string: "80", new_string: "8080" })).toEqual({
       content: "Could not write app.ts: the disk is full (ENOSPC).",
       isError: true,
     });
     expect(await readFile(join(root, "app.ts"), "utf8")).toBe("const port = 80;\n");
     expect(await readdir(root)).toEqual(["app.ts"]);
     // Nothing was written, so the agent's read still holds: the next attempt succeeds.
-    expect((await call(edit, { file_path: "app.ts", old_string: "80", new_string: "8080" })).isError).toBe(false);
+    expect((await callTool(edit, { file_path: "app.ts", old_string: "80", new_string: "8080" })).isError).toBe(false);
     expect(await readFile(join(root, "app.ts"), "utf8")).toBe("const port = 8080;\n");
   });
 });

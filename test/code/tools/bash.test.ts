@@ -1,36 +1,27 @@
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type BashToolOptions, createBashTool, withoutCredentials } from "../../../src/code/tools/bash.js";
-import { Workspace } from "../../../src/code/workspace.js";
-import { type Tool, ToolRegistry, type ToolResult } from "../../../src/index.js";
+import type { Workspace } from "../../../src/code/workspace.js";
+import type { Tool, ToolResult } from "../../../src/index.js";
+import { callTool } from "../helpers/call-tool.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
 let workspace: Workspace;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-bash-")));
-  root = join(base, "work");
-  await mkdir(root);
-  await mkdir(join(base, "outside"));
-  workspace = new Workspace({ root });
+  ({ base, root, workspace } = await createTemporaryWorkspace("bash"));
 });
 
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-});
+afterEach(() => removeTemporaryWorkspace(base));
 
 /** One tool for a whole test, so that the working directory carries over between its calls. */
 function bashTool(options: BashToolOptions = {}) {
-  const registry = new ToolRegistry().add(createBashTool(workspace, options) as Tool);
-  return async (args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> => {
-    const outcome = await registry.execute({ id: "1", name: "Bash", arguments: args }, { signal });
-    if ("pending" in outcome) throw new Error("unexpected pending call");
-    return outcome;
-  };
+  const tool = createBashTool(workspace, options) as Tool;
+  return (args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> => callTool(tool, args, signal);
 }
 
 /** True while a process exists and is not a zombie waiting to be reaped (which is as good as gone). */

@@ -1,40 +1,29 @@
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createEditTool } from "../../../src/code/tools/edit.js";
 import { createReadTool } from "../../../src/code/tools/read.js";
 import { createTodoStore, createTodoWriteTool } from "../../../src/code/tools/todo-write.js";
 import { createWriteTool } from "../../../src/code/tools/write.js";
-import { Workspace } from "../../../src/code/workspace.js";
-import { Agent, FakeModel, type Tool, ToolRegistry, type ToolResult } from "../../../src/index.js";
+import type { Workspace } from "../../../src/code/workspace.js";
+import { Agent, FakeModel, ToolRegistry } from "../../../src/index.js";
 import { reply, toolCall } from "../../../src/testing/index.js";
+import { callTool } from "../helpers/call-tool.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
 let workspace: Workspace;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-edit-")));
-  root = join(base, "work");
-  await mkdir(root);
-  await mkdir(join(base, "outside"));
-  workspace = new Workspace({ root });
+  ({ base, root, workspace } = await createTemporaryWorkspace("edit"));
 });
 
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-});
-
-async function call(tool: Tool, args: Record<string, unknown>): Promise<ToolResult> {
-  const outcome = await new ToolRegistry().add(tool).execute({ id: "1", name: tool.name, arguments: args });
-  if ("pending" in outcome) throw new Error("unexpected pending call");
-  return outcome;
-}
+afterEach(() => removeTemporaryWorkspace(base));
 
 const edit = (file_path: string, old_string: string, new_string: string, replace_all?: boolean) =>
-  call(createEditTool(workspace), { file_path, old_string, new_string, ...(replace_all !== undefined && { replace_all }) });
-const read = (file_path: string) => call(createReadTool(workspace), { file_path });
+  callTool(createEditTool(workspace), { file_path, old_string, new_string, ...(replace_all !== undefined && { replace_all }) });
+const read = (file_path: string) => callTool(createReadTool(workspace), { file_path });
 const contentOf = (path: string) => readFile(join(root, path), "utf8");
 
 /** A file the agent has read. */

@@ -1,26 +1,21 @@
-import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGlobTool, type GlobToolOptions } from "../../../src/code/tools/glob.js";
-import { Workspace } from "../../../src/code/workspace.js";
-import { ToolRegistry, type ToolResult } from "../../../src/index.js";
+import type { Workspace } from "../../../src/code/workspace.js";
+import type { ToolResult } from "../../../src/index.js";
+import { callTool } from "../helpers/call-tool.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
 let workspace: Workspace;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-glob-")));
-  root = join(base, "work");
-  await mkdir(root);
-  await mkdir(join(base, "outside"));
-  workspace = new Workspace({ root });
+  ({ base, root, workspace } = await createTemporaryWorkspace("glob"));
 });
 
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-});
+afterEach(() => removeTemporaryWorkspace(base));
 
 /** Creates files (relative to the root) with the given modification times (seconds), creating folders. */
 async function files(entries: Record<string, number>): Promise<void> {
@@ -31,11 +26,8 @@ async function files(entries: Record<string, number>): Promise<void> {
   }
 }
 
-async function glob(args: Record<string, unknown>, options: GlobToolOptions = {}): Promise<ToolResult> {
-  const outcome = await new ToolRegistry().add(createGlobTool(workspace, options)).execute({ id: "1", name: "Glob", arguments: args });
-  if ("pending" in outcome) throw new Error("unexpected pending call");
-  return outcome;
-}
+const glob = (args: Record<string, unknown>, options: GlobToolOptions = {}): Promise<ToolResult> =>
+  callTool(createGlobTool(workspace, options), args);
 
 const list = async (args: Record<string, unknown>, options?: GlobToolOptions) => {
   const result = await glob(args, options);

@@ -1,26 +1,21 @@
-import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compileSearchPattern, createGrepTool, type GrepToolOptions, requiredLiterals } from "../../../src/code/tools/grep.js";
-import { Workspace } from "../../../src/code/workspace.js";
-import { ToolRegistry, type ToolResult } from "../../../src/index.js";
+import type { Workspace } from "../../../src/code/workspace.js";
+import type { ToolResult } from "../../../src/index.js";
+import { callTool } from "../helpers/call-tool.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
 let workspace: Workspace;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-grep-")));
-  root = join(base, "work");
-  await mkdir(root);
-  await mkdir(join(base, "outside"));
-  workspace = new Workspace({ root });
+  ({ base, root, workspace } = await createTemporaryWorkspace("grep"));
 });
 
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-});
+afterEach(() => removeTemporaryWorkspace(base));
 
 /** Writes files (relative to the root), creating folders; each later file is one second newer. */
 async function files(entries: Record<string, string | Buffer>): Promise<void> {
@@ -33,13 +28,8 @@ async function files(entries: Record<string, string | Buffer>): Promise<void> {
   }
 }
 
-async function grep(args: Record<string, unknown>, options: GrepToolOptions = {}, signal?: AbortSignal): Promise<ToolResult> {
-  const outcome = await new ToolRegistry()
-    .add(createGrepTool(workspace, options))
-    .execute({ id: "1", name: "Grep", arguments: args }, { signal });
-  if ("pending" in outcome) throw new Error("unexpected pending call");
-  return outcome;
-}
+const grep = (args: Record<string, unknown>, options: GrepToolOptions = {}, signal?: AbortSignal): Promise<ToolResult> =>
+  callTool(createGrepTool(workspace, options), args, signal);
 
 const text = async (args: Record<string, unknown>, options?: GrepToolOptions) => {
   const result = await grep(args, options);

@@ -1,37 +1,26 @@
-import { mkdir, mkdtemp, open, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, open, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createEditTool } from "../../../src/code/tools/edit.js";
 import { createReadTool } from "../../../src/code/tools/read.js";
 import { Workspace } from "../../../src/code/workspace.js";
-import { type Tool, ToolRegistry, type ToolResult, UsageError } from "../../../src/index.js";
+import { UsageError } from "../../../src/index.js";
+import { callTool } from "../helpers/call-tool.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
 let workspace: Workspace;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-read-")));
-  root = join(base, "work");
-  await mkdir(root);
-  await mkdir(join(base, "outside"));
+  ({ base, root, workspace } = await createTemporaryWorkspace("read"));
   await writeFile(join(base, "outside/secret.txt"), "secret\n");
-  workspace = new Workspace({ root });
 });
 
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-});
-
-async function call(tool: Tool, args: Record<string, unknown>): Promise<ToolResult> {
-  const outcome = await new ToolRegistry().add(tool).execute({ id: "1", name: tool.name, arguments: args });
-  if ("pending" in outcome) throw new Error("unexpected pending call");
-  return outcome;
-}
+afterEach(() => removeTemporaryWorkspace(base));
 
 const read = (args: Record<string, unknown>, options?: Parameters<typeof createReadTool>[1]) =>
-  call(createReadTool(workspace, options), args);
+  callTool(createReadTool(workspace, options), args);
 const lines = (count: number, text = (n: number) => `line ${n}`) => Array.from({ length: count }, (_, i) => `${text(i + 1)}\n`).join("");
 
 /** Writes `megabytes` MB of numbered 100-byte lines (or one line without breaks), a megabyte at a time. */
@@ -148,7 +137,9 @@ describe("Read: observations for what is not a readable text", () => {
   it("an empty file is said to be empty, and counts as read", async () => {
     await writeFile(join(root, "empty.txt"), "");
     expect(await read({ file_path: "empty.txt" })).toEqual({ content: "empty.txt exists but is empty (0 bytes).", isError: false });
-    expect((await call(createEditTool(workspace), { file_path: "empty.txt", old_string: "", new_string: "filled\n" })).isError).toBe(false);
+    expect((await callTool(createEditTool(workspace), { file_path: "empty.txt", old_string: "", new_string: "filled\n" })).isError).toBe(
+      false,
+    );
   });
 
   it("an offset past the end says how many lines there are", async () => {
@@ -195,11 +186,11 @@ describe("Read: read tracking", () => {
   it("a successful read, even of a window, lets Edit change the file; a failed one does not", async () => {
     await writeFile(join(root, "a.txt"), lines(10));
     const edit = createEditTool(workspace);
-    expect((await call(edit, { file_path: "a.txt", old_string: "line 9", new_string: "nine" })).content).toMatch(/^Read a.txt before/);
+    expect((await callTool(edit, { file_path: "a.txt", old_string: "line 9", new_string: "nine" })).content).toMatch(/^Read a.txt before/);
     expect((await read({ file_path: "a.txt", offset: 99 })).isError).toBe(true);
-    expect((await call(edit, { file_path: "a.txt", old_string: "line 9", new_string: "nine" })).content).toMatch(/^Read a.txt before/);
+    expect((await callTool(edit, { file_path: "a.txt", old_string: "line 9", new_string: "nine" })).content).toMatch(/^Read a.txt before/);
     await read({ file_path: "a.txt", offset: 2, limit: 1 });
-    expect((await call(edit, { file_path: "a.txt", old_string: "line 9", new_string: "nine" })).isError).toBe(false);
+    expect((await callTool(edit, { file_path: "a.txt", old_string: "line 9", new_string: "nine" })).isError).toBe(false);
   });
 });
 

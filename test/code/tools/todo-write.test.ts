@@ -1,12 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { createTodoStore, createTodoWriteTool, type Todo } from "../../../src/code/tools/todo-write.js";
-import { type Tool, ToolRegistry, type ToolResult } from "../../../src/index.js";
-
-async function call(tool: Tool, args: Record<string, unknown>): Promise<ToolResult> {
-  const outcome = await new ToolRegistry().add(tool).execute({ id: "1", name: tool.name, arguments: args });
-  if ("pending" in outcome) throw new Error("unexpected pending call");
-  return outcome;
-}
+import { callTool } from "../helpers/call-tool.js";
 
 const task = (content: string, status: Todo["status"]): Todo => ({ content, status, activeForm: `${content}ing` });
 
@@ -16,7 +10,7 @@ describe("TodoWrite", () => {
     const store = createTodoStore({ onChange });
     const tool = createTodoWriteTool(store);
     const first = [task("Read", "completed"), task("Fix", "in_progress"), task("Test", "pending")];
-    expect(await call(tool, { todos: first })).toEqual({
+    expect(await callTool(tool, { todos: first })).toEqual({
       content: "Todo list saved (3 tasks: 1 completed, 1 in progress, 1 pending). Now: Fixing. Keep the list up to date as you go.",
       isError: false,
     });
@@ -25,7 +19,7 @@ describe("TodoWrite", () => {
     expect(onChange).toHaveBeenCalledWith(first, []);
 
     const second = [task("Test", "in_progress")];
-    await call(tool, { todos: second });
+    await callTool(tool, { todos: second });
     expect(store.todos).toEqual(second); // replaced, not merged
     expect(onChange).toHaveBeenLastCalledWith(second, first);
     expect(tool.readOnly).toBe(true);
@@ -35,7 +29,7 @@ describe("TodoWrite", () => {
     const store = createTodoStore({ todos: [task("Plan", "in_progress")] });
     const onChange = vi.fn();
     store.onChange = onChange;
-    expect(await call(createTodoWriteTool(store), { todos: [task("Fix", "in_progress"), task("Test", "in_progress")] })).toEqual({
+    expect(await callTool(createTodoWriteTool(store), { todos: [task("Fix", "in_progress"), task("Test", "in_progress")] })).toEqual({
       content:
         'The list was not saved: 2 tasks are in_progress ("Fix", "Test"), and only one may be at a time. Keep the one you are working on in_progress, set the others to pending (or completed if done), and send the list again.',
       isError: true,
@@ -46,13 +40,13 @@ describe("TodoWrite", () => {
 
   it("reminds the model when nothing is in progress, says when all is done, and accepts an empty list", async () => {
     const tool = createTodoWriteTool();
-    expect((await call(tool, { todos: [task("Fix", "pending")] })).content).toBe(
+    expect((await callTool(tool, { todos: [task("Fix", "pending")] })).content).toBe(
       "Todo list saved (1 task: 0 completed, 0 in progress, 1 pending). Nothing is in progress: mark the task you start next as in_progress.",
     );
-    expect((await call(tool, { todos: [task("Fix", "completed"), task("Test", "completed")] })).content).toBe(
+    expect((await callTool(tool, { todos: [task("Fix", "completed"), task("Test", "completed")] })).content).toBe(
       "Todo list saved (2 tasks: 2 completed, 0 in progress, 0 pending). All tasks are completed.",
     );
-    expect((await call(tool, { todos: [] })).content).toBe("The todo list is now empty.");
+    expect((await callTool(tool, { todos: [] })).content).toBe("The todo list is now empty.");
   });
 
   it("validates items against the schema: status values, required activeForm, non-empty content", async () => {
@@ -65,7 +59,7 @@ describe("TodoWrite", () => {
       { todos: "Fix everything" },
     ];
     for (const args of bad) {
-      const result = await call(tool, args);
+      const result = await callTool(tool, args);
       expect(result.isError, JSON.stringify(args)).toBe(true);
       expect(result.content).toMatch(/^Invalid arguments for tool "TodoWrite"/);
     }
@@ -74,7 +68,7 @@ describe("TodoWrite", () => {
 
   it("keeps only the known fields of each item (older models send id and priority)", async () => {
     const store = createTodoStore();
-    await call(createTodoWriteTool(store), { todos: [{ id: "1", priority: "high", ...task("Fix", "pending") }] });
+    await callTool(createTodoWriteTool(store), { todos: [{ id: "1", priority: "high", ...task("Fix", "pending") }] });
     expect(store.todos).toEqual([task("Fix", "pending")]);
   });
 });

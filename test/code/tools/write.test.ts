@@ -1,11 +1,11 @@
-import { chmod, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, mkdir, readdir, readFile, readlink, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createReadTool } from "../../../src/code/tools/read.js";
 import { createWriteTool } from "../../../src/code/tools/write.js";
 import { Workspace } from "../../../src/code/workspace.js";
-import { type Tool, ToolRegistry, type ToolResult } from "../../../src/index.js";
+import { callTool } from "../helpers/call-tool.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
@@ -13,26 +13,13 @@ let outside: string;
 let workspace: Workspace;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-write-")));
-  root = join(base, "work");
-  outside = join(base, "outside");
-  await mkdir(root);
-  await mkdir(outside);
-  workspace = new Workspace({ root });
+  ({ base, root, outside, workspace } = await createTemporaryWorkspace("write"));
 });
 
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-});
+afterEach(() => removeTemporaryWorkspace(base));
 
-async function call(tool: Tool, args: Record<string, unknown>): Promise<ToolResult> {
-  const outcome = await new ToolRegistry().add(tool).execute({ id: "1", name: tool.name, arguments: args });
-  if ("pending" in outcome) throw new Error("unexpected pending call");
-  return outcome;
-}
-
-const write = (file_path: string, content: string) => call(createWriteTool(workspace), { file_path, content });
-const read = (file_path: string) => call(createReadTool(workspace), { file_path });
+const write = (file_path: string, content: string) => callTool(createWriteTool(workspace), { file_path, content });
+const read = (file_path: string) => callTool(createReadTool(workspace), { file_path });
 
 describe("Write", () => {
   it("creates a file and its folders, and says so with its size; is not read-only", async () => {
