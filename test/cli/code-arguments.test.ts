@@ -1,16 +1,12 @@
 import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
 import type { CodeSessionContext } from "../../src/cli/code/session-context.js";
 import { parseCodeArguments, splitRules } from "../../src/cli/commands/code.js";
-import { anthropicEnv, type CodeFixture, haiku, openCodeFixture, printArgs, runCode } from "./code-helpers.js";
+import { anthropicEnv, haiku, printArgs, runCode, useCodeFixture } from "./code-helpers.js";
 
-let fixture: CodeFixture;
-beforeEach(async () => {
-  fixture = await openCodeFixture();
-});
-afterEach(() => fixture.close());
+const fixture = useCodeFixture();
 
 const env = { MINAGENT_MODEL: haiku };
 

@@ -1,32 +1,28 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test } from "vitest";
 import { openAIStream } from "../helpers/wire-bodies.js";
 import {
   answer,
   anthropicEnv,
-  type CodeFixture,
   callTool,
   haiku,
-  openCodeFixture,
   requestBody,
   sentMessages,
   sessionFiles,
   sessionMessages,
+  useCodeFixture,
 } from "./code-helpers.js";
 
 // The built bin end to end. MINAGENT_TEST_BIN runs another build (a private one while others work in the tree).
 const bin = process.env.MINAGENT_TEST_BIN ?? new URL("../../dist/cli/bin.js", import.meta.url).pathname;
 
-let fixture: CodeFixture;
+const fixture = useCodeFixture();
 let children: ChildProcess[] = [];
-beforeEach(async () => {
-  fixture = await openCodeFixture();
-});
-afterEach(async () => {
+// Registered after the fixture's, so it runs before the fixture closes (vitest runs after-hooks in reverse order).
+afterEach(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, "SIGKILL");
   children = [];
-  await fixture.close();
 });
 
 type Outcome = { code: number | null; stdout: string; stderr: string };

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import type { CodeIo } from "../../src/cli/code/process-input.js";
 import { main } from "../../src/cli/main.js";
 import { projectFolderName } from "../../src/code/sessions/json-lines-session-store.js";
@@ -27,6 +28,19 @@ export async function openCodeFixture(): Promise<CodeFixture> {
       await rm(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Opens a fresh fixture before each test of the calling file and closes it after. The object returned stays the
+ * same while its fields are the current test's, so a file holds it in a constant and passes it around as the fixture.
+ */
+export function useCodeFixture(): CodeFixture {
+  const fixture = {} as CodeFixture;
+  beforeEach(async () => {
+    Object.assign(fixture, await openCodeFixture());
+  });
+  afterEach(() => fixture.close());
+  return fixture;
 }
 
 export const haiku = "anthropic:claude-haiku-4-5";

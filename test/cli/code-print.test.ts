@@ -1,28 +1,23 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { printModeDenial } from "../../src/cli/code/print-mode.js";
 import { openAIStream } from "../helpers/wire-bodies.js";
 import {
   answer,
   anthropicEnv,
-  type CodeFixture,
   callTool,
-  openCodeFixture,
   printArgs,
   requestBody,
   runCode,
   sentMessages,
   sessionFiles,
   sessionMessages,
+  useCodeFixture,
 } from "./code-helpers.js";
 
-let fixture: CodeFixture;
-beforeEach(async () => {
-  fixture = await openCodeFixture();
-});
-afterEach(() => fixture.close());
+const fixture = useCodeFixture();
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -1,15 +1,13 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { createCodeSessionStore } from "../../src/cli/code/code-session-store.js";
 import {
   answer,
   anthropicEnv,
-  type CodeFixture,
   callTool,
   haiku,
-  openCodeFixture,
   printArgs,
   requestBody,
   runCode,
@@ -17,13 +15,10 @@ import {
   sessionFiles,
   sessionMessages,
   sessionsFolder,
+  useCodeFixture,
 } from "./code-helpers.js";
 
-let fixture: CodeFixture;
-beforeEach(async () => {
-  fixture = await openCodeFixture();
-});
-afterEach(() => fixture.close());
+const fixture = useCodeFixture();
 
 /** Runs one -p prompt answered with `reply`; resolves to the session id. */
 async function ask(prompt: string, reply: string, ...flags: string[]): Promise<string> {
