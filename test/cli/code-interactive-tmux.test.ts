@@ -152,7 +152,7 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     await pane.waitFor(/Total cost: +\$0\.00\d+ at list prices\nTokens: +1,500 in · 30 out/);
     await pane.type("/help");
     await pane.keys("Enter");
-    await pane.waitFor(/\/compact +summarise the conversation/);
+    await pane.waitFor(/\/compact \[focus\] +summarise the conversation/);
 
     await pane.keys("C-c");
     await pane.waitFor("Press Ctrl-C again to exit");
