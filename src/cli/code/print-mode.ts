@@ -3,6 +3,7 @@ import type { AgentEvent } from "../../core/events.js";
 import { AbortError, UsageError } from "../../errors.js";
 import { ProviderError } from "../../models/provider-error.js";
 import { formatUsage } from "../commands/run.js";
+import { describeProgress, toOneLine } from "../describe-progress.js";
 import { formatPrintResult, type PermissionDenial, type PrintOutcome } from "./print-result.js";
 import { interruptedExitCode } from "./process-input.js";
 import type { CodeSessionContext } from "./session-context.js";
@@ -38,7 +39,7 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
       askPerson: (request) => {
         denials.push({ tool_name: request.toolCall.name, tool_use_id: request.toolCall.id, tool_input: request.toolCall.arguments });
         if (options.outputFormat === "text" && !options.verbose)
-          io.stderr(`✗ ${request.toolCall.name} not approved (-p): ${oneLine(request.reason ?? "it needs approval", 160)}\n`);
+          io.stderr(`✗ ${request.toolCall.name} not approved (-p): ${toOneLine(request.reason ?? "it needs approval", 160)}\n`);
         return { behavior: "deny", message: printModeDenial(request) };
       },
     });
@@ -120,7 +121,7 @@ function createProgress(context: PrintModeContext): Progress {
     event: (event) => {
       record(event);
       if (verbose) printVerbose(io, event);
-      else if (event.type === "model-call-retry") io.stderr(`… ${describeRetry(event)}\n`);
+      else if (event.type === "model-call-retry") io.stderr(`${describeProgress(event)}\n`);
     },
     finish: (outcome, result) => {
       if (verbose) {
@@ -157,25 +158,11 @@ function printVerbose(io: PrintModeContext["io"], event: AgentEvent): void {
       break;
     }
     case "model-call-retry":
-      io.stderr(`… ${describeRetry(event)}\n`);
-      break;
     case "tool-call-start":
-      io.stderr(`→ ${event.toolCall.name}(${oneLine(JSON.stringify(event.toolCall.arguments), 100)})\n`);
-      break;
     case "tool-call-end":
-      io.stderr(`${event.result.isError ? "✗" : "←"} ${event.toolCall.name}: ${oneLine(event.result.content, 120)}\n`);
+      io.stderr(`${describeProgress(event)}\n`);
       break;
     default:
       break;
   }
-}
-
-function describeRetry(event: Extract<AgentEvent, { type: "model-call-retry" }>): string {
-  const { error, delayMs } = event;
-  return `${error.status ?? error.errorType ?? error.kind} ${oneLine(error.message, 200)}; retrying in ${(delayMs / 1000).toFixed(1)} s`;
-}
-
-function oneLine(text: string, limit: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }

@@ -22,6 +22,7 @@ import type {
 import { createSpendingTracker } from "../code/spending.js";
 import type { CliIo } from "../io.js";
 import { estimateCost } from "../model-prices.js";
+import { parseSeconds, parseWholeNumber } from "../number-flags.js";
 
 const usage = `Usage: minagent code [options] ["<prompt>"]
        minagent code -p "<prompt>" [options]
@@ -298,11 +299,11 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     permissionMode,
     allowedTools: rules["--allowedTools"],
     disallowedTools: rules["--disallowedTools"],
-    maxTurns: wholeNumber(values.get("--max-turns"), "--max-turns"),
+    maxTurns: parseWholeNumber(values.get("--max-turns"), "--max-turns"),
     maxBudgetUsd,
     cwd: resolve(cwd, values.get("--cwd") ?? "."),
     additionalDirectories: addDirs.map((dir) => resolve(cwd, dir.startsWith("~/") ? join(homedir(), dir.slice(2)) : dir)),
-    timeoutMs: seconds(values.get("--timeout"), "--timeout"),
+    timeoutMs: parseSeconds(values.get("--timeout"), "--timeout"),
     continue: switches.has("--continue"),
     resume,
     forkSession: switches.has("--fork-session"),
@@ -325,18 +326,4 @@ export function splitRules(text: string): string[] {
   }
   if (current !== "") found.push(current);
   return found;
-}
-
-function wholeNumber(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new UsageError(`${flag} must be a whole number ≥ 1, got "${value}"`);
-  return parsed;
-}
-
-function seconds(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (!(parsed > 0 && Number.isFinite(parsed))) throw new UsageError(`${flag} must be a number of seconds > 0, got "${value}"`);
-  return Math.ceil(parsed * 1000);
 }

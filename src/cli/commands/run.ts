@@ -5,8 +5,10 @@ import { UsageError } from "../../errors.js";
 import { ProviderError } from "../../models/provider-error.js";
 import { modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
+import { describeProgress } from "../describe-progress.js";
 import type { CliIo } from "../io.js";
 import { estimateCost } from "../model-prices.js";
+import { parseSeconds, parseWholeNumber } from "../number-flags.js";
 import { calculatorTool } from "../tools/calculator.js";
 import { currentTimeTool } from "../tools/current-time.js";
 
@@ -118,25 +120,11 @@ function parseArguments(args: readonly string[], env: CliIo["env"]): RunArgument
   return {
     task,
     model: values.get("--model") ?? (env.MINAGENT_MODEL || undefined),
-    maxSteps: count(values.get("--max-steps"), "--max-steps", 8, 1),
-    maxRetries: count(values.get("--max-retries"), "--max-retries", 2, 0),
-    timeoutMs: seconds(values.get("--timeout"), "--timeout"),
+    maxSteps: parseWholeNumber(values.get("--max-steps"), "--max-steps") ?? 8,
+    maxRetries: parseWholeNumber(values.get("--max-retries"), "--max-retries", 0) ?? 2,
+    timeoutMs: parseSeconds(values.get("--timeout"), "--timeout"),
     system: values.get("--system") ?? system,
   };
-}
-
-function count(value: string | undefined, flag: string, fallback: number, minimum: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < minimum) throw new UsageError(`${flag} must be a whole number ≥ ${minimum}, got "${value}"`);
-  return parsed;
-}
-
-function seconds(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (!(parsed > 0 && Number.isFinite(parsed))) throw new UsageError(`${flag} must be a number of seconds > 0, got "${value}"`);
-  return Math.ceil(parsed * 1000);
 }
 
 /**
@@ -170,11 +158,8 @@ function createPrinter(io: CliIo): ((event: AgentEvent) => void) & { endLine: ()
         break;
       case "model-call-retry": {
         endLine();
-        const { error, delayMs } = event;
         const discarded = streamedThisCall ? " (the answer above was cut off; it starts again)" : "";
-        io.stderr(
-          `… ${error.status ?? error.errorType ?? error.kind} ${oneLine(error.message, 200)}; retrying in ${(delayMs / 1000).toFixed(1)} s${discarded}\n`,
-        );
+        io.stderr(`${describeProgress(event)}${discarded}\n`);
         streamedThisCall = false;
         break;
       }
@@ -187,21 +172,14 @@ function createPrinter(io: CliIo): ((event: AgentEvent) => void) & { endLine: ()
         break;
       }
       case "tool-call-start":
-        io.stderr(`→ ${event.toolCall.name}(${oneLine(JSON.stringify(event.toolCall.arguments), 100)})\n`);
-        break;
       case "tool-call-end":
-        io.stderr(`${event.result.isError ? "✗" : "←"} ${event.toolCall.name}: ${oneLine(event.result.content, 120)}\n`);
+        io.stderr(`${describeProgress(event)}\n`);
         break;
       default:
         break;
     }
   };
   return Object.assign(print, { endLine });
-}
-
-function oneLine(text: string, limit: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
 /** `tokens: 1,234 in (1,000 cached) · 56 out · ≈ $0.0042` */

@@ -1,0 +1,24 @@
+import type { AgentEvent } from "../core/events.js";
+
+/** The events a run reports on stderr as they happen, in `minagent run` and in `minagent code -p --verbose`. */
+export type ProgressEvent = Extract<AgentEvent, { type: "model-call-retry" | "tool-call-start" | "tool-call-end" }>;
+
+/** The line (without its newline) both commands print for a retry or a tool call, so that they read the same. */
+export function describeProgress(event: ProgressEvent): string {
+  switch (event.type) {
+    case "model-call-retry": {
+      const { error, delayMs } = event;
+      return `… ${error.status ?? error.errorType ?? error.kind} ${toOneLine(error.message, 200)}; retrying in ${(delayMs / 1000).toFixed(1)} s`;
+    }
+    case "tool-call-start":
+      return `→ ${event.toolCall.name}(${toOneLine(JSON.stringify(event.toolCall.arguments), 100)})`;
+    case "tool-call-end":
+      return `${event.result.isError ? "✗" : "←"} ${event.toolCall.name}: ${toOneLine(event.result.content, 120)}`;
+  }
+}
+
+/** `text` with its white space folded to single spaces, cut to `limit` characters with an ellipsis. */
+export function toOneLine(text: string, limit: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+}
