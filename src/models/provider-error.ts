@@ -109,6 +109,31 @@ export function createTransportError(provider: string, kind: "timeout" | "connec
   );
 }
 
+/** The response is not what the provider's API promises (not JSON, no content…); not retryable. */
+export function createMalformedResponseError(provider: string, problem: string, cause?: unknown): ProviderError {
+  return new ProviderError(
+    {
+      provider,
+      kind: "malformed_response",
+      errorType: "malformed_response",
+      providerMessage: `malformed response: ${problem}`,
+      retryable: false,
+    },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** A stream stopped or went wrong before the response was complete (e.g. the connection dropped); retryable. */
+export function createIncompleteStreamError(provider: string, problem: string): ProviderError {
+  return new ProviderError({
+    provider,
+    kind: "incomplete_stream",
+    errorType: "incomplete_stream",
+    providerMessage: problem,
+    retryable: true,
+  });
+}
+
 /** ": other side closed" for fetch's `TypeError: fetch failed` / `terminated`, whose reason is in `cause`. */
 function networkReason(error: unknown): string {
   for (let current = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {

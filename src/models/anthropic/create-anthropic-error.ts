@@ -1,6 +1,12 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { toAbortError } from "../../errors.js";
-import { createTransportError, isNetworkError, ProviderError } from "../provider-error.js";
+import {
+  createIncompleteStreamError as createProviderIncompleteStreamError,
+  createMalformedResponseError as createProviderMalformedResponseError,
+  createTransportError,
+  isNetworkError,
+  ProviderError,
+} from "../provider-error.js";
 import { isRetryableStatus, parseRetryAfter } from "../retry-hints.js";
 
 const provider = "anthropic";
@@ -44,25 +50,10 @@ function fromApiError(error: APIError): ProviderError {
 
 /** The response is not what the Messages API promises (not JSON, no content array…). */
 export function createMalformedResponseError(problem: string, cause?: unknown): ProviderError {
-  return new ProviderError(
-    {
-      provider,
-      kind: "malformed_response",
-      errorType: "malformed_response",
-      providerMessage: `malformed response: ${problem}`,
-      retryable: false,
-    },
-    cause === undefined ? undefined : { cause },
-  );
+  return createProviderMalformedResponseError(provider, problem, cause);
 }
 
 /** The stream stopped or went wrong before the message was complete (e.g. the connection dropped). */
 export function createIncompleteStreamError(problem: string): ProviderError {
-  return new ProviderError({
-    provider,
-    kind: "incomplete_stream",
-    errorType: "incomplete_stream",
-    providerMessage: problem,
-    retryable: true,
-  });
+  return createProviderIncompleteStreamError(provider, problem);
 }

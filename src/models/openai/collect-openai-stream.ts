@@ -1,7 +1,7 @@
 import type { ModelResponse, ModelStreamEvent } from "../../core/types.js";
+import { createIncompleteStreamError } from "../provider-error.js";
 import { createToolCallIds } from "../tool-call-ids.js";
 import { convertOpenAIResponse, type OpenAIConversionContext } from "./convert-openai-response.js";
-import { createIncompleteStreamError } from "./create-openai-error.js";
 import type { OpenAIChunk, OpenAIResponse, OpenAIToolCall, OpenAIUsage } from "./openai-wire-types.js";
 
 /** A tool call being reassembled from deltas. */

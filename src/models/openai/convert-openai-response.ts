@@ -1,7 +1,7 @@
 import type { ModelResponse, ReasoningPart, ToolCall } from "../../core/types.js";
 import { createToolCall } from "../create-tool-call.js";
+import { createMalformedResponseError } from "../provider-error.js";
 import { createToolCallIds, type UsedToolCallIds } from "../tool-call-ids.js";
-import { createMalformedResponseError } from "./create-openai-error.js";
 import { mapOpenAIFinishReason } from "./map-openai-finish-reason.js";
 import { mapOpenAIUsage } from "./map-openai-usage.js";
 import type { OpenAIResponse, OpenAIResponseMessage } from "./openai-wire-types.js";

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { toAbortError } from "../../errors.js";
-import { createTransportError, isNetworkError, ProviderError } from "../provider-error.js";
+import { createMalformedResponseError, createTransportError, isNetworkError, ProviderError } from "../provider-error.js";
 import { isRetryableStatus, parseRetryAfter } from "../retry-hints.js";
 
 /** Error types that mean "try again later" when they arrive inside a stream, where there is no HTTP status. */
@@ -64,29 +64,4 @@ function cannotSucceedLater(body: ErrorBody, message: string): boolean {
 
 function toNumber(text: string | undefined): number {
   return Number((text ?? "").replaceAll(",", ""));
-}
-
-/** The response is not what the Chat Completions API promises. */
-export function createMalformedResponseError(provider: string, problem: string, cause?: unknown): ProviderError {
-  return new ProviderError(
-    {
-      provider,
-      kind: "malformed_response",
-      errorType: "malformed_response",
-      providerMessage: `malformed response: ${problem}`,
-      retryable: false,
-    },
-    cause === undefined ? undefined : { cause },
-  );
-}
-
-/** The stream ended before the completion was (e.g. the connection dropped). */
-export function createIncompleteStreamError(provider: string, problem: string): ProviderError {
-  return new ProviderError({
-    provider,
-    kind: "incomplete_stream",
-    errorType: "incomplete_stream",
-    providerMessage: problem,
-    retryable: true,
-  });
 }
