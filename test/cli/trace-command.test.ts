@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -8,9 +7,10 @@ import { main } from "../../src/cli/main.js";
 import { JsonFileExporter, parseTrace } from "../../src/trace/json-file-exporter.js";
 import type { Trace } from "../../src/trace/trace.js";
 import { fakeIo } from "../helpers/fake-io.js";
+import { temporaryFolder } from "../helpers/temporary-folder.js";
 import { wideTrace } from "../trace/large-traces.js";
 
-const temporaryFile = (name: string) => join(mkdtempSync(join(tmpdir(), "minagent-cli-")), name);
+const temporaryFile = (name: string) => join(temporaryFolder("minagent-cli-"), name);
 
 async function demoTrace(): Promise<{ path: string; stdout: string; stderr: string }> {
   const path = temporaryFile("out.json");
@@ -96,7 +96,7 @@ describe("minagent trace show", () => {
   });
 
   it("given a directory, draws the newest trace and says how to draw another", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "minagent-traces-"));
+    const directory = temporaryFolder("minagent-traces-");
     const exporter = new JsonFileExporter({ directory, fileName: (trace) => `${trace.traceId}.json` });
     const ids = ["a", "b", "c"].map((digit) => digit.repeat(32));
     for (const [index, traceId] of ids.entries()) {
@@ -115,7 +115,7 @@ describe("minagent trace show", () => {
       `Newest trace in ${directory} (of 4 .json files): ${join(directory, `${ids[2]}.json`)}. Passed over 1 newer file that is not a trace. ` +
         `To draw another, name it, e.g. the one before: minagent trace show ${join(directory, `${ids[1]}.json`)}\n`,
     );
-    const only = mkdtempSync(join(tmpdir(), "minagent-traces-"));
+    const only = temporaryFolder("minagent-traces-");
     new JsonFileExporter({ directory: only }).export({ ...wideTrace(5), traceId: ids[0] as string });
     const one = fakeIo();
     expect(await main(["trace", "show", only], one.io)).toBe(0);
@@ -123,7 +123,7 @@ describe("minagent trace show", () => {
   });
 
   it("given a directory without traces, says so with exit code 2 (never a raw EISDIR)", async () => {
-    const empty = mkdtempSync(join(tmpdir(), "minagent-traces-"));
+    const empty = temporaryFolder("minagent-traces-");
     const none = fakeIo();
     expect(await main(["trace", "show", empty], none.io)).toBe(2);
     expect(none.stderr()).toBe(`minagent trace show: ${empty} is a directory with no trace files (*.json) in it.\n`);

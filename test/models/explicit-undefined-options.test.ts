@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import type { Message, ModelCallOptions, ToolSchema } from "../../src/core/types.js";
@@ -32,6 +30,7 @@ import {
   type WireServer,
   type WireServerOptions,
 } from "../../src/testing/index.js";
+import { temporaryFolder } from "../helpers/temporary-folder.js";
 
 // Under exactOptionalPropertyTypes an option written `field?: T` refuses `{ field: undefined }`, so
 // `new AnthropicModel({ model, apiKey: process.env.KEY })` would not compile. Every options type below is
@@ -198,7 +197,7 @@ describe("explicit undefined options mean the defaults", () => {
     await expect(replay.complete(messages, tools, { toolChoice: "required" })).rejects.toThrow(/toolChoice/);
     expect((await new ReplayModel(recorder.cassette, replayUndefined).complete(messages, tools)).message.content).toBe("Hello");
 
-    const path = join(mkdtempSync(join(tmpdir(), "minagent-undefined-")), "cassette.json");
+    const path = join(temporaryFolder("minagent-undefined-"), "cassette.json");
     expect(cassetteModel(path, () => new FakeModel(["ok"]), cassetteUndefined)).toBeInstanceOf(RecordingModel); // mode "auto", no file yet
   });
 

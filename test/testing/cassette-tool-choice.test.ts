@@ -1,16 +1,16 @@
 import { AssertionError } from "node:assert";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Message, ToolSchema } from "../../src/core/types.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 import { type Cassette, type CassetteRequest, RecordingModel, ReplayModel, reply, toolCall } from "../../src/testing/index.js";
+import { temporaryFolder } from "../helpers/temporary-folder.js";
 
 const messages: Message[] = [{ role: "user", content: "Plan the trip." }];
 const tools: ToolSchema[] = [{ name: "write_plan", description: "Write the plan", parameters: { type: "object" } }];
 const planCall = reply("", toolCall("write_plan", { steps: ["go"] }, "toolu_1"));
-const cassettePath = () => join(mkdtempSync(join(tmpdir(), "minagent-tool-choice-")), "cassette.json");
+const cassettePath = () => join(temporaryFolder("minagent-tool-choice-"), "cassette.json");
 
 /** A cassette of two calls: the first forced to the plan tool, the second free. */
 async function recordPlanAndAnswer(): Promise<{ path: string; cassette: Cassette }> {

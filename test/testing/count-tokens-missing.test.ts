@@ -1,17 +1,17 @@
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, test } from "vitest";
+import { temporaryFolder } from "../helpers/temporary-folder.js";
 
 const dist = fileURLToPath(new URL("../../dist/", import.meta.url));
 
 test("without js-tiktoken installed, loading the tokenizer says which package to install", async () => {
   expect(existsSync(join(dist, "testing/count-tokens.js")), "dist/ is missing: npm test builds it first (npm run build)").toBe(true);
   // The built module and what it imports, alone in a directory with no node_modules above it.
-  const directory = mkdtempSync(join(tmpdir(), "minagent-no-tiktoken-"));
+  const directory = temporaryFolder("minagent-no-tiktoken-");
   mkdirSync(join(directory, "testing"));
   copyFileSync(join(dist, "testing/count-tokens.js"), join(directory, "testing/count-tokens.js"));
   copyFileSync(join(dist, "errors.js"), join(directory, "errors.js"));

@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { UsageError } from "../../src/errors.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 import { cassetteModel, ReplayModel } from "../../src/testing/index.js";
+import { temporaryFolder } from "../helpers/temporary-folder.js";
 
-const directory = mkdtempSync(join(tmpdir(), "minagent-malformed-"));
+const directory = temporaryFolder("minagent-malformed-");
 const request = { messages: [{ role: "user", content: "hi" }], tools: [] };
 const response = { message: { role: "assistant", content: "Hello" }, stopReason: "end_turn" };
 const cassette = (changes: Record<string, unknown>) => ({

@@ -3,8 +3,8 @@
 // project's tsconfig, and so `npm test`'s type check, turns on): a missing `| undefined`, or an optional
 // field added without being listed here, makes this file fail to compile. At run time an explicit
 // undefined means the default.
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { trace as otelTrace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -30,6 +30,7 @@ import {
   type TraceSubject,
 } from "../../src/trace/index.js";
 import { OpenTelemetryExporter, type OpenTelemetryExporterOptions } from "../../src/trace/otel/index.js";
+import { temporaryFolder } from "../helpers/temporary-folder.js";
 
 /** The optional fields of T (those a caller may leave out). */
 type OptionalKeys<T> = { [K in keyof T]-?: Pick<T, K> extends Required<Pick<T, K>> ? never : K }[keyof T];
@@ -109,7 +110,7 @@ describe("trace options given as explicit undefined behave as if left out", () =
   });
 
   it("JsonFileExporter: a directory's default names and record, or one path", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "minagent-undefined-"));
+    const directory = temporaryFolder("minagent-undefined-");
     const exporter = new JsonFileExporter({ directory, ...directoryOptions });
     await tracedRun({ exporters: [exporter] });
     expect(readdirSync(directory)).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d-]+\.\d{3}Z-[0-9a-f]{32}\.json$/)]);

@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent, FakeModel, ToolRegistry } from "../../src/index.js";
 import { JsonFileExporter, parseTrace, readTraceFile } from "../../src/trace/json-file-exporter.js";
 import type { Trace } from "../../src/trace/trace.js";
 import { Tracer } from "../../src/trace/tracer.js";
+import { temporaryFolder } from "../helpers/temporary-folder.js";
 
-const temporaryDirectory = () => mkdtempSync(join(tmpdir(), "minagent-trace-"));
+const temporaryDirectory = () => temporaryFolder("minagent-trace-");
 
 describe("JsonFileExporter", () => {
   it("writes one file per run into a directory, named by start time and trace id", async () => {

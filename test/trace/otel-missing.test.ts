@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -9,12 +8,13 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
 import { loadOpenTelemetryApi } from "../../src/trace/otel/load-open-telemetry-api.js";
+import { temporaryFolder } from "../helpers/temporary-folder.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** A folder with no node_modules anywhere above it: nothing can be resolved from there. */
 function emptyFolder(): string {
-  const folder = mkdtempSync(join(tmpdir(), "minagent-no-otel-"));
+  const folder = temporaryFolder("minagent-no-otel-");
   expect(() => createRequire(join(folder, "index.js")).resolve("@opentelemetry/api")).toThrow(/Cannot find module/);
   return folder;
 }
