@@ -89,8 +89,14 @@ class Pane {
     throw new Error(`Timed out after ${timeoutMs} ms waiting for ${String(expected)}. The screen:\n${screen}`);
   }
 
+  /** Ends the tmux server and removes its socket file (kill-server leaves it behind). */
   async kill(): Promise<void> {
+    const socketPath = await this.#tmux("display-message", "-p", "#{socket_path}").then(
+      ({ stdout }) => stdout.trim(),
+      () => "",
+    );
     await this.#tmux("kill-server").catch(() => undefined);
+    if (socketPath.endsWith(this.#socket)) await rm(socketPath, { force: true });
   }
 
   #tmux(...args: string[]) {
