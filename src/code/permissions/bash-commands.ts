@@ -52,6 +52,7 @@ export type BashAnalysis = {
   directoryChangeAt: number | undefined;
 };
 
+const repeatingStatements = new Set(["for_statement", "c_style_for_statement", "while_statement", "function_definition"]);
 const redirectOperators = new Set(["<", ">", ">>", "&>", "&>>", "<&", ">&", ">|", "<&-", ">&-"]);
 
 /**
@@ -73,6 +74,8 @@ class CommandLineReader {
   readonly #redirects: BashRedirect[] = [];
   #unjudgeable: string | undefined;
   #directoryChangeAt: number | undefined;
+  /** Where the loops and function bodies being walked start: a `cd` in one moves what runs before it too, next time. */
+  readonly #repeated: number[] = [];
 
   constructor(line: string, broken: boolean) {
     this.#line = line;
@@ -106,7 +109,11 @@ class CommandLineReader {
         node.start,
       );
     else if (type === "file_redirect" || type === "herestring_redirect") this.#visitRedirect(node, undefined);
-    else if (type !== "comment") {
+    else if (repeatingStatements.has(type)) {
+      this.#repeated.push(node.start);
+      this.#visitInside(node);
+      this.#repeated.pop();
+    } else if (type !== "comment") {
       if (type === "test_command" && /\[[^\]]*(\$\(|`)/.test(this.#line.slice(node.start, node.end)))
         this.#unjudgeable ??= "a test evaluates an array subscript that holds a command";
       this.#visitInside(node);
@@ -149,7 +156,10 @@ class CommandLineReader {
     const assignments = [...prefix];
     const { words, unjudgeable } = stripWrappers(original, assignments);
     const name = words[0]?.value;
-    if (name !== undefined && directoryCommands.has(name)) this.#directoryChangeAt = Math.min(this.#directoryChangeAt ?? start, start);
+    if (name !== undefined && directoryCommands.has(name)) {
+      const at = this.#repeated[0] ?? start;
+      this.#directoryChangeAt = Math.min(this.#directoryChangeAt ?? at, at);
+    }
     this.#commands.push({
       words,
       assignments,

@@ -37,6 +37,11 @@ export type CodePermissionsOptions = {
    * plan mode is an "ask" decision: the run is interrupted with the plan, and resuming with allow approves it.
    */
   approvePlan?: ((plan: string) => PlanDecision | Promise<PlanDecision>) | undefined;
+  /**
+   * The Bash tool's current directory, absolute (a `cd` in one call moves it for the next): relative paths in
+   * shell commands are taken from it. Default: the workspace root.
+   */
+  bashDirectory?: (() => string) | undefined;
 };
 
 /** A call as {@link CodePermissions.explain} takes it. */
@@ -108,7 +113,8 @@ export async function createCodePermissions(options: CodePermissionsOptions): Pr
       const command = typeof args.command === "string" ? args.command : "";
       const analysis = analyzeBashCommand(bash, command);
       commands = analysis.commands.map((part) => part.text);
-      verdict = judgeBashCommand(analysis, { mode, rules, scope });
+      const directory = scope.resolve(options.bashDirectory?.() ?? root);
+      verdict = judgeBashCommand(analysis, { mode, rules, scope, directory });
     } else verdict = judgeToolCall(call.name, args, { mode, rules, scope, tool, plansNeedApproval: !options.approvePlan });
     return { ...conclude(verdict, mode, needsApproval), commands };
   };

@@ -1,4 +1,4 @@
-import { isAbsolute } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { BashAnalysis, BashCommand, BashRedirect, BashWord } from "./bash-commands.js";
 import { processSubstitutionPath } from "./bash-words.js";
 import { commandsWithoutPaths, fileSystemCommands, isSafeAssignment, readOnlyCommands } from "./command-kinds.js";
@@ -10,7 +10,13 @@ import type { Verdict } from "./verdict.js";
 import type { WorkspaceScope } from "./workspace-scope.js";
 
 /** What a Bash decision needs besides the command line. */
-export type BashJudgement = { mode: PermissionMode; rules: RuleSet; scope: WorkspaceScope };
+export type BashJudgement = {
+  mode: PermissionMode;
+  rules: RuleSet;
+  scope: WorkspaceScope;
+  /** The shell's current directory (absolute), which relative paths are taken from. */
+  directory: string;
+};
 
 type Part = {
   command: BashCommand;
@@ -35,12 +41,12 @@ type Line = {
  * then ask rules, then whether it can be judged at all, then plan mode, then each simple command and redirection
  * on its own (an allow rule or the mode). The caller turns asks into denials in dontAsk mode.
  */
-export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope }: BashJudgement): Verdict {
+export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, directory }: BashJudgement): Verdict {
   const line: Line = {
     analysis,
     subject: `Bash command \`${shorten(analysis.text)}\``,
-    parts: analysis.commands.map((command) => describePart(command, analysis, scope)),
-    redirects: analysis.redirects.map((redirect) => ({ redirect, path: redirectPath(redirect, analysis, scope) })),
+    parts: analysis.commands.map((command) => describePart(command, analysis, directory)),
+    redirects: analysis.redirects.map((redirect) => ({ redirect, path: redirectPath(redirect, analysis, directory) })),
   };
   const denied = findRule(line, "deny", rules);
   if (denied) {
@@ -157,7 +163,7 @@ function modeRefusal(part: Part, mode: PermissionMode, scope: WorkspaceScope, ru
   return undefined;
 }
 
-function describePart(command: BashCommand, analysis: BashAnalysis, scope: WorkspaceScope): Part {
+function describePart(command: BashCommand, analysis: BashAnalysis, directory: string): Part {
   const name = command.words[0]?.value;
   if (name === undefined) {
     const safe = command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value));
@@ -173,9 +179,12 @@ function describePart(command: BashCommand, analysis: BashAnalysis, scope: Works
   // `cd` alone goes home; `cd -` goes back.
   if ((name === "cd" || name === "pushd") && operands.length === 0)
     return { command, kind, paths: "it changes to a directory not named here" };
+  // `ls`, `du`, `grep -r x` without an operand read the current directory.
+  if (operands.length === 0 && !(name === "cd" || name === "pushd"))
+    return { command, kind, paths: cwdKnown ? [directory] : "it reads a directory changed earlier in the command" };
   const paths: string[] = [];
   for (const operand of operands) {
-    const path = wordPath(operand, cwdKnown, scope);
+    const path = wordPath(operand, cwdKnown, directory);
     if ("why" in path) return { command, kind, paths: path.why };
     if (kind === "files" || !harmlessTargets.has(path.path)) paths.push(path.path);
   }
@@ -201,22 +210,22 @@ function operandsOf(words: readonly BashWord[]): BashWord[] | string {
 }
 
 /** The absolute path a word names, or why it cannot be known. */
-function wordPath(word: BashWord, cwdKnown: boolean, scope: WorkspaceScope): { path: string } | { why: string } {
+function wordPath(word: BashWord, cwdKnown: boolean, directory: string): { path: string } | { why: string } {
   const value = word.value;
   if (value === undefined) return { why: `its operand \`${word.text}\` is only known when it runs` };
   // A glob segment starting with `.` or `[` may match `..` and leave the directory.
   if (word.glob && value.split("/").some((segment) => /^(\.[*?[]|\[)/.test(segment)))
     return { why: `the pattern \`${word.text}\` may name \`..\`` };
   if (!cwdKnown && !isAbsolute(value)) return { why: `\`${word.text}\` is relative to a directory changed earlier in the command` };
-  return { path: scope.resolve(value) };
+  return { path: resolve(directory, value) };
 }
 
-function redirectPath(redirect: BashRedirect, analysis: BashAnalysis, scope: WorkspaceScope): string | undefined {
+function redirectPath(redirect: BashRedirect, analysis: BashAnalysis, directory: string): string | undefined {
   const value = redirect.target.value;
   if (value === undefined || redirect.target.glob) return undefined;
   const cwdKnown = analysis.directoryChangeAt === undefined || redirect.start <= analysis.directoryChangeAt;
   if (!cwdKnown && !isAbsolute(value)) return undefined;
-  return scope.resolve(value);
+  return resolve(directory, value);
 }
 
 /**
