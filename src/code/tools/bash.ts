@@ -186,6 +186,9 @@ function runCommand(command: string, settings: RunSettings): Promise<CommandRun>
       clearTimeout(timer);
       clearTimeout(killTimer);
       settings.signal.removeEventListener("abort", onAbort);
+      // Pipes can all close before the grace ends (a member that ignores SIGTERM and closed them): whatever is
+      // left of the group is killed now, since the timer that would have done it has just been cleared.
+      killGroup(child, "SIGKILL");
       for (const stream of streams) stream?.destroy();
       if (error !== undefined) return reject(error);
       const directory = finalDirectory.trimEnd().split("\n").at(-1);

@@ -195,6 +195,34 @@ describe("Bash: stopping", () => {
     expect(await waitUntilGone(pidIn(result.content))).toBe(true);
   });
 
+  // The member ignores SIGTERM and closes every pipe, so the output is complete before the post-exit grace ends;
+  // The shell waits for it to be ready (trap set, pipes closed) before going on.
+  const leaver =
+    `(trap '' TERM; echo "child $BASHPID"; exec 3>&- 4>&- >/dev/null 2>&1; touch ready; exec -a minagent-test-leaver sleep 300) & ` +
+    "until [ -e ready ]; do sleep 0.01; done;";
+
+  it("SIGKILLs a member that ignores SIGTERM and closes its pipes, when the command exits", async () => {
+    const result = await bashTool()({ command: leaver });
+    const pid = pidIn(result.content);
+    try {
+      expect(result.content).toMatch(/^child \d+\n\nExit code: 0$/);
+      expect(await waitUntilGone(pid)).toBe(true);
+    } finally {
+      if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
+  it("SIGKILLs a member that ignores SIGTERM and closes its pipes, on timeout", async () => {
+    const result = await bashTool({ killGraceMs: 5000 })({ command: `${leaver} sleep 30`, timeout: 500 });
+    const pid = pidIn(result.content);
+    try {
+      expect(result.content).toMatch(/timed out[^]*\nchild \d+$/);
+      expect(await waitUntilGone(pid)).toBe(true);
+    } finally {
+      if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   it("refuses a timeout above the maximum", async () => {
     const result = await bashTool({ maxTimeoutMs: 1000, defaultTimeoutMs: 1000 })({ command: "true", timeout: 5000 });
     expect(result.isError).toBe(true);
