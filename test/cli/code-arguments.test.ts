@@ -240,18 +240,4 @@ describe("minagent code on a terminal without -p", () => {
     expect(agent?.permissions.mode).toBe("acceptEdits");
     expect(agent?.workspace.root).toBe(await realpath(fixture.workspace));
   });
-
-  test("says interactive mode is not available when the UI has no entry point", async () => {
-    vi.doMock(interactive, () => ({ runInteractiveSession: undefined }));
-    const outcome = await runCode(["--model", haiku, "--cwd", fixture.workspace], anthropicEnv(fixture), {
-      stdinIsTerminal: true,
-      terminal,
-    });
-    expect(outcome).toEqual({
-      exit: 1,
-      stdout: "",
-      stderr: 'minagent code: interactive mode is not available yet; run a prompt to the end with -p, e.g. minagent code -p "…"\n',
-    });
-    expect(fixture.server.requests).toHaveLength(0);
-  });
 });

@@ -78,7 +78,6 @@ function setUp(script: FakeModelScriptItem[], options: Partial<CodeOptions> = {}
         id: candidate.id,
         file: candidate.file,
         updatedAt: new Date(Date.now() - 3 * 60_000).toISOString(),
-        messageCount: candidate.history.length,
         prompts: candidate.history.filter((message) => message.role === "user").length,
         turns: candidate.history.filter((message) => message.role === "assistant").length,
         firstPrompt: candidate.history[0]?.content,
@@ -286,7 +285,7 @@ describe("runInteractiveSession", () => {
     const exit = runInteractiveSession(context);
     await until(terminal, "/help");
     terminal.press("/resume\r");
-    await until(terminal, /› 1\. 3 min ago · 2 messages · What does add do\?/);
+    await until(terminal, /› 1\. 3 min ago · 1 prompt, 1 turn · What does add do\?/);
     terminal.press("1");
     await until(terminal, /Session older · 2 messages\n> What does add do\?\nIt adds two numbers\./);
     terminal.press("and now?\r");

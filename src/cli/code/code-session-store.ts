@@ -62,22 +62,16 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
       const loaded = await load(id);
       return sessionOf(recorderFor(loaded, false), loaded.messages);
     },
+    // The store's summaries, without reading each conversation: --continue stays fast in a folder of big sessions.
     async list() {
-      const summaries = [];
-      for (const summary of await store.list(cwd)) {
-        // The message count needs the conversation (compactions, results in call order): read it.
-        const loaded = await store.load(summary.sessionId).catch(() => undefined);
-        summaries.push({
-          id: summary.sessionId,
-          file: store.sessionPath(cwd, summary.sessionId),
-          updatedAt: summary.updatedAt,
-          messageCount: loaded?.messages.length ?? 0,
-          prompts: summary.prompts,
-          turns: summary.turns,
-          firstPrompt: summary.firstPrompt,
-        });
-      }
-      return summaries;
+      return (await store.list(cwd)).map((summary) => ({
+        id: summary.sessionId,
+        file: store.sessionPath(cwd, summary.sessionId),
+        updatedAt: summary.updatedAt,
+        prompts: summary.prompts,
+        turns: summary.turns,
+        firstPrompt: summary.firstPrompt,
+      }));
     },
   };
 }

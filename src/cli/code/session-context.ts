@@ -71,8 +71,6 @@ export type CodeSessionSummary = {
   file: string;
   /** When it was last written (ISO 8601). */
   updatedAt: string;
-  /** Messages in the conversation, as it would be continued. */
-  messageCount: number;
   /** User messages recorded (prompts, and Stop hooks' continuations). */
   prompts: number;
   /** Model calls recorded. */

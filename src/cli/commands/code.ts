@@ -12,13 +12,7 @@ import { chooseSession } from "../code/choose-session.js";
 import { createCodeSessionStore } from "../code/code-session-store.js";
 import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
-import type {
-  CodeOptions,
-  CodeOutputFormat,
-  CodeSessionContext,
-  CodingAgentOverrides,
-  RunInteractiveSession,
-} from "../code/session-context.js";
+import type { CodeOptions, CodeOutputFormat, CodeSessionContext, CodingAgentOverrides } from "../code/session-context.js";
 import { createSpendingTracker } from "../code/spending.js";
 import type { CliIo } from "../io.js";
 import { estimateCost } from "../model-prices.js";
@@ -145,28 +139,11 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
   };
   try {
     if (options.print) return await runPrintMode({ ...context, spending, prompt: options.prompt ?? "" });
-    const runInteractiveSession = await loadInteractiveSession();
-    if (!runInteractiveSession) {
-      io.stderr('minagent code: interactive mode is not available yet; run a prompt to the end with -p, e.g. minagent code -p "…"\n');
-      return 1;
-    }
+    // Loaded only for a terminal session: -p never pays for the UI's modules.
+    const { runInteractiveSession } = await import("../code/interactive/index.js");
     return await runInteractiveSession(context);
   } finally {
     interrupt.dispose();
-  }
-}
-
-/** The interactive UI, written beside this command: absent until it lands. */
-async function loadInteractiveSession(): Promise<RunInteractiveSession | undefined> {
-  const specifier = "../code/interactive/index.js";
-  try {
-    const module = (await import(specifier)) as { runInteractiveSession?: RunInteractiveSession };
-    return module.runInteractiveSession;
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    if ((code === "ERR_MODULE_NOT_FOUND" || /Cannot find module|Failed to load url/.test(message)) && message.includes("interactive"))
-      return undefined;
-    throw error;
   }
 }
 
