@@ -24,6 +24,16 @@ export type BashToolOptions = {
   killGraceMs?: number | undefined;
 };
 
+/** The {@link createBashTool Bash tool}: a Tool that also says where its next command will start. */
+export type BashTool = Tool & {
+  /**
+   * The absolute path of the working directory the next command starts in: the workspace root until a command
+   * ends in another folder inside the workspace (`cd src`). A permission check judges relative paths against it.
+   * (Should that folder be deleted, the next command runs in the root instead, and says so.)
+   */
+  workingDirectory(): string;
+};
+
 type BashArguments = { command: string; timeout?: number | undefined; description?: string | undefined };
 
 /** How one command ended. */
@@ -58,10 +68,11 @@ const exitGraceMs = 500;
  * timeout or when the call's signal aborts, the whole group gets SIGTERM and, `killGraceMs` later, SIGKILL;
  * what the command left running in the background when it exited is ended the same way, so nothing outlives
  * the call (except what deliberately leaves the group, e.g. with `setsid`). Output past `maxOutputLength`
- * keeps its first and last halves, with a note of what was cut.
+ * keeps its first and last halves, with a note of what was cut. `workingDirectory()` says where the next
+ * command will start.
  * @example registry.add(createBashTool(workspace, { defaultTimeoutMs: 60_000 }))
  */
-export function createBashTool(workspace: Workspace, options: BashToolOptions = {}): Tool {
+export function createBashTool(workspace: Workspace, options: BashToolOptions = {}): BashTool {
   const defaultTimeoutMs = positiveInteger("defaultTimeoutMs", options.defaultTimeoutMs ?? 120_000);
   const maxTimeoutMs = positiveInteger("maxTimeoutMs", options.maxTimeoutMs ?? 600_000);
   const maxOutputLength = positiveInteger("maxOutputLength", options.maxOutputLength ?? 30_000);
@@ -73,6 +84,7 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
   let directory = workspace.root;
   return {
     name: "Bash",
+    workingDirectory: () => directory,
     description: [
       "Run a bash command in a new process and get its output (stdout and stderr together) and exit code.",
       "The working directory carries over to the next call when a command ends in another folder of the workspace (cd src);",

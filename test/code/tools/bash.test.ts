@@ -20,7 +20,7 @@ afterEach(() => removeTemporaryWorkspace(base));
 
 /** One tool for a whole test, so that the working directory carries over between its calls. */
 function bashTool(options: BashToolOptions = {}) {
-  const tool = createBashTool(workspace, options) as Tool;
+  const tool: Tool = createBashTool(workspace, options);
   return (args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> => callTool(tool, args, signal);
 }
 
@@ -130,6 +130,18 @@ describe("Bash: the working directory", () => {
     expect((await bash({ command: 'pwd; echo "${KEPT:-gone}"' })).content).toBe(`${join(root, "src", "deep")}\ngone\n\nExit code: 0`);
     expect((await bash({ command: "cd .. && exit 4" })).content).toBe("(no output)\n\nExit code: 4\n[Working directory: src]");
     expect((await bash({ command: "pwd" })).content).toBe(`${join(root, "src")}\n\nExit code: 0`);
+  });
+
+  it("says its working directory: the workspace root until a cd inside the workspace moves it", async () => {
+    const tool = createBashTool(workspace);
+    const bash = (command: string) => callTool(tool, { command });
+    expect(tool.workingDirectory()).toBe(root);
+    await bash("mkdir -p src/deep && cd src/deep");
+    expect(tool.workingDirectory()).toBe(join(root, "src", "deep"));
+    await bash(`cd ${join(base, "outside")}`);
+    expect(tool.workingDirectory()).toBe(join(root, "src", "deep"));
+    await bash("cd ../..");
+    expect(tool.workingDirectory()).toBe(root);
   });
 
   it("refuses a directory outside the workspace, and recovers from a deleted one", async () => {
