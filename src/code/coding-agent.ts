@@ -251,9 +251,16 @@ export class CodingAgent {
         ),
         // Plan mode's tools move the session's mode: they stay the main agent's.
         toolNames: registry.names().filter((name) => name !== "EnterPlanMode" && name !== "ExitPlanMode"),
-        // A subagent keeps a checklist of its own; the other tools are the session's (PostToolUse hooks included).
+        // A subagent keeps a checklist and a shell of its own (its `cd` must not move the main agent's); the other
+        // tools are the session's (PostToolUse hooks included).
         buildTools: (names) =>
-          names.map((name) => (name === "TodoWrite" ? withHooks(createTodoWriteTool(createTodoStore())) : (registry.get(name) as Tool))),
+          names.map((name) =>
+            name === "TodoWrite"
+              ? withHooks(createTodoWriteTool(createTodoStore()))
+              : name === "Bash"
+                ? withHooks(createBashTool(workspace))
+                : (registry.get(name) as Tool),
+          ),
         canUseTool,
         limits: given.limits,
         budget: given.budget,
