@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { BashAnalysis, BashCommand, BashRedirect, BashWord } from "./bash-commands.js";
 import { processSubstitutionPath } from "./bash-words.js";
 import { commandsWithoutPaths, fileSystemCommands, isSafeAssignment, readOnlyCommands } from "./command-kinds.js";
-import type { FileAccess } from "./file-tools.js";
+import { type FileAccess, ruleCoversAccess } from "./file-tools.js";
 import type { PermissionMode } from "./modes.js";
 import type { PermissionRule, RuleList } from "./parse-rule.js";
 import type { RuleSet } from "./rules.js";
@@ -24,6 +24,11 @@ type Part = {
   kind: "read" | "files" | "other";
   /** The absolute paths its operands name (for read and files commands), or why one cannot be known. */
   paths: string[] | string;
+  /**
+   * Directories it reads or changes files inside without naming them: a glob's or a recursive read's (`/` when
+   * not even that is known). A deny or ask rule that may cover something inside one stops the line.
+   */
+  reaches: string[];
 };
 
 const harmlessTargets = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", processSubstitutionPath]);
@@ -57,6 +62,8 @@ export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, d
   const asked = findRule(line, "ask", rules);
   if (asked)
     return { behavior: "ask", rule: asked.rule, reason: `${asked.what} the ask rule \`${asked.rule.text}\` (${asked.rule.source})` };
+  const reached = findReachedRule(line, rules);
+  if (reached) return { behavior: "ask", rule: reached.rule, reason: reached.reason, changes: reached.edits };
 
   const cannot = analysis.unjudgeable ?? line.parts.find((part) => part.command.unjudgeable)?.command.unjudgeable;
   if (cannot !== undefined) {
@@ -116,6 +123,30 @@ function findRule(line: Line, list: RuleList, rules: RuleSet): { rule: Permissio
   return undefined;
 }
 
+/** A deny or ask rule that may cover a file the line reads or changes without naming it (`cat s*`, `grep -r x .`). */
+function findReachedRule(line: Line, rules: RuleSet): { rule: PermissionRule; reason: string; edits: boolean } | undefined {
+  const reaches = [
+    ...line.parts.flatMap((part) => part.reaches.map((directory) => ({ directory, edits: part.kind === "files", text: partSubject(part.command, line) }))),
+    ...line.redirects
+      .filter(({ path }) => path === undefined)
+      .map(({ redirect }) => ({ directory: "/", edits: redirect.access === "write", text: line.subject })),
+  ];
+  for (const { directory, edits, text } of reaches)
+    for (const list of ["deny", "ask"] as const) {
+      const rule = rules[list].find(
+        (candidate) =>
+          candidate.target.kind === "path" &&
+          (ruleCoversAccess(candidate.tool, "read") || (edits && ruleCoversAccess(candidate.tool, "edit"))) &&
+          candidate.target.pattern.mayMatchInside(directory),
+      );
+      if (rule) {
+        const where = directory === "/" ? "files only known when it runs" : `files inside \`${directory}\` it does not name`;
+        return { rule, edits, reason: `${text} may reach ${where}, which the ${list} rule \`${rule.text}\` (${rule.source}) may cover` };
+      }
+    }
+  return undefined;
+}
+
 /** Why the mode does not let a redirection read or write its file, or undefined when it does. */
 function redirectRefusal(
   redirect: BashRedirect,
@@ -167,28 +198,47 @@ function describePart(command: BashCommand, analysis: BashAnalysis, directory: s
   const name = command.words[0]?.value;
   if (name === undefined) {
     const safe = command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value));
-    return { command, kind: command.words.length === 0 && safe ? "read" : "other", paths: [] };
+    return { command, kind: command.words.length === 0 && safe ? "read" : "other", paths: [], reaches: [] };
   }
   const lookup = name === "command" && (command.words[1]?.value === "-v" || command.words[1]?.value === "-V");
-  if (commandsWithoutPaths.has(name) || lookup) return { command, kind: "read", paths: [] };
+  if (commandsWithoutPaths.has(name) || lookup) return { command, kind: "read", paths: [], reaches: [] };
   const kind = readOnlyCommands.has(name) ? "read" : fileSystemCommands.has(name) ? "files" : "other";
-  if (kind === "other") return { command, kind, paths: [] };
+  if (kind === "other") return { command, kind, paths: [], reaches: [] };
   const cwdKnown = analysis.directoryChangeAt === undefined || command.start <= analysis.directoryChangeAt;
   const operands = operandsOf(command.words);
-  if (typeof operands === "string") return { command, kind, paths: operands };
+  if (typeof operands === "string") return { command, kind, paths: operands, reaches: ["/"] };
   // `cd` alone goes home; `cd -` goes back.
   if ((name === "cd" || name === "pushd") && operands.length === 0)
-    return { command, kind, paths: "it changes to a directory not named here" };
+    return { command, kind, paths: "it changes to a directory not named here", reaches: [] };
   // `ls`, `du`, `grep -r x` without an operand read the current directory.
-  if (operands.length === 0 && !(name === "cd" || name === "pushd"))
-    return { command, kind, paths: cwdKnown ? [directory] : "it reads a directory changed earlier in the command" };
+  const words: BashWord[] = operands.length > 0 || name === "cd" || name === "pushd" ? operands : [{ text: ".", value: ".", glob: false }];
   const paths: string[] = [];
-  for (const operand of operands) {
+  const reaches: string[] = [];
+  let why: string | undefined;
+  for (const operand of words) {
     const path = wordPath(operand, cwdKnown, directory);
-    if ("why" in path) return { command, kind, paths: path.why };
-    if (kind === "files" || !harmlessTargets.has(path.path)) paths.push(path.path);
+    if ("why" in path) {
+      why ??= path.why;
+      reaches.push(path.within);
+    } else if (kind === "files" || !harmlessTargets.has(path.path)) paths.push(path.path);
   }
-  return { command, kind, paths };
+  if (isRecursiveRead(name, command.words)) {
+    reaches.push(...paths);
+    // `grep -r TOKEN`: the one operand is the pattern, and the current directory is searched.
+    if (name.endsWith("grep") && operands.length <= 1) reaches.push(cwdKnown ? directory : "/");
+  }
+  return { command, kind, paths: why ?? paths, reaches };
+}
+
+/** Whether `grep -r`, `ls -R`, `diff -r`, `du` read whole folders. */
+function isRecursiveRead(name: string, words: readonly BashWord[]): boolean {
+  if (name === "du") return true;
+  const short = name === "ls" ? /^-[A-Za-z]*R/ : name === "diff" ? /^-[A-Za-z]*r/ : /^-[A-Za-z]*[rR]/;
+  if (!["grep", "egrep", "fgrep", "ls", "diff"].includes(name)) return false;
+  return words.slice(1).some((word) => {
+    const value = word.value ?? "";
+    return (!value.startsWith("--") && short.test(value)) || /^--(dereference-)?recursive$/.test(value) || value.includes("recurse");
+  });
 }
 
 /** The operands of a command (words after its name that are not options), option values that look like paths included. */
@@ -203,20 +253,28 @@ function operandsOf(words: readonly BashWord[]): BashWord[] | string {
     else if (value.startsWith("--files0-from")) return `its option \`${word.text}\` reads file names from a file`;
     else if (value.includes("=")) {
       // `--color=auto` names no path, and is judged as one harmlessly: `auto` in the workspace.
-      operands.push({ text: word.text, value: value.slice(value.indexOf("=") + 1), glob: word.glob });
+      // `--include=*.ts` is a file-name pattern for the command, not a path.
+      const pattern = /^--(include|exclude|exclude-dir)=[^/]*$/.test(value);
+      operands.push({ text: word.text, value: value.slice(value.indexOf("=") + 1), glob: word.glob && !pattern });
     } else if (value.includes("/")) return `its option \`${word.text}\` names a path`;
   }
   return operands;
 }
 
-/** The absolute path a word names, or why it cannot be known. */
-function wordPath(word: BashWord, cwdKnown: boolean, directory: string): { path: string } | { why: string } {
+/** The absolute path a word names, or why it cannot be known and the directory it lies in (`/`: not known). */
+function wordPath(word: BashWord, cwdKnown: boolean, directory: string): { path: string } | { why: string; within: string } {
   const value = word.value;
-  if (value === undefined) return { why: `its operand \`${word.text}\` is only known when it runs` };
-  // A glob segment starting with `.` or `[` may match `..` and leave the directory.
-  if (word.glob && value.split("/").some((segment) => /^(\.[*?[]|\[)/.test(segment)))
-    return { why: `the pattern \`${word.text}\` may name \`..\`` };
-  if (!cwdKnown && !isAbsolute(value)) return { why: `\`${word.text}\` is relative to a directory changed earlier in the command` };
+  if (value === undefined) return { why: `its operand \`${word.text}\` is only known when it runs`, within: "/" };
+  if (!cwdKnown && !isAbsolute(value))
+    return { why: `\`${word.text}\` is relative to a directory changed earlier in the command`, within: "/" };
+  if (word.glob) {
+    // The directories before the first wildcard; a segment starting with `.` or `[` may match `..` and leave them.
+    const segments = value.split("/");
+    const wild = segments.findIndex((segment) => /[*?[]/.test(segment));
+    const leaves = segments.some((segment) => /^(\.[*?[]|\[)/.test(segment));
+    const within = leaves ? "/" : resolve(directory, segments.slice(0, wild).join("/") || ".");
+    return { why: `the pattern \`${word.text}\` names files that path rules cannot judge before it runs`, within };
+  }
   return { path: resolve(directory, value) };
 }
 

@@ -15,6 +15,8 @@ export type PathPattern = {
   matches(path: string): boolean;
   /** Whether the directory `path`, or anything directly named inside it, is matched: for searches (Grep, Glob). */
   matchesDirectory(path: string): boolean;
+  /** Whether something at any depth inside the directory `path` (or `path` itself) may be matched. */
+  mayMatchInside(path: string): boolean;
 };
 
 // A name no pattern is written for: `secrets/**` matches `secrets/<probe>`, `*.env` does not.
@@ -41,7 +43,21 @@ export function compilePathPattern(specifier: string, bases: PathBases): PathPat
     if (relativePath === "" || isAbsolute(relativePath) || relativePath === ".." || relativePath.startsWith(`..${sep}`)) return false;
     return matcher.ignores(sep === "/" ? relativePath : relativePath.split(sep).join("/"));
   };
-  return { matches, matchesDirectory: (path) => matches(path) || matches(join(path, probe)) };
+  // A slash at the start or in the middle anchors a gitignore pattern; its segments before a wildcard fix where it matches.
+  const body = pattern.replace(/\/+$/, "");
+  const segments = body.replace(/^\//, "").split("/");
+  const wild = segments.findIndex((segment) => /[*?[\\]/.test(segment));
+  const fixed = body.includes("/") ? join(base, ...(wild === -1 ? segments : segments.slice(0, wild))) : base;
+  return {
+    matches,
+    matchesDirectory: (path) => matches(path) || matches(join(path, probe)),
+    mayMatchInside: (path) => isWithin(path, fixed) || isWithin(fixed, path),
+  };
+}
+
+function isWithin(path: string, directory: string): boolean {
+  const inside = relative(directory, path);
+  return inside === "" || !(isAbsolute(inside) || inside === ".." || inside.startsWith(`..${sep}`));
 }
 
 function splitBase(specifier: string, { root, home }: PathBases): { base: string; pattern: string } {

@@ -24,7 +24,7 @@ beforeAll(async () => {
       mode,
       settingsFiles: [],
       home: join(base, "home"),
-      rules: { deny: ["Read(./secrets/**)"] },
+      rules: { deny: ["Read(./secrets/**)", "Read(./.env)"] },
     });
 });
 
@@ -68,5 +68,43 @@ describe("shell reads the rules see", () => {
     ["cat -- -weird-name", "allow"],
   ] as const)("%j → %s", async (command, expected) => {
     expect(await decide("default", command)).toBe(expected);
+  });
+});
+
+describe("glob operands and recursive reads cannot be judged against path rules", () => {
+  it.each([
+    ["acceptEdits", "cp a.txt .gi?/config", "ask"],
+    ["acceptEdits", "cp a.txt .gi[t]/config", "ask"],
+    ["acceptEdits", "rm -rf .g*", "ask"],
+    ["acceptEdits", "rm src/*.o", "ask"],
+    ["acceptEdits", "touch src/{a,b}.ts", "ask"],
+    ["default", "cat secret?/key", "ask"],
+    ["default", "cat s*/key", "ask"],
+    ["default", "cat .en?", "ask"],
+    ["default", "cat src/{a,b}.ts", "ask"],
+    ["default", "cat 'src/*.ts'", "allow"],
+    ["default", "grep -r TOKEN .", "ask"],
+    ["default", "grep -rn TOKEN", "ask"],
+    ["default", "grep --recursive TOKEN .", "ask"],
+    ["default", "ls -R", "ask"],
+    ["default", "ls -laR .", "ask"],
+    ["default", "diff -r src .", "ask"],
+    ["default", "grep -r TOKEN src", "allow"],
+    ["default", "ls -la .", "allow"],
+    ["default", "grep TOKEN src/a.ts", "allow"],
+  ] as const)("%s: %j → %s", async (mode, command, expected) => {
+    expect(await decide(mode, command)).toBe(expected);
+  });
+
+  it("a glob operand is denied in dontAsk even when a rule allows reads", async () => {
+    const permissions = await createCodePermissions({
+      workspace: { root, directories: [root] },
+      mode: "dontAsk",
+      settingsFiles: [],
+      home: join(base, "home"),
+      rules: { allow: ["Bash(cat:*)"], deny: ["Read(./secrets/**)"] },
+    });
+    const decision = await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command: "cat s*/key" } }, context);
+    expect(decision.behavior).toBe("deny");
   });
 });
