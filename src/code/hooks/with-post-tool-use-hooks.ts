@@ -3,9 +3,11 @@ import { serialize } from "../../tools/execute-tool-call.js";
 import type { HookRunner } from "./hook-runner.js";
 
 /**
- * The tool, with the PostToolUse hooks run after each call that returns (one that throws or times out is reported
- * as it is, without hooks). The model then reads:
- * - the result, or what a hook replaced it with (`updatedOutput`), followed by the hooks' `additionalContext`;
+ * The tool, with the PostToolUse hooks run after each call that returns, or that throws a ToolError (whose text
+ * can hold output: Bash's timeout says "Output so far"); the hooks then receive the error's text as the response.
+ * Any other throw (an AbortError of the run included) is reported as it is, without hooks. The model then reads:
+ * - the result or error text, or what a hook replaced it with (`updatedOutput`), followed by the hooks'
+ *   `additionalContext`; an error stays an error;
  * - for a block (`decision: "block"`, exit code 2) — and for a hook that fails, unless it fails open — an error
  *   observation saying that the tool ran but its result is withheld, and why. The result is withheld rather than
  *   shown because a PostToolUse hook may be the filter between a tool's output and the model (redacting secrets):
@@ -15,14 +17,29 @@ import type { HookRunner } from "./hook-runner.js";
  */
 export function withPostToolUseHooks<P extends ToolParameters>(tool: Tool<P>, hooks: HookRunner): Tool<P> {
   const execute: Tool<P>["execute"] = async (args, context) => {
-    const response = await tool.execute(args, context);
-    if (!hooks.hasHooks("PostToolUse", tool.name)) return response;
+    let response: unknown;
+    let failure: ToolError | undefined;
+    try {
+      response = await tool.execute(args, context);
+    } catch (error) {
+      if (!(error instanceof ToolError)) throw error;
+      failure = error;
+      response = error.message;
+    }
+    if (!hooks.hasHooks("PostToolUse", tool.name)) {
+      if (failure !== undefined) throw failure;
+      return response;
+    }
     const outcome = await hooks.runPostToolUseHooks(
       { toolUseId: context.toolCallId, toolName: tool.name, toolInput: args as Record<string, unknown>, toolResponse: response },
       context.signal,
     );
     if (outcome.blocked !== undefined) throw new ToolError(outcome.blocked);
-    return outcome.context === undefined ? outcome.response : `${serialize(outcome.response)}\n\n${outcome.context}`;
+    if (failure === undefined)
+      return outcome.context === undefined ? outcome.response : `${serialize(outcome.response)}\n\n${outcome.context}`;
+    if (outcome.response === response && outcome.context === undefined) throw failure;
+    const text = serialize(outcome.response);
+    throw new ToolError(outcome.context === undefined ? text : `${text}\n\n${outcome.context}`, { cause: failure });
   };
   // The wrapper inherits every field of the tool (a class instance's getters and methods included) and replaces execute.
   return Object.create(tool, { execute: { value: execute, enumerable: true, writable: true, configurable: true } }) as Tool<P>;

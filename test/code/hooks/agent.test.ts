@@ -1,6 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type HookConfiguration, HookRunner, withPostToolUseHooks, withPreToolUseHooks } from "../../../src/code/hooks/index.js";
-import { Agent, type CanUseTool, FakeModel, type Message, ToolRegistry } from "../../../src/index.js";
+import {
+  type HookConfiguration,
+  type HookFunction,
+  HookRunner,
+  withPostToolUseHooks,
+  withPreToolUseHooks,
+} from "../../../src/code/hooks/index.js";
+import {
+  AbortError,
+  Agent,
+  type CanUseTool,
+  FakeModel,
+  type Message,
+  type ToolContext,
+  ToolError,
+  ToolRegistry,
+} from "../../../src/index.js";
 import { reply, toolCall } from "../../../src/testing/index.js";
 import { makeScriptFolder } from "./scripts.js";
 
@@ -111,6 +126,50 @@ describe("hooks on an Agent: what the model reads", () => {
         'Tool "read_env" ran, but a PostToolUse hook withheld its result: PostToolUse hook #1 failed: it exited with code 1: redactor: config missing.',
     });
     expect(failed?.content).not.toContain("sk-abc123");
+  });
+
+  it("PostToolUse: a ToolError's text goes through the hooks too (replaced, context added, or withheld); an AbortError passes", async () => {
+    const failing = (error: Error) => ({
+      name: "Bash",
+      description: "Runs a shell command",
+      parameters: { type: "object", properties: {} },
+      execute: () => {
+        throw error;
+      },
+    });
+    const timedOut = new ToolError("The command timed out. Output so far:\nAPI_KEY=sk-abc123");
+    const run = async (hook: HookFunction<"PostToolUse">) => {
+      const hooks = new HookRunner({
+        sessionId: "s",
+        cwd: folder.dir,
+        hooks: { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "function", run: hook }] }] },
+      });
+      const model = new FakeModel([reply("", toolCall("Bash", {}, "b")), "ok"]);
+      await new Agent(model, new ToolRegistry().add(withPostToolUseHooks(failing(timedOut), hooks))).run("run it");
+      return { message: toolMessage(model.requests[1]?.messages ?? [], "b") };
+    };
+    const redacted = await run(({ toolResponse }) => ({ updatedOutput: String(toolResponse).replace(/sk-\w+/, "[redacted]") }));
+    expect(redacted.message).toMatchObject({ isError: true, content: "The command timed out. Output so far:\nAPI_KEY=[redacted]" });
+    expect((await run(() => ({ additionalContext: "note" }))).message).toMatchObject({
+      isError: true,
+      content: `${timedOut.message}\n\nPostToolUse hook context:\nnote`,
+    });
+    const crashed = await run(() => {
+      throw new Error("redactor: config missing");
+    });
+    expect(crashed.message).toMatchObject({ isError: true, content: expect.stringContaining("withheld its result") });
+    expect(crashed.message?.content).not.toContain("sk-abc123");
+    const plain = await run(() => undefined);
+    expect(plain.message).toMatchObject({ isError: true, content: timedOut.message });
+
+    const hooks = new HookRunner({
+      sessionId: "s",
+      cwd: folder.dir,
+      hooks: { PostToolUse: [{ hooks: [{ type: "function", run: () => ({}) }] }] },
+    });
+    const aborted = new AbortError("The operation was aborted");
+    const context = { signal: new AbortController().signal, toolCallId: "b" } as ToolContext;
+    await expect(withPostToolUseHooks(failing(aborted), hooks).execute({}, context)).rejects.toBe(aborted);
   });
 
   it("a hook's ask interrupts the run, and a Stop hook sends a completed agent back to work once", async () => {

@@ -228,7 +228,7 @@ describe("Bash: stopping", () => {
     const result = await bashTool({ killGraceMs: 5000 })({ command: `${leaver} sleep 30`, timeout: 500 });
     const pid = pidIn(result.content);
     try {
-      expect(result.content).toMatch(/timed out[^]*\nchild \d+$/);
+      expect(result.content).toMatch(/timed out[\s\S]*\nchild \d+$/);
       expect(await waitUntilGone(pid)).toBe(true);
     } finally {
       if (isAlive(pid)) process.kill(pid, "SIGKILL");
