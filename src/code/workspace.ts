@@ -39,6 +39,8 @@ export class Workspace {
   readonly directories: readonly string[];
   readonly #versions = new Map<string, FileVersion>();
   readonly #locks = new Map<string, Promise<unknown>>();
+  /** The last path `exclusive` resolves: the next waits for it, so that locks are taken in call order. */
+  #resolving: Promise<unknown> = Promise.resolve();
   #realDirectories: Promise<string[]> | undefined;
 
   constructor(options: WorkspaceOptions) {
@@ -142,17 +144,21 @@ export class Workspace {
 
   /**
    * Runs `work` when no other `exclusive` work on the same file (after following symlinks) is running: parallel
-   * tool calls that change one file then apply one after the other, each seeing the previous one's result.
+   * tool calls that change one file then apply one after the other, in the order of the calls, each seeing the
+   * previous one's result.
    */
   async exclusive<T>(absolute: string, work: () => Promise<T>): Promise<T> {
-    const key = await realExisting(absolute);
-    const previous = this.#locks.get(key) ?? Promise.resolve();
-    const current = previous.then(work, work);
-    const settled = current.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#locks.set(key, settled);
+    // Paths are resolved one at a time in call order, and each call queues on its file's lock as soon as its path
+    // is resolved: a call whose path resolves faster (no symlink to follow) cannot overtake an earlier one.
+    const queued = this.#resolving.then(async () => {
+      const key = await realExisting(absolute);
+      const current = (this.#locks.get(key) ?? Promise.resolve()).then(work, work);
+      const settled = current.then(ignore, ignore);
+      this.#locks.set(key, settled);
+      return { key, current, settled };
+    });
+    this.#resolving = queued.then(ignore, ignore);
+    const { key, current, settled } = await queued;
     try {
       return await current;
     } finally {
@@ -171,6 +177,10 @@ export class Workspace {
       `${JSON.stringify(path)} leads outside the workspace${how}; only paths inside ${this.directories.join(", ")} may be used.`,
     );
   }
+}
+
+function ignore(): undefined {
+  return undefined;
 }
 
 function isWritable(path: string): Promise<boolean> {

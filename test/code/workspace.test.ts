@@ -9,10 +9,11 @@ import { ToolError } from "../../src/index.js";
 import { callTool } from "./helpers/call-tool.js";
 import { createTemporaryWorkspace, removeTemporaryWorkspace } from "./helpers/temporary-workspace.js";
 
-// rename is wrapped so that a test can make it fail once: a crash between writing the temporary file and moving it into place.
+// rename is wrapped so that a test can make it fail once: a crash between writing the temporary file and moving it
+// into place; realpath, so that a test can make one path slow to resolve.
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs/promises")>();
-  return { ...actual, rename: vi.fn(actual.rename) };
+  return { ...actual, rename: vi.fn(actual.rename), realpath: vi.fn(actual.realpath) };
 });
 
 let base: string;
@@ -246,5 +247,25 @@ describe("Workspace.exclusive", () => {
     // A failure does not block the next.
     await expect(workspace.exclusive(join(root, "a.txt"), () => Promise.reject(new Error("x")))).rejects.toThrow("x");
     expect(await workspace.exclusive(join(root, "a.txt"), async () => "after")).toBe("after");
+  });
+
+  it("runs calls on one file in the order they were made, however long their paths take to resolve", async () => {
+    const workspace = new Workspace({ root });
+    await writeFile(join(root, "a.txt"), "a");
+    await symlink("a.txt", join(root, "link.txt"));
+    const actual = await vi.importActual<typeof import("node:fs/promises")>("node:fs/promises");
+    vi.mocked(fs.realpath).mockImplementationOnce(async (path) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return actual.realpath(path);
+    });
+    const order: string[] = [];
+    const step = (name: string) => async () => {
+      order.push(name);
+    };
+    await Promise.all([
+      workspace.exclusive(join(root, "link.txt"), step("first, through the slow link")),
+      workspace.exclusive(join(root, "a.txt"), step("second")),
+    ]);
+    expect(order).toEqual(["first, through the slow link", "second"]);
   });
 });
