@@ -72,11 +72,18 @@ function judgeFileCall(name: string, args: Record<string, unknown>, { mode, rule
   // Glob({ pattern: "../../etc/*" }) searches where its pattern leads, not only under `path`.
   if (name === "Glob" && typeof args.pattern === "string" && escapes(args.pattern))
     paths.push(resolve(paths[0] as string, staticPart(args.pattern)));
+  // The Workspace follows symbolic links: a rule matching where one leads applies too (`notes.txt -> secrets/key`).
+  // (A dangling link is judged as written; acceptEdits' on-disk check asks for it.)
+  const subjectPath = paths[paths.length - 1] as string;
+  for (const path of [...paths]) {
+    const real = scope.followLinks(path);
+    if (real !== undefined && !paths.includes(real)) paths.push(real);
+  }
   const shown = (path: string) => {
     const inside = relative(scope.root, path);
     return inside === "" ? "." : inside.startsWith("..") || isAbsolute(inside) ? path : inside;
   };
-  const subject = `${name} of \`${shown(paths[paths.length - 1] as string)}\``;
+  const subject = `${name} of \`${shown(subjectPath)}\``;
   for (const list of ["deny", "ask"] as const) {
     for (const path of paths) {
       const rule = rules.findPathRule(list, name, path, fileTool.searches);
@@ -109,6 +116,7 @@ function modeRefusal(path: string, edits: boolean, mode: PermissionMode, scope: 
   if (!edits) return undefined;
   if (mode !== "acceptEdits") return `needs approval in ${mode} mode`;
   if (scope.isProtected(path)) return "is in a protected directory";
+  if (!scope.containsOnDisk(path, true)) return "is in a protected directory or outside the workspace once symbolic links are followed";
   return undefined;
 }
 

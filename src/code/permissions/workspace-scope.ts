@@ -4,9 +4,8 @@ import { protectedDirectories } from "./command-kinds.js";
 
 /**
  * The folders the modes may work in without a rule: the workspace root and its added directories. `contains` and
- * `isProtected` judge a path as written (made absolute, `..` resolved) — enough for the file tools, whose
- * Workspace follows symbolic links when they run and refuses those that lead out. A shell command has no such
- * check, so for it `containsOnDisk` follows the links that exist now.
+ * `isProtected` judge a path as written (made absolute, `..` resolved); `containsOnDisk` and `followLinks` follow
+ * the symbolic links that exist now, as the shell and the Workspace will.
  */
 export type WorkspaceScope = {
   readonly root: string;
@@ -20,6 +19,11 @@ export type WorkspaceScope = {
    * its nearest existing ancestor's), and not in a protected directory when `writable` is asked for.
    */
   containsOnDisk(path: string, writable: boolean): boolean;
+  /**
+   * The absolute `path` once symbolic links are followed (the nearest existing ancestor's, for a new file), written
+   * from the workspace directory it lies in so that rules anchored there match it; undefined through a dangling link.
+   */
+  followLinks(path: string): string | undefined;
   /** Whether the absolute `path` is one of the directories itself (removing or moving it is never a mode's call). */
   isDirectory(path: string): boolean;
   /** Whether the absolute `path` lies in a protected directory (`.git`, `.minagent`, `.vscode`, `.idea`) of the workspace. */
@@ -49,6 +53,14 @@ export function createWorkspaceScope(root: string, directories: readonly string[
       realDirectories ??= all.map((directory) => realPath(directory) ?? directory);
       const real = realPath(path);
       return real !== undefined && containing(real, realDirectories) !== undefined && !(writable && isProtected(real, realDirectories));
+    },
+    followLinks: (path) => {
+      realDirectories ??= all.map((directory) => realPath(directory) ?? directory);
+      const real = realPath(path);
+      if (real === undefined) return undefined;
+      const index = realDirectories.findIndex((directory) => containing(real, [directory]) !== undefined);
+      const directory = all[index];
+      return directory === undefined ? real : join(directory, relative(realDirectories[index] as string, real));
     },
     isDirectory: (path) => all.includes(path),
     isProtected: (path) => isProtected(path, all),

@@ -1,0 +1,52 @@
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCodePermissions, type PermissionMode } from "../../../src/code/permissions/index.js";
+import type { PermissionContext } from "../../../src/index.js";
+
+let base: string;
+let root: string;
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-file-links-")));
+  root = join(base, "work");
+  await mkdir(join(root, "secrets"), { recursive: true });
+  await mkdir(join(root, ".git"));
+  await writeFile(join(root, "secrets", "key"), "k\n");
+  await writeFile(join(root, ".git", "config"), "\n");
+  await symlink(join(root, "secrets", "key"), join(root, "notes.txt"));
+  await symlink(join(root, ".git"), join(root, "docs"));
+  await writeFile(join(root, "plain.txt"), "\n");
+});
+
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const context = (name: string): PermissionContext => ({
+  runId: "run",
+  tool: { name, description: "", parameters: {}, execute: () => "" },
+  signal: new AbortController().signal,
+  needsApproval: false,
+});
+
+describe("file tools are judged on the real path too", () => {
+  it.each([
+    ["default", "Read", { file_path: "notes.txt" }, "deny"],
+    ["bypassPermissions", "Read", { file_path: "notes.txt" }, "deny"],
+    ["acceptEdits", "Edit", { file_path: "docs/config" }, "ask"],
+    ["acceptEdits", "Write", { file_path: "docs/new.txt" }, "ask"],
+    ["acceptEdits", "Edit", { file_path: "plain.txt" }, "allow"],
+    ["default", "Read", { file_path: "plain.txt" }, "allow"],
+  ] as const)("%s: %s %j → %s", async (mode: PermissionMode, name, args, expected) => {
+    const permissions = await createCodePermissions({
+      workspace: { root, directories: [root] },
+      mode,
+      settingsFiles: [],
+      home: join(base, "home"),
+      rules: { deny: ["Read(./secrets/**)"] },
+    });
+    expect((await permissions.canUseTool({ id: "1", name, arguments: { ...args } }, context(name))).behavior).toBe(expected);
+  });
+});
