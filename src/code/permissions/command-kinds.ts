@@ -1,3 +1,5 @@
+import type { BashWord } from "./bash-commands.js";
+
 /**
  * What the modes know about shell commands. Everything else is judged by rules alone.
  *
@@ -93,4 +95,30 @@ export const safeValue = /^[A-Za-z0-9_.,:/@%+=-]*$/;
 /** Whether an assignment to `name` of `value` (undefined: not a plain word) changes nothing that matters. */
 export function isSafeAssignment(name: string, value: string | undefined): boolean {
   return value !== undefined && (safeVariables.has(name) || name.startsWith("LC_")) && safeValue.test(value);
+}
+
+/** Builtins that assign the variables their operands name (`read`, `mapfile`…), with or without other arguments. */
+const assigningBuiltins: ReadonlySet<string> = new Set(["read", "mapfile", "readarray", "let"]);
+/** Builtins that assign variables when given arguments (`declare X=1`); alone they only list them. */
+const declaringBuiltins: ReadonlySet<string> = new Set(["declare", "typeset", "export", "local", "readonly"]);
+
+/**
+ * The variable a command assigns that is not a safe one (`printf -v PATH …`, `read X`, `declare X=1`, `let x=1`),
+ * or undefined: such a command is an assignment, which can change what later commands run.
+ */
+export function findUnsafeAssignment(words: readonly BashWord[]): string | undefined {
+  const name = words[0]?.value;
+  if (name === undefined) return undefined;
+  if (assigningBuiltins.has(name)) return `${name} assigns variables`;
+  if (declaringBuiltins.has(name)) return words.length > 1 ? `${name} assigns variables` : undefined;
+  if (name !== "printf") return undefined;
+  for (let index = 1; index < words.length; index++) {
+    const value = words[index]?.value;
+    if (value === undefined) return "printf's options are only known when it runs";
+    if (value === "--" || !value.startsWith("-v")) return undefined;
+    const variable = value === "-v" ? words[index + 1]?.value : value.slice(2);
+    const safe = variable !== undefined && (safeVariables.has(variable) || /^LC_[A-Z_]+$/.test(variable));
+    return safe ? undefined : `printf -v assigns ${variable ?? "a variable only known when it runs"}`;
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { BashAnalysis, BashCommand, BashRedirect, BashWord } from "./bash-commands.js";
 import { processSubstitutionPath } from "./bash-words.js";
-import { commandsWithoutPaths, fileSystemCommands, isSafeAssignment, readOnlyCommands } from "./command-kinds.js";
+import { commandsWithoutPaths, fileSystemCommands, findUnsafeAssignment, isSafeAssignment, readOnlyCommands } from "./command-kinds.js";
 import { type FileAccess, ruleCoversAccess } from "./file-tools.js";
 import type { PermissionMode } from "./modes.js";
 import type { PermissionRule, RuleList } from "./parse-rule.js";
@@ -172,6 +172,8 @@ function redirectRefusal(
 function modeRefusal(part: Part, mode: PermissionMode, scope: WorkspaceScope, rules: RuleSet): string | undefined {
   if (mode === "bypassPermissions") return undefined;
   const notAllowed = "is not allowed by any rule";
+  const assigns = findUnsafeAssignment(part.command.words);
+  if (assigns !== undefined && mode !== "dontAsk") return `${notAllowed} (${assigns}, which can change what runs)`;
   if (mode === "dontAsk" || part.kind === "other") return notAllowed;
   const unsafe = part.command.assignments.find((assignment) => !isSafeAssignment(assignment.name, assignment.value));
   if (unsafe) return `${notAllowed} (it sets ${unsafe.name}, which can change what runs)`;
@@ -200,6 +202,7 @@ function describePart(command: BashCommand, analysis: BashAnalysis, directory: s
     const safe = command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value));
     return { command, kind: command.words.length === 0 && safe ? "read" : "other", paths: [], reaches: [] };
   }
+  if (findUnsafeAssignment(command.words)) return { command, kind: "other", paths: [], reaches: [] };
   const lookup = name === "command" && (command.words[1]?.value === "-v" || command.words[1]?.value === "-V");
   if (commandsWithoutPaths.has(name) || lookup) return { command, kind: "read", paths: [], reaches: [] };
   const kind = readOnlyCommands.has(name) ? "read" : fileSystemCommands.has(name) ? "files" : "other";

@@ -108,3 +108,17 @@ describe("glob operands and recursive reads cannot be judged against path rules"
     expect(decision.behavior).toBe("deny");
   });
 });
+
+describe("builtins that assign variables are assignments", () => {
+  it.each([
+    ["printf -v PATH . && cat src/a.ts", "ask"],
+    ["printf -vPATH .", "ask"],
+    ["printf -v LANG %s C", "allow"],
+    ["printf '%s' -v", "allow"],
+    ["read PATH < src/a.ts", "ask"],
+    ["declare PATH=/tmp", "ask"],
+    ["let x=1", "ask"],
+  ] as const)("%j → %s", async (command, expected) => {
+    expect(await decide("default", command)).toBe(expected);
+  });
+});

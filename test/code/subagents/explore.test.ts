@@ -147,6 +147,8 @@ describe("isReadOnlyBashCommand", () => {
       "cd src && ls",
       "command -v node",
       "LANG=C ls",
+      "printf '%s\\n' x",
+      "printf -v LANG %s C",
     ];
     const changing = [
       "rm a.txt",
@@ -163,6 +165,16 @@ describe("isReadOnlyBashCommand", () => {
       "PATH=/tmp ls",
       "cat $(rm x)",
       "ls (",
+      "printf -v PATH . && cat a.txt",
+      "printf -vPATH .",
+      "read PATH < a.txt",
+      "mapfile -t lines < a.txt",
+      "readarray lines",
+      "declare PATH=/tmp",
+      "typeset -x PATH",
+      "export PATH=/tmp",
+      "local x=1",
+      "let x=1",
     ];
     expect(readOnly.filter((command) => !isReadOnlyBashCommand(parser, command))).toEqual([]);
     expect(changing.filter((command) => isReadOnlyBashCommand(parser, command))).toEqual([]);
