@@ -23,7 +23,8 @@ export const defaultMaxMemoryFileCharacters = 30_000;
 /**
  * Loads the memory files — `AGENTS.md` (the cross-tool convention) and `MINAGENT.md` — from `~/.minagent/`, then
  * from the project root and every directory below it down to the working directory, and makes the system prompt
- * section of them ({@link formatProjectMemory}). A file reached twice (a symbolic link) is read once.
+ * section of them ({@link formatProjectMemory}). A file reached twice (a symbolic link) is read once; one whose real
+ * path is outside the project root (a user file: outside the user's folder) is not read, but listed with an `error`.
  * @example
  * const memory = await loadProjectMemory({ root: workspace.root, cwd: process.cwd() });
  * const system = `${codingSystemPrompt({ workspace })}\n\n${memory.text}`;
@@ -37,9 +38,12 @@ export async function loadProjectMemory(options: ProjectMemoryOptions): Promise<
   for (const location of memoryFileLocations(options)) {
     const file = await readMemoryFile(location, maxCharacters);
     if (!file) continue;
-    const real = await realpath(file.path).catch(() => file.path);
-    if (seen.has(real)) continue;
-    seen.add(real);
+    // A file that was not read is listed each time it is met (two links out may share a target).
+    if (file.error === undefined) {
+      const real = await realpath(file.path).catch(() => file.path);
+      if (seen.has(real)) continue;
+      seen.add(real);
+    }
     files.push(file);
   }
   return { files, text: formatProjectMemory(files) };

@@ -8,7 +8,16 @@ export const memoryFileNames: readonly string[] = Object.freeze(["AGENTS.md", "M
 export type MemoryScope = "user" | "project";
 
 /** A place a memory file may be. */
-export type MemoryFileLocation = { path: string; scope: MemoryScope };
+export type MemoryFileLocation = {
+  path: string;
+  scope: MemoryScope;
+  /**
+   * The folder the file's real path (symbolic links followed) must lie in, or it is not read: the project root for
+   * a project file, the user's minagent folder for a user file. A repository's `AGENTS.md -> ~/.aws/credentials`
+   * must not put the credentials into the system prompt.
+   */
+  folder: string;
+};
 
 /** Settings of the project memory: where to look. */
 export type MemoryLocationOptions = {
@@ -36,10 +45,10 @@ export function memoryFileLocations(options: MemoryLocationOptions): MemoryFileL
   const locations: MemoryFileLocation[] = [];
   if (options.userDirectory !== false) {
     const userDirectory = resolve(options.userDirectory ?? join(homedir(), ".minagent"));
-    for (const name of memoryFileNames) locations.push({ path: join(userDirectory, name), scope: "user" });
+    for (const name of memoryFileNames) locations.push({ path: join(userDirectory, name), scope: "user", folder: userDirectory });
   }
   for (const directory of directoriesDown(root, resolve(root, options.cwd ?? root)))
-    for (const name of memoryFileNames) locations.push({ path: join(directory, name), scope: "project" });
+    for (const name of memoryFileNames) locations.push({ path: join(directory, name), scope: "project", folder: root });
   return locations;
 }
 

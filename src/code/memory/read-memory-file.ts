@@ -1,4 +1,5 @@
-import { open } from "node:fs/promises";
+import { open, realpath, stat } from "node:fs/promises";
+import { isAbsolute, relative } from "node:path";
 import type { MemoryFileLocation, MemoryScope } from "./memory-file-paths.js";
 
 /** One memory file found on disk, as it goes into the system prompt. */
@@ -24,20 +25,24 @@ const lineSlack = 0.2;
 
 /**
  * Reads one memory file, at most `maxCharacters` of it (a huge file is not read whole): returns undefined when
- * there is no regular file there, and the file with an `error` when it exists but cannot be read.
+ * there is no regular file there, and the file with an `error` when it exists but cannot be read — or when its real
+ * path lies outside `location.folder` (it is then not read at all).
  */
 export async function readMemoryFile(location: MemoryFileLocation, maxCharacters: number): Promise<MemoryFile | undefined> {
+  const where = { path: location.path, scope: location.scope };
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(location.path, "r");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
-    return { ...location, bytes: 0, text: "", truncated: false, error: describe(error) };
+    return { ...where, bytes: 0, text: "", truncated: false, error: describe(error) };
   }
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) return undefined;
+    const refusal = await checkInside(location, stats);
+    if (refusal !== undefined) return { ...where, bytes: stats.size, text: "", truncated: false, error: refusal };
     const limit = Math.min(stats.size, maxCharacters * bytesPerCharacter + bytesPerCharacter);
     const buffer = Buffer.alloc(limit);
     let read = 0;
@@ -51,16 +56,32 @@ export async function readMemoryFile(location: MemoryFileLocation, maxCharacters
     if (read < stats.size) text = text.replace(/\uFFFD$/, "");
     const truncated = text.length > maxCharacters || read < stats.size;
     return {
-      ...location,
+      ...where,
       bytes: stats.size,
       text: truncated ? cut(text, maxCharacters, location.path, stats.size) : text.trimEnd(),
       truncated,
     };
   } catch (error) {
-    return { ...location, bytes: 0, text: "", truncated: false, error: describe(error) };
+    return { ...where, bytes: 0, text: "", truncated: false, error: describe(error) };
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Why the opened file must not be read, if it must not: its real path is outside the location's folder (both with
+ * symbolic links followed), or the path no longer leads to the file that was opened (it was swapped meanwhile).
+ */
+async function checkInside(location: MemoryFileLocation, opened: { dev: number; ino: number }): Promise<string | undefined> {
+  const [real, folder] = await Promise.all([realpath(location.path), realpath(location.folder)]);
+  const inside = relative(folder, real);
+  if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
+    const what = location.scope === "project" ? "the project root" : "the user's minagent folder";
+    return `Not read: its real path, ${real}, is outside ${what} (${location.folder}).`;
+  }
+  const current = await stat(real);
+  if (current.dev !== opened.dev || current.ino !== opened.ino) return "Not read: the file changed while it was being opened.";
+  return undefined;
 }
 
 /** The first `maxCharacters` characters (back to a line break when one is near), and a note saying what was left out. */

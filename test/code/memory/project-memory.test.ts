@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -95,6 +95,33 @@ describe("project memory", () => {
     symlinkSync(join(root, "AGENTS.md"), join(root, "MINAGENT.md"));
     const memory = await loadProjectMemory({ root, userDirectory: user });
     expect(memory.files.map((file) => file.path)).toEqual([join(root, "AGENTS.md")]);
+  });
+
+  it("does not read a file whose real path is outside its folder (a link out of the project or the user's folder); lists it with why", async () => {
+    write(join(base, "credentials"), "aws_secret_access_key = SECRET");
+    const secret = realpathSync(join(base, "credentials"));
+    symlinkSync(secret, join(root, "AGENTS.md"));
+    symlinkSync(secret, join(user, "AGENTS.md"));
+    mkdirSync(join(base, "elsewhere"));
+    write(join(base, "elsewhere", "MINAGENT.md"), "SECRET too");
+    symlinkSync(join(base, "elsewhere"), join(root, "packages", "linked"));
+    // A link that stays inside is read.
+    write(join(root, "packages", "notes.md"), "inside");
+    symlinkSync(join(root, "packages", "notes.md"), join(root, "MINAGENT.md"));
+    const memory = await loadProjectMemory({ root, cwd: join(root, "packages", "linked"), userDirectory: user });
+    expect(memory.text).not.toContain("SECRET");
+    expect(memory.text).toContain("inside");
+    expect(memory.files.map((file) => [file.path, file.scope, file.text, file.error])).toEqual([
+      [join(user, "AGENTS.md"), "user", "", `Not read: its real path, ${secret}, is outside the user's minagent folder (${user}).`],
+      [join(root, "AGENTS.md"), "project", "", `Not read: its real path, ${secret}, is outside the project root (${root}).`],
+      [join(root, "MINAGENT.md"), "project", "inside", undefined],
+      [
+        join(root, "packages", "linked", "MINAGENT.md"),
+        "project",
+        "",
+        `Not read: its real path, ${realpathSync(join(base, "elsewhere", "MINAGENT.md"))}, is outside the project root (${root}).`,
+      ],
+    ]);
   });
 
   it("lists the files with their sizes for /memory, read afresh", async () => {
