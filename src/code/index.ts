@@ -100,7 +100,7 @@ export {
   subagentSystemPrompt,
 } from "./subagents/index.js";
 export { codingSystemPrompt } from "./system-prompt.js";
-export { type BashToolOptions, createBashTool } from "./tools/bash.js";
+export { type BashTool, type BashToolOptions, createBashTool } from "./tools/bash.js";
 export { createEditTool } from "./tools/edit.js";
 export { createGlobTool, type GlobToolOptions } from "./tools/glob.js";
 export { createGrepTool, type GrepToolOptions } from "./tools/grep.js";
