@@ -1,11 +1,11 @@
-import { type Tool, ToolError, type ToolParameters } from "../../engine.js";
+import { AbortError, type Tool, ToolError, type ToolParameters } from "../../engine.js";
 import { serialize } from "../../tools/execute-tool-call.js";
 import type { HookRunner } from "./hook-runner.js";
 
 /**
- * The tool, with the PostToolUse hooks run after each call that returns, or that throws a ToolError (whose text
- * can hold output: Bash's timeout says "Output so far"); the hooks then receive the error's text as the response.
- * Any other throw (an AbortError of the run included) is reported as it is, without hooks. The model then reads:
+ * The tool, with the PostToolUse hooks run after each call that returns, or that throws (a ToolError's text can
+ * hold output: Bash's timeout says "Output so far"); the hooks then receive the error's text, as the model would
+ * read it, as the response. Only the run's abort passes without hooks. The model then reads:
  * - the result or error text, or what a hook replaced it with (`updatedOutput`), followed by the hooks'
  *   `additionalContext`; an error stays an error;
  * - for a block (`decision: "block"`, exit code 2) — and for a hook that fails, unless it fails open — an error
@@ -18,13 +18,14 @@ import type { HookRunner } from "./hook-runner.js";
 export function withPostToolUseHooks<P extends ToolParameters>(tool: Tool<P>, hooks: HookRunner): Tool<P> {
   const execute: Tool<P>["execute"] = async (args, context) => {
     let response: unknown;
-    let failure: ToolError | undefined;
+    let failure: unknown;
     try {
       response = await tool.execute(args, context);
     } catch (error) {
-      if (!(error instanceof ToolError)) throw error;
+      // The run's abort is not the tool's answer; any other throw is text the model would read, so it meets the hooks.
+      if (error instanceof AbortError || context.signal.aborted) throw error;
       failure = error;
-      response = error.message;
+      response = error instanceof ToolError ? error.message : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     }
     if (!hooks.hasHooks("PostToolUse", tool.name)) {
       if (failure !== undefined) throw failure;
