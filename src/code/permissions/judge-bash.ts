@@ -67,9 +67,12 @@ export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, d
 
   const cannot = analysis.unjudgeable ?? line.parts.find((part) => part.command.unjudgeable)?.command.unjudgeable;
   if (cannot !== undefined) {
-    if (mode === "bypassPermissions")
+    // A deny rule cannot see inside `sudo rm`, `bash -c "rm x"` or `r$(echo m)`: it must still hold in bypassPermissions.
+    const bashDeny = rules.deny.find((rule) => rule.tool === "Bash");
+    if (mode === "bypassPermissions" && !bashDeny)
       return { behavior: "allow", reason: "bypassPermissions runs what no deny rule forbids", byMode: true };
-    return { behavior: "ask", reason: `${line.subject} cannot be judged: ${cannot}`, changes: true };
+    const guard = bashDeny ? `, so the deny rule \`${bashDeny.text}\` (${bashDeny.source}) cannot be checked` : "";
+    return { behavior: "ask", reason: `${line.subject} cannot be judged: ${cannot}${guard}`, changes: true };
   }
   const changes =
     line.parts.some((part) => part.kind !== "read") ||
