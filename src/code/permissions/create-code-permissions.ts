@@ -39,7 +39,8 @@ export type CodePermissionsOptions = {
   approvePlan?: ((plan: string) => PlanDecision | Promise<PlanDecision>) | undefined;
   /**
    * The Bash tool's current directory, absolute (a `cd` in one call moves it for the next): relative paths in
-   * shell commands are taken from it. Default: the workspace root.
+   * shell commands are taken from it. A call's own tool wins when it says where it is (a `BashTool`'s
+   * `workingDirectory()`: each subagent has its own shell). Default: the workspace root.
    */
   bashDirectory?: (() => string) | undefined;
 };
@@ -113,7 +114,8 @@ export async function createCodePermissions(options: CodePermissionsOptions): Pr
       const command = typeof args.command === "string" ? args.command : "";
       const analysis = analyzeBashCommand(bash, command);
       commands = analysis.commands.map((part) => part.text);
-      const directory = scope.resolve(options.bashDirectory?.() ?? root);
+      const shell = tool as { workingDirectory?: () => string } | undefined;
+      const directory = scope.resolve(shell?.workingDirectory?.() ?? options.bashDirectory?.() ?? root);
       verdict = judgeBashCommand(analysis, { mode, rules, scope, directory });
     } else verdict = judgeToolCall(call.name, args, { mode, rules, scope, tool, plansNeedApproval: !options.approvePlan });
     return { ...conclude(verdict, mode, needsApproval), commands };
