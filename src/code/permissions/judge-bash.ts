@@ -53,13 +53,15 @@ export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, d
     parts: analysis.commands.map((command) => describePart(command, analysis, directory)),
     redirects: analysis.redirects.map((redirect) => ({ redirect, path: redirectPath(redirect, analysis, directory) })),
   };
-  const denied = findRule(line, "deny", rules);
+  // Deny and ask rules also see where a path leads on disk (a link into a denied folder is that folder).
+  const followLinks = (path: string) => scope.followLinks(path);
+  const denied = findRule(line, "deny", rules, followLinks);
   if (denied) {
     const { rule, what } = denied;
     const message = `Permission denied: ${what} the deny rule \`${rule.text}\` (${rule.source}). Do not try to get around it; take another approach or ask the user.`;
     return { behavior: "deny", rule, message };
   }
-  const asked = findRule(line, "ask", rules);
+  const asked = findRule(line, "ask", rules, followLinks);
   if (asked)
     return { behavior: "ask", rule: asked.rule, reason: `${asked.what} the ask rule \`${asked.rule.text}\` (${asked.rule.source})` };
   const reached = findReachedRule(line, rules);
@@ -102,14 +104,23 @@ export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, d
 }
 
 /** The first rule of `list` the line matches: as a whole, by a part, or by a file a part or a redirection names. */
-function findRule(line: Line, list: RuleList, rules: RuleSet): { rule: PermissionRule; what: string } | undefined {
+function findRule(
+  line: Line,
+  list: RuleList,
+  rules: RuleSet,
+  followLinks?: (path: string) => string | undefined,
+): { rule: PermissionRule; what: string } | undefined {
+  const forms = (path: string) => {
+    const real = followLinks?.(path);
+    return real !== undefined && real !== path ? [path, real] : [path];
+  };
   const whole = rules.findCommandRule(list, [line.analysis.text]);
   if (whole) return { rule: whole, what: `${line.subject} matches` };
   for (const part of line.parts) {
     const rule = rules.findCommandRule(list, matchedForms(part.command, list));
     if (rule) return { rule, what: `${partSubject(part.command, line)} matches` };
     if (part.kind === "other" || typeof part.paths === "string") continue;
-    for (const path of part.paths) {
+    for (const path of part.paths.flatMap(forms)) {
       const found = findFileRule(rules, list, part.kind === "files" ? ["read", "edit"] : ["read"], path);
       if (found)
         return {
@@ -118,10 +129,12 @@ function findRule(line: Line, list: RuleList, rules: RuleSet): { rule: Permissio
         };
     }
   }
-  for (const { redirect, path } of line.redirects) {
-    if (path === undefined || harmlessTargets.has(path)) continue;
-    const rule = rules.findAccessRule(list, redirect.access === "read" ? "read" : "edit", path, false);
-    if (rule) return { rule, what: `${line.subject} ${redirect.access === "read" ? "reads" : "writes"} \`${path}\`, which matches` };
+  for (const { redirect, path: written } of line.redirects) {
+    if (written === undefined || harmlessTargets.has(written)) continue;
+    for (const path of forms(written)) {
+      const rule = rules.findAccessRule(list, redirect.access === "read" ? "read" : "edit", path, false);
+      if (rule) return { rule, what: `${line.subject} ${redirect.access === "read" ? "reads" : "writes"} \`${written}\`, which matches` };
+    }
   }
   return undefined;
 }
@@ -129,7 +142,9 @@ function findRule(line: Line, list: RuleList, rules: RuleSet): { rule: Permissio
 /** A deny or ask rule that may cover a file the line reads or changes without naming it (`cat s*`, `grep -r x .`). */
 function findReachedRule(line: Line, rules: RuleSet): { rule: PermissionRule; reason: string; edits: boolean } | undefined {
   const reaches = [
-    ...line.parts.flatMap((part) => part.reaches.map((directory) => ({ directory, edits: part.kind === "files", text: partSubject(part.command, line) }))),
+    ...line.parts.flatMap((part) =>
+      part.reaches.map((directory) => ({ directory, edits: part.kind === "files", text: partSubject(part.command, line) })),
+    ),
     ...line.redirects
       .filter(({ path }) => path === undefined)
       .map(({ redirect }) => ({ directory: "/", edits: redirect.access === "write", text: line.subject })),

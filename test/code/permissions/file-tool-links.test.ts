@@ -50,3 +50,21 @@ describe("file tools are judged on the real path too", () => {
     expect((await permissions.canUseTool({ id: "1", name, arguments: { ...args } }, context(name))).behavior).toBe(expected);
   });
 });
+
+describe("shell commands are judged on where their paths lead too", () => {
+  it.each([
+    ["default", "cat notes.txt", "deny"],
+    ["bypassPermissions", "cat notes.txt", "deny"],
+    ["default", "cat < notes.txt", "deny"],
+    ["default", "cat plain.txt", "allow"],
+  ] as const)("%s: %s → %s", async (mode: PermissionMode, command, expected) => {
+    const permissions = await createCodePermissions({
+      workspace: { root, directories: [root] },
+      mode,
+      settingsFiles: [],
+      home: join(base, "home"),
+      rules: { deny: ["Read(./secrets/**)"] },
+    });
+    expect((await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command } }, context("Bash"))).behavior).toBe(expected);
+  });
+});
