@@ -137,7 +137,7 @@ export type ModelCallOptions = {
 export interface Model {
   /** Provider name for traces and errors, e.g. "anthropic". */
   readonly provider?: string;
-  /** Model id for traces, e.g. "claude-sonnet-4-5". */
+  /** Model id for traces, e.g. "claude-sonnet-4-6". */
   readonly modelId?: string;
   /** Sends the conversation and the available tools; resolves to the model's next message. */
   complete(messages: Message[], tools: ToolSchema[], options?: ModelCallOptions): Promise<ModelResponse>;

@@ -104,7 +104,7 @@ function ollamaURL(baseURL: string | undefined, fail: (problem: string) => Usage
  * from `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` when set). Provider SDKs
  * are loaded only here, on demand, so importing minagent stays free of them.
  * Throws a UsageError for an unknown string or a missing key (naming the variable to set).
- * @example const model = await resolveModel("anthropic:claude-sonnet-4-5");
+ * @example const model = await resolveModel("anthropic:claude-sonnet-4-6");
  */
 export async function resolveModel(spec: string, options: ResolveModelOptions = {}): Promise<Model> {
   const parsed = parseModelSpec(spec);

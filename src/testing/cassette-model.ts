@@ -14,7 +14,7 @@ export type CassetteModelOptions = Omit<RecordingModelOptions, "path"> &
  * The usual way to use cassettes in a test: replay `path` when it exists, otherwise record it by
  * calling the real model that `createModel` returns (it is only created when recording).
  * @example
- * const model = cassetteModel("test/cassettes/weather.json", () => new AnthropicModel({ model: "claude-sonnet-4-5" }));
+ * const model = cassetteModel("test/cassettes/weather.json", () => new AnthropicModel({ model: "claude-sonnet-4-6" }));
  */
 export function cassetteModel(path: string, createModel: () => Model, options: CassetteModelOptions = {}): RecordingModel | ReplayModel {
   const { mode = "auto", match, ...secrets } = options;

@@ -18,7 +18,7 @@ export type RecordingModelOptions = {
  * offline by a ReplayModel. Only what passes through `complete` is recorded — never the model's
  * configuration or key — and API keys and marked secrets are scrubbed from it too.
  * @example
- * const model = new RecordingModel(new AnthropicModel({ model: "claude-sonnet-4-5" }), { path: "test/cassettes/weather.json" });
+ * const model = new RecordingModel(new AnthropicModel({ model: "claude-sonnet-4-6" }), { path: "test/cassettes/weather.json" });
  */
 export class RecordingModel implements Model {
   readonly provider?: string;

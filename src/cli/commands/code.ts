@@ -250,7 +250,7 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
   const model = values.get("--model") ?? (env.MINAGENT_MODEL || undefined);
   if (model === undefined)
     throw new UsageError(
-      `choose a model with --model <model> (or set MINAGENT_MODEL), e.g. --model anthropic:claude-sonnet-4-5:\n${modelSpecSyntax}`,
+      `choose a model with --model <model> (or set MINAGENT_MODEL), e.g. --model anthropic:claude-sonnet-4-6:\n${modelSpecSyntax}`,
     );
   const outputFormat = (values.get("--output-format") ?? "text") as CodeOutputFormat;
   if (!outputFormats.includes(outputFormat))

@@ -116,7 +116,7 @@ function parseArguments(args: readonly string[], env: CliIo["env"]): RunArgument
   }
   const task = positional.join(" ").trim();
   if (task === "")
-    throw new UsageError('say what the agent should do, e.g. minagent run "What is 17 * 23?" --model anthropic:claude-sonnet-4-5');
+    throw new UsageError('say what the agent should do, e.g. minagent run "What is 17 * 23?" --model anthropic:claude-sonnet-4-6');
   return {
     task,
     model: values.get("--model") ?? (env.MINAGENT_MODEL || undefined),

@@ -15,7 +15,7 @@ import { mapAnthropicToolChoice } from "./map-anthropic-tool-choice.js";
 
 /** Settings of an {@link AnthropicModel}. */
 export type AnthropicModelOptions = {
-  /** Model id, e.g. "claude-sonnet-4-5". */
+  /** Model id, e.g. "claude-sonnet-4-6". */
   model: string;
   /** API key. Default: the `ANTHROPIC_API_KEY` environment variable. */
   apiKey?: string | undefined;
@@ -74,7 +74,7 @@ export type AnthropicModelOptions = {
  * Retries are minagent's own ({@link withRetry}'s policy), not the SDK's, so that `maxRetries` is
  * exact and the backoff can be tuned.
  * @example
- * const model = new AnthropicModel({ model: "claude-sonnet-4-5", thinking: { budgetTokens: 2048 } });
+ * const model = new AnthropicModel({ model: "claude-sonnet-4-6", thinking: { budgetTokens: 2048 } });
  * const result = await new Agent(model, registry).run("What is 17 * 23?");
  */
 export class AnthropicModel implements Model {
@@ -89,7 +89,7 @@ export class AnthropicModel implements Model {
 
   constructor(options: AnthropicModelOptions) {
     if (typeof options?.model !== "string" || options.model === "")
-      throw new UsageError('AnthropicModel needs a model id, e.g. { model: "claude-sonnet-4-5" }.');
+      throw new UsageError('AnthropicModel needs a model id, e.g. { model: "claude-sonnet-4-6" }.');
     const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
     if (!apiKey)
       throw new UsageError("AnthropicModel needs an API key: set the ANTHROPIC_API_KEY environment variable or pass { apiKey }.");
