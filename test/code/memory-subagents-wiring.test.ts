@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { CodingAgent } from "../../src/code/index.js";
-import { FakeModel, ToolRegistry } from "../../src/index.js";
+import { FakeModel } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 
 let base: string, root: string, user: string;

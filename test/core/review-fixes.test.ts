@@ -79,7 +79,11 @@ describe("child runs", () => {
 
   it("eight sub-agents at once under a run with a signal add no MaxListenersExceededWarning", async () => {
     process.on("warning", onWarning);
-    const child = () => new Agent({ complete: async () => (await wait(5), reply("ok")) }, new ToolRegistry());
+    const answerLater = async () => {
+      await wait(5);
+      return reply("ok");
+    };
+    const child = () => new Agent({ complete: answerLater }, new ToolRegistry());
     const calls = Array.from({ length: 8 }, (_, i) => toolCall("delegate", {}, `d${i}`));
     const registry = new ToolRegistry().add(delegate(child));
     await new Agent(new FakeModel([reply("", ...calls), "done"]), registry, { signal: new AbortController().signal }).run("go");

@@ -111,14 +111,12 @@ export function findUnsafeAssignment(words: readonly BashWord[]): string | undef
   if (name === undefined) return undefined;
   if (assigningBuiltins.has(name)) return `${name} assigns variables`;
   if (declaringBuiltins.has(name)) return words.length > 1 ? `${name} assigns variables` : undefined;
-  if (name !== "printf") return undefined;
-  for (let index = 1; index < words.length; index++) {
-    const value = words[index]?.value;
-    if (value === undefined) return "printf's options are only known when it runs";
-    if (value === "--" || !value.startsWith("-v")) return undefined;
-    const variable = value === "-v" ? words[index + 1]?.value : value.slice(2);
-    const safe = variable !== undefined && (safeVariables.has(variable) || /^LC_[A-Z_]+$/.test(variable));
-    return safe ? undefined : `printf -v assigns ${variable ?? "a variable only known when it runs"}`;
-  }
-  return undefined;
+  if (name !== "printf" || words.length < 2) return undefined;
+  // printf's only option is -v, and it comes first: the first operand decides.
+  const option = words[1]?.value;
+  if (option === undefined) return "printf's options are only known when it runs";
+  if (option === "--" || !option.startsWith("-v")) return undefined;
+  const variable = option === "-v" ? words[2]?.value : option.slice(2);
+  const safe = variable !== undefined && (safeVariables.has(variable) || /^LC_[A-Z_]+$/.test(variable));
+  return safe ? undefined : `printf -v assigns ${variable ?? "a variable only known when it runs"}`;
 }

@@ -10,17 +10,26 @@ const context: PermissionContext = {
 };
 
 async function explain(mode: PermissionMode, deny: string[], command: string) {
-  const permissions = await createCodePermissions({ workspace: { root: "/w", directories: ["/w"] }, mode, settingsFiles: [], home: "/h", rules: { deny } });
+  const permissions = await createCodePermissions({
+    workspace: { root: "/w", directories: ["/w"] },
+    mode,
+    settingsFiles: [],
+    home: "/h",
+    rules: { deny },
+  });
   return permissions.explain({ name: "Bash", arguments: { command } }, context.tool);
 }
 
 describe("Bash deny rules hold in bypassPermissions for lines that cannot be judged", () => {
-  it.each(["sudo rm x", "xargs rm < f", 'bash -c "rm x"', "r$(echo m) x", "eval rm x"])("%j is asked, and denied in dontAsk", async (command) => {
-    const bypass = await explain("bypassPermissions", ["Bash(rm:*)"], command);
-    expect(bypass.decision.behavior).toBe("ask");
-    expect(bypass.reason).toMatch(/cannot be judged.*deny rule/);
-    expect((await explain("dontAsk", ["Bash(rm:*)"], command)).decision.behavior).toBe("deny");
-  });
+  it.each(["sudo rm x", "xargs rm < f", 'bash -c "rm x"', "r$(echo m) x", "eval rm x"])(
+    "%j is asked, and denied in dontAsk",
+    async (command) => {
+      const bypass = await explain("bypassPermissions", ["Bash(rm:*)"], command);
+      expect(bypass.decision.behavior).toBe("ask");
+      expect(bypass.reason).toMatch(/cannot be judged.*deny rule/);
+      expect((await explain("dontAsk", ["Bash(rm:*)"], command)).decision.behavior).toBe("deny");
+    },
+  );
 
   it("without Bash deny rules bypassPermissions runs them", async () => {
     expect((await explain("bypassPermissions", ["Read(./secrets/**)"], "sudo rm x")).decision.behavior).toBe("allow");
