@@ -3,40 +3,19 @@
 // `canUseTool` on representative calls: the median CPU time over batches of many decisions, after a warm-up.
 //   node bench/code-permissions.mjs            15 batches of 2,000 decisions per call
 //   node bench/code-permissions.mjs --quick    5 batches of 200 (a smoke run)
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { compileSources } from "./compile-sources.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const _root = fileURLToPath(new URL("..", import.meta.url));
 const quick = process.argv.includes("--quick");
 const batches = quick ? 5 : 15;
 const perBatch = quick ? 200 : 2_000;
 
-const out = join(root, "node_modules", ".cache", "minagent-bench-permissions");
-mkdirSync(out, { recursive: true });
-// The repository's compiler settings, for the permissions module and what it imports.
-const project = join(out, "tsconfig.json");
-writeFileSync(
-  project,
-  JSON.stringify({
-    extends: join(root, "tsconfig.json"),
-    compilerOptions: { outDir: join(out, "js"), rootDir: join(root, "src"), declaration: false, sourceMap: false },
-    files: [join(root, "src", "code", "permissions", "index.ts")],
-    include: [],
-  }),
-);
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-const compiled = spawnSync(process.execPath, [tsc, "-p", project], { encoding: "utf8" });
-if (compiled.status !== 0) {
-  console.error(compiled.stdout, compiled.stderr);
-  process.exit(1);
-}
-const { createCodePermissions, loadBashParser, analyzeBashCommand } = await import(
-  pathToFileURL(join(out, "js", "code", "permissions", "index.js")).href
-);
+const load = compileSources("minagent-bench-permissions", ["code/permissions/index.ts"]);
+const { createCodePermissions, loadBashParser, analyzeBashCommand } = await load("code/permissions/index.ts");
 
 const workspace = mkdtempSync(join(os.tmpdir(), "minagent-bench-"));
 try {

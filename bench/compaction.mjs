@@ -6,34 +6,15 @@
 // "provider" reports as its usage, so the compactor measures against real counts as it would against an API.
 //   node bench/compaction.mjs             the session at two windows (Claude's 200k, GPT-4o's 128k)
 //   node bench/compaction.mjs --verbose   and every request's figures
-import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { compileSources } from "./compile-sources.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const verbose = process.argv.includes("--verbose");
-const out = join(root, "node_modules", ".cache", "minagent-bench-compaction");
-mkdirSync(out, { recursive: true });
-const project = join(out, "tsconfig.json");
 const sources = ["code/compaction/index.ts", "code/tools/todo-write.ts", "engine.ts", "testing/count-tokens.ts"];
-writeFileSync(
-  project,
-  JSON.stringify({
-    extends: join(root, "tsconfig.json"),
-    compilerOptions: { outDir: join(out, "js"), rootDir: join(root, "src"), declaration: false, sourceMap: false },
-    files: sources.map((file) => join(root, "src", file)),
-    include: [],
-  }),
-);
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-const compiled = spawnSync(process.execPath, [tsc, "-p", project], { encoding: "utf8" });
-if (compiled.status !== 0) {
-  console.error(compiled.stdout, compiled.stderr);
-  process.exit(1);
-}
-const load = (file) => import(pathToFileURL(join(out, "js", file.replace(/\.ts$/, ".js"))).href);
+const load = compileSources("minagent-bench-compaction", sources);
 const [{ createCompactor, describeTodos }, { createTodoStore, createTodoWriteTool }, { Agent, ToolRegistry }, counting] = await Promise.all(
   sources.map(load),
 );
