@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The system programs the test suite drives for real: PostgreSQL (durable runs on DBOS) and Chromium (the trace
+# viewer's browser tests). Installs Debian's packages when one is missing; does nothing when both are present.
+# Needs root (or sudo) only when something has to be installed. Starts no service: the tests start their own
+# throwaway Postgres cluster and their own headless browser, and stop them.
+set -euo pipefail
+
+missing=()
+if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && ! command -v initdb >/dev/null; then
+  missing+=(postgresql)
+fi
+if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+  missing+=(chromium)
+fi
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "test dependencies: PostgreSQL and Chromium are installed"
+  exit 0
+fi
+
+echo "test dependencies: installing ${missing[*]} from Debian's packages"
+run_as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then
+    run_as_root=(sudo)
+  else
+    echo "test dependencies: ${missing[*]} missing and not root; install them with: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${run_as_root[@]}" apt-get update -qq
+# policy-rc.d keeps the package from starting (and enabling) a system-wide Postgres service.
+"${run_as_root[@]}" sh -c 'printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d'
+trap '"${run_as_root[@]}" rm -f /usr/sbin/policy-rc.d' EXIT
+"${run_as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
