@@ -56,6 +56,14 @@ export type RunOptions = {
   parent?: RunParent | undefined;
   /** What this run is, for traces and listeners (`run-start`'s `name`): a sub-agent's role, a trial's number. */
   name?: string | undefined;
+  /**
+   * This run's id (`RunResult.runId`, every event's `runId`), when the caller must fix it: a durable run derives it
+   * from its workflow id, so that the run keeps it when it is recovered after a crash. Default: a new random id.
+   * Tools' idempotency keys are made from it (see `ToolContext.idempotencyKey`).
+   */
+  runId?: string | undefined;
+  /** Attributes for the run's trace (`run-start`'s `attributes`; the tracer puts them on the run span), e.g. a workflow id. */
+  attributes?: Readonly<Record<string, string>> | undefined;
 };
 
 /**
@@ -131,8 +139,9 @@ export class Agent {
       parent: options.parent,
       signal: combineSignals(this.options.signal, options.signal),
       listeners: [recorder.listen, this.options.onEvent, options.onEvent],
+      runId: options.runId,
     });
-    run.start(input, messages, this.model, options.name);
+    run.start(input, messages, this.model, options.name, options.attributes);
     try {
       const outcome =
         (resumed && (await this.#answerPending(run, messages, resumed))) || (await this.#loop(run, messages, resumed, options));

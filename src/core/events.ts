@@ -55,6 +55,8 @@ export type AgentEvent =
       parentToolCallId?: string;
       /** What the run is, when its starter said (`RunOptions.name`): traces show it, e.g. `invoke_agent trial 2`. */
       name?: string;
+      /** What the run's starter wants on its trace (`RunOptions.attributes`), e.g. `{ "dbos.workflow_id": "…" }`. */
+      attributes?: Readonly<Record<string, string>>;
       input: string;
       messages: readonly Message[];
       model: Pick<Model, "provider" | "modelId">;

@@ -13,6 +13,11 @@ export type RunContextOptions = {
   signal?: AbortSignal | undefined;
   /** This run's own listeners; a child's events also reach every ancestor's. */
   listeners?: readonly (AgentEventListener | undefined)[] | undefined;
+  /**
+   * The run's id, when its starter must know it in advance (a durable run derives it from its workflow's id, so
+   * that a run recovered after a crash keeps it). Default: a new random id.
+   */
+  runId?: string | undefined;
 };
 
 /**
@@ -37,7 +42,7 @@ export class RunContext {
 
   constructor(options: RunContextOptions = {}) {
     const { parent } = options;
-    this.runId = createRunId();
+    this.runId = options.runId ?? createRunId();
     this.parent = parent instanceof RunContext ? parent : parent?.run;
     this.parentToolCallId = parent instanceof RunContext ? undefined : parent?.toolCallId;
     // Under a tool call, its own signal: aborted with the run, and also when the call times out.
@@ -86,8 +91,17 @@ export class RunContext {
     return () => this.#abortCallbacks?.delete(callback);
   }
 
-  /** Reports the run's start (`run-start`, with its parent's ids when it has a parent). */
-  start(input: string, messages: readonly Message[], model: Pick<Model, "provider" | "modelId">, name?: string): void {
+  /**
+   * Reports the run's start (`run-start`, with its parent's ids when it has a parent, and the starter's
+   * `attributes` for traces, e.g. a durable run's workflow id).
+   */
+  start(
+    input: string,
+    messages: readonly Message[],
+    model: Pick<Model, "provider" | "modelId">,
+    name?: string,
+    attributes?: Readonly<Record<string, string>>,
+  ): void {
     const { provider, modelId } = model;
     this.emit({
       type: "run-start",
@@ -95,6 +109,7 @@ export class RunContext {
       ...(this.parent && { parentRunId: this.parent.runId }),
       ...(this.parentToolCallId !== undefined && { parentToolCallId: this.parentToolCallId }),
       ...(name !== undefined && { name }),
+      ...(attributes !== undefined && { attributes }),
       input,
       messages,
       model: { ...(provider !== undefined && { provider }), ...(modelId !== undefined && { modelId }) },

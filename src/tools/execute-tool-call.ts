@@ -245,6 +245,11 @@ class ToolCallContext implements ToolContext {
     return this.#run;
   }
 
+  /** Made when read: most tools never ask for it. */
+  get idempotencyKey(): string {
+    return `${this.run.runId}/${this.toolCallId}`;
+  }
+
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();

@@ -9,6 +9,13 @@ export type ToolContext = {
   /** Id of the tool call being answered. */
   toolCallId: string;
   /**
+   * A key naming this call, the same every time the call is executed: made from the run's id and the tool call's
+   * id. A durable run (`minagent/dbos`) re-executes a tool that was running when its process died, with the same
+   * run id and call id, so a tool with side effects can pass this key to the service it calls (a payment API's
+   * `Idempotency-Key`) or record it, and do its effect once however often it is executed.
+   */
+  readonly idempotencyKey: string;
+  /**
    * The run that called the tool. Pass the whole context as a child run's parent, and the child's events reach
    * this run's listeners, aborting this run aborts it, and its usage counts in this run's:
    * `await subagent.run(task, { parent: context })`.

@@ -92,6 +92,7 @@ export class SpanTreeBuilder {
         [traceAttributes.operationName]: genAiOperations.invokeAgent,
         ...this.#modelAttributes,
         ...(agentName && { [traceAttributes.agentName]: agentName }),
+        ...(start.attributes && scrubbedAttributes(start.attributes, options.scrubber)),
         [traceAttributes.runId]: start.runId,
       },
     );
@@ -402,4 +403,11 @@ function describeError(error: unknown): string {
 
 function errorType(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
+}
+
+/** The starter's attributes for the run span (`RunOptions.attributes`), their values scrubbed like any text. */
+function scrubbedAttributes(attributes: Readonly<Record<string, string>>, scrubber: SecretScrubber): SpanAttributes {
+  const scrubbed: SpanAttributes = {};
+  for (const [key, value] of Object.entries(attributes)) scrubbed[key] = scrubber.text(value);
+  return scrubbed;
 }

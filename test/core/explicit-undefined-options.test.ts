@@ -41,6 +41,8 @@ const runOptions: Required<{ [K in keyof RunOptions]: undefined }> = {
   stream: undefined,
   parent: undefined,
   name: undefined,
+  runId: undefined,
+  attributes: undefined,
 };
 
 describe("options given as explicit undefined behave as if left out", () => {
@@ -85,7 +87,7 @@ describe("options given as explicit undefined behave as if left out", () => {
     expect(planMode(planModeOptions).active).toBe(false);
     const recorderOptions: StepRecorderOptions = { thoughts: undefined, describeCall: undefined };
     expect(new StepRecorder(recorderOptions).steps).toEqual([]);
-    const contextOptions: RunContextOptions = { parent: undefined, signal: undefined, listeners: undefined };
+    const contextOptions: RunContextOptions = { parent: undefined, signal: undefined, listeners: undefined, runId: undefined };
     expect(new RunContext(contextOptions).parent).toBeUndefined();
     const plan: TurnPlan = { messages: undefined, tools: undefined, toolChoice: undefined };
     const result = await new Agent(new FakeModel(["ok"]), new ToolRegistry(), { prepareTurn: () => plan }).run("x");
