@@ -1,0 +1,133 @@
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { UsageError } from "../../errors.js";
+import { parseTrace } from "../json-file-exporter.js";
+import type { Trace } from "../trace.js";
+import { readSessionAsTrace } from "./session-trace.js";
+import { summarizeTrace, type TraceSummary } from "./trace-summary.js";
+
+/** Why a file cannot be served, with the HTTP status that says it. */
+export class TraceFileError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = "TraceFileError";
+    this.status = status;
+  }
+}
+
+/** A trace read from a file, with its summary. */
+export type LoadedTrace = { summary: TraceSummary; trace: Trace };
+
+/**
+ * The trace files the viewer may read: the `.json` traces and `.jsonl` sessions directly inside one directory
+ * (or one file of it). A name is only ever looked up inside that directory, after its real path (symbolic links
+ * followed) is checked to be there too: `../`, absolute paths, links that lead out and files that are not
+ * traces are refused.
+ */
+export class TraceDirectory {
+  /** The directory's real path. */
+  readonly root: string;
+  /** When the viewer was given one file: the only name it serves. */
+  readonly only: string | undefined;
+  /** Parsed summaries by name, kept while the file's size and time are the same. */
+  readonly #cache = new Map<string, { size: number; modifiedAt: number; summary: TraceSummary | undefined }>();
+
+  private constructor(root: string, only: string | undefined) {
+    this.root = root;
+    this.only = only;
+  }
+
+  /** Opens a directory, or a file (whose directory is served, restricted to that file). Throws a UsageError if neither. */
+  static async open(path: string): Promise<TraceDirectory> {
+    const absolute = resolve(path);
+    const stats = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`${path}: ${error.code === "ENOENT" ? "no such file or directory" : error.message}`, { cause: error });
+    });
+    if (stats.isDirectory()) return new TraceDirectory(await realpath(absolute), undefined);
+    if (!stats.isFile() || !isTraceFileName(basename(absolute)))
+      throw new UsageError(`${path} is not a directory, a trace file (.json) or a session file (.jsonl).`);
+    const real = await realpath(absolute);
+    return new TraceDirectory(dirname(real), basename(real));
+  }
+
+  /** Summaries of every trace and session file, newest first. Files that are not traces are left out. */
+  async list(): Promise<TraceSummary[]> {
+    const names = this.only ? [this.only] : (await readdir(this.root)).filter(isTraceFileName);
+    const summaries: TraceSummary[] = [];
+    for (const name of names) {
+      const summary = await this.#summary(name).catch(() => undefined);
+      if (summary) summaries.push(summary);
+    }
+    for (const name of this.#cache.keys()) if (!names.includes(name)) this.#cache.delete(name);
+    return summaries.sort((a, b) => b.startTime - a.startTime || b.modifiedAt - a.modifiedAt || (a.name < b.name ? 1 : -1));
+  }
+
+  /** One trace, by its file name. Throws a TraceFileError (400, 403, 404, 415) when it may not or cannot be read. */
+  async read(name: string): Promise<LoadedTrace> {
+    const path = await this.resolve(name);
+    const [text, stats] = await Promise.all([readFile(path, "utf8"), stat(path)]);
+    const trace = parse(text, name);
+    const summary = summarizeTrace(trace, name, kindOf(name), stats.mtimeMs);
+    this.#cache.set(name, { size: stats.size, modifiedAt: stats.mtimeMs, summary });
+    return { summary, trace };
+  }
+
+  /** The real path of the file `name` names, after every check. */
+  async resolve(name: string): Promise<string> {
+    if (!isPlainName(name)) throw new TraceFileError(400, `"${name}" is not a file name in the served directory.`);
+    if (!isTraceFileName(name)) throw new TraceFileError(415, `"${name}" is not a trace (.json) or session (.jsonl) file.`);
+    if (this.only !== undefined && name !== this.only) throw new TraceFileError(404, `Only ${this.only} is served.`);
+    let real: string;
+    try {
+      real = await realpath(join(this.root, name));
+    } catch {
+      throw new TraceFileError(404, `There is no ${name} in the served directory.`);
+    }
+    // A symbolic link inside the directory must lead to a file inside it too.
+    if (dirname(real) !== this.root && !real.startsWith(this.root + sep))
+      throw new TraceFileError(403, `${name} leads outside the served directory.`);
+    if (!isTraceFileName(real)) throw new TraceFileError(415, `${name} leads to a file that is not a trace.`);
+    const stats = await stat(real);
+    if (!stats.isFile()) throw new TraceFileError(404, `${name} is not a file.`);
+    return real;
+  }
+
+  async #summary(name: string): Promise<TraceSummary | undefined> {
+    const path = await this.resolve(name);
+    const stats = await stat(path);
+    const cached = this.#cache.get(name);
+    if (cached && cached.size === stats.size && cached.modifiedAt === stats.mtimeMs) return cached.summary;
+    let summary: TraceSummary | undefined;
+    try {
+      summary = summarizeTrace(parse(await readFile(path, "utf8"), name), name, kindOf(name), stats.mtimeMs);
+    } catch {
+      summary = undefined; // a .json file that is not a trace (a package.json) is not listed
+    }
+    this.#cache.set(name, { size: stats.size, modifiedAt: stats.mtimeMs, summary });
+    return summary;
+  }
+}
+
+function parse(text: string, name: string): Trace {
+  try {
+    return kindOf(name) === "session" ? readSessionAsTrace(text, name) : parseTrace(text, name);
+  } catch (error) {
+    throw new TraceFileError(415, error instanceof Error ? error.message : String(error));
+  }
+}
+
+function kindOf(name: string): TraceSummary["kind"] {
+  return name.endsWith(".jsonl") ? "session" : "trace";
+}
+
+/** `.json` (a trace) or `.jsonl` (a session). */
+export function isTraceFileName(name: string): boolean {
+  return name.endsWith(".json") || name.endsWith(".jsonl");
+}
+
+/** A name with no directory part: no separators, not `.`/`..`, no control characters. */
+function isPlainName(name: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  return name.length > 0 && name.length <= 255 && name !== "." && name !== ".." && !/[/\\\u0000-\u001f\u007f]/.test(name);
+}

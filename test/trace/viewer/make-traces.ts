@@ -1,0 +1,101 @@
+import { JsonLinesSessionStore, SessionRecorder } from "../../../src/code/sessions/index.js";
+import { Agent, FakeModel, type FakeModelScriptItem, type Model, type ToolContext, ToolRegistry } from "../../../src/index.js";
+import { reply, toolCall, withUsage } from "../../../src/testing/index.js";
+import { JsonFileExporter } from "../../../src/trace/json-file-exporter.js";
+import { Tracer } from "../../../src/trace/tracer.js";
+
+/** A scripted model with a real model id, so that spans are named after it and priced. */
+function scripted(modelId: string, script: readonly FakeModelScriptItem[]): Model {
+  const fake = new FakeModel(script);
+  return { provider: "anthropic", modelId, complete: (messages, tools, options) => fake.complete(messages, tools, options) };
+}
+
+const wait = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+/** A `weather` tool that takes a few milliseconds and fails for Atlantis, so calls overlap and one errs. */
+function weatherRegistry(): ToolRegistry {
+  return new ToolRegistry().add({
+    name: "weather",
+    description: "Current weather of a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    execute: async ({ city }) => {
+      await wait(15);
+      if (city === "Atlantis") throw new Error("no forecast for Atlantis");
+      return `sunny, 24°C in ${city as string}`;
+    },
+  });
+}
+
+/**
+ * Runs a real agent traced into `directory`: two parallel weather calls (one failing), then a `research`
+ * call that runs a sub-agent as a child run (`agent.run(task, { parent: context })`), then an answer.
+ * Returns the file written.
+ */
+export async function writeResearchTrace(directory: string, options: { question?: string } = {}): Promise<string> {
+  const exporter = new JsonFileExporter({ directory });
+  const tracer = new Tracer({ exporters: [exporter] });
+  const researcher = () =>
+    new Agent(
+      scripted("claude-haiku-4-5", [
+        withUsage(reply("Looking up Paris.", toolCall("weather", { city: "Paris" }, "w3")), { inputTokens: 120, outputTokens: 14 }),
+        withUsage(reply("Paris is sunny and mild."), { inputTokens: 160, outputTokens: 9 }),
+      ]),
+      weatherRegistry(),
+    );
+  const registry = weatherRegistry().add({
+    name: "research",
+    description: "Researches a topic with a sub-agent",
+    parameters: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] },
+    execute: async ({ topic }, context: ToolContext) => (await researcher().run(`Research ${topic as string}`, { parent: context })).final,
+  });
+  const model = scripted("claude-sonnet-4-5", [
+    withUsage(
+      {
+        ...reply(
+          "Checking both cities at once.",
+          toolCall("weather", { city: "Beijing" }, "w1"),
+          toolCall("weather", { city: "Atlantis" }, "w2"),
+        ),
+        message: {
+          role: "assistant",
+          content: "Checking both cities at once.",
+          toolCalls: [toolCall("weather", { city: "Beijing" }, "w1"), toolCall("weather", { city: "Atlantis" }, "w2")],
+          reasoning: [{ text: "The user wants two forecasts; I can ask for both in parallel." }],
+        },
+      },
+      { inputTokens: 900, outputTokens: 60, cacheReadTokens: 512 },
+    ),
+    withUsage(reply("Atlantis has no forecast; let me research Paris instead.", toolCall("research", { topic: "Paris" }, "r1")), {
+      inputTokens: 1100,
+      outputTokens: 40,
+    }),
+    withUsage(reply("Beijing: sunny, 24°C. Atlantis: no forecast. Paris: sunny and mild."), { inputTokens: 1300, outputTokens: 30 }),
+  ]);
+  const agent = new Agent(model, registry, { onEvent: tracer.listener({ agentName: "weather-bot" }) });
+  await agent.run(options.question ?? "Compare the weather in Beijing, Atlantis and Paris");
+  await tracer.flush();
+  const file = exporter.written.at(-1);
+  if (file === undefined) throw new Error("the tracer wrote no trace");
+  return file;
+}
+
+/**
+ * Runs a real agent recorded by a `minagent code` session recorder (two prompts, a tool call and a failing one)
+ * into a JsonLinesSessionStore under `home`. Returns the session file.
+ */
+export async function writeSession(home: string, cwd = "/home/me/app"): Promise<string> {
+  const store = new JsonLinesSessionStore({ directory: home });
+  const recorder = new SessionRecorder({ store, cwd, env: {} });
+  const model = scripted("claude-sonnet-4-5", [
+    withUsage(reply("Reading both files.", toolCall("weather", { city: "Oslo" }, "s1"), toolCall("weather", { city: "Atlantis" }, "s2")), {
+      inputTokens: 400,
+      outputTokens: 20,
+    }),
+    withUsage(reply("Oslo is sunny; Atlantis has no forecast."), { inputTokens: 500, outputTokens: 12 }),
+    withUsage(reply("You are welcome."), { inputTokens: 520, outputTokens: 5 }),
+  ]);
+  const agent = new Agent(model, weatherRegistry());
+  const first = await agent.run("Weather in Oslo and Atlantis?", { onEvent: recorder.listen });
+  await agent.run("Thanks!", { history: first.messages, onEvent: recorder.listen });
+  return store.sessionPath(cwd, recorder.sessionId);
+}
