@@ -12,9 +12,10 @@ export type ToolContext = {
    * A key naming this call, the same every time the call is executed: made from the run's id and the tool call's
    * id. A durable run (`minagent/dbos`) re-executes a tool that was running when its process died, with the same
    * run id and call id, so a tool with side effects can pass this key to the service it calls (a payment API's
-   * `Idempotency-Key`) or record it, and do its effect once however often it is executed.
+   * `Idempotency-Key`) or record it, and do its effect once however often it is executed. Always set when a
+   * ToolRegistry runs the tool; absent only from a context made by hand (a test calling `execute` itself).
    */
-  readonly idempotencyKey: string;
+  readonly idempotencyKey?: string;
   /**
    * The run that called the tool. Pass the whole context as a child run's parent, and the child's events reach
    * this run's listeners, aborting this run aborts it, and its usage counts in this run's:

@@ -12,7 +12,7 @@ function recordingRegistry(keys: string[]) {
     description: "Charges a card",
     parameters: { type: "object", properties: { cents: { type: "number" } } },
     execute: (_args, context: ToolContext) => {
-      keys.push(context.idempotencyKey);
+      keys.push(String(context.idempotencyKey));
       return "charged";
     },
   });

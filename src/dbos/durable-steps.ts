@@ -1,0 +1,43 @@
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import type { Model, ToolExecutor } from "../engine.js";
+
+/** Name of the DBOS step that records one model call. */
+export const modelStepName = "minagent.model";
+
+/** Name of the DBOS step that records one call of the tool `toolName`. */
+export function toolStepName(toolName: string): string {
+  return `minagent.tool:${toolName}`;
+}
+
+/**
+ * A model whose every call is a checkpointed DBOS step when made inside a workflow: the response is stored in
+ * Postgres when the call returns, and a workflow that is re-executed after a crash gets the stored response
+ * instead of calling (and paying for) the model again. Outside a workflow it is the model itself.
+ * The response must survive DBOS's serialisation (superjson): minagent's responses are plain data.
+ */
+export function durableModel(model: Model): Model {
+  const { provider, modelId } = model;
+  return {
+    ...(provider !== undefined && { provider }),
+    ...(modelId !== undefined && { modelId }),
+    complete: (messages, tools, options) => DBOS.runStep(() => model.complete(messages, tools, options), { name: modelStepName }),
+  };
+}
+
+/**
+ * A tool executor (a ToolRegistry) whose every call is a checkpointed DBOS step when run inside a workflow: its
+ * outcome (the observation, or "pending" for a call that needs approval) is stored when the call returns, and a
+ * re-executed workflow gets it back without running the tool again. A call that was running when the process died
+ * has no stored outcome, so it runs again: tools with effects should use `context.idempotencyKey`.
+ *
+ * DBOS numbers steps in the order they start, so the calls of a turn, started in the model's order, keep their
+ * numbers when they run at once and finish in another order.
+ */
+export function durableTools(tools: ToolExecutor): ToolExecutor {
+  const runsAlone = tools.runsAlone;
+  return {
+    schemas: () => tools.schemas(),
+    execute: (toolCall, options) => DBOS.runStep(() => tools.execute(toolCall, options), { name: toolStepName(toolCall.name) }),
+    runsAlone: runsAlone && ((toolCall) => runsAlone.call(tools, toolCall)),
+  };
+}
