@@ -23,7 +23,7 @@ export type TraceSummary = {
   startTime: number;
   durationMs: number;
   spanCount: number;
-  /** Spans that ended in an error (failed tool calls among them). */
+  /** Spans that ended in an error: failed tool calls (counted once each), model calls, runs. */
   errorCount: number;
   /** When the file was last written (milliseconds since the epoch). */
   modifiedAt: number;
@@ -54,7 +54,8 @@ export function summarizeTrace(trace: Trace, name: string, kind: TraceSummary["k
   let turns = 0;
   let end = root.endTime;
   for (const span of trace.spans) {
-    if (span.status.code === "error") errorCount++;
+    // A failed tool call marks both its spans (the call and its execution): count it once.
+    if (span.status.code === "error" && span.type !== "tool-call") errorCount++;
     end = Math.max(end, span.endTime);
     if (span.type === "turn" && span.parentSpanId === root.spanId) turns++;
     if (span.type !== "model-call") continue;

@@ -67,7 +67,7 @@ describe("the trace viewer's JSON API", () => {
       inputTokens: 3580,
       outputTokens: 153,
       spanCount: 20,
-      errorCount: 2,
+      errorCount: 1,
     });
     // Priced from src/cli/model-prices.ts: sonnet 4.5 calls (388 uncached + 512 cached, 1100, 1300 in; 130 out) and haiku's.
     const sonnet = (388 + 1100 + 1300) * 3 + 512 * 0.3 + 130 * 15;
