@@ -67,6 +67,9 @@ function callOptionsFor({ callOptions }: Turn, turn: number, { stream, run }: Lo
 async function planTurn(options: LoopOptions, turn: number, messages: Message[], unplanned: Turn): Promise<Turn> {
   const { run } = options;
   const plan = await options.prepareTurn?.({ runId: run.runId, run, turn, messages, usage: run.usage });
+  // prepareTurn may have added or removed tools (an MCP server's, as they come and go): read the registry again.
+  const registered = options.tools.schemas();
+  if (registered !== unplanned.schemas) unplanned = { ...unplanned, schemas: registered };
   if (!plan) return unplanned;
   if (plan.messages !== undefined && !Array.isArray(plan.messages))
     throw new UsageError(`prepareTurn returned messages that are not an array (turn ${turn}); return a Message[] or leave it out.`);

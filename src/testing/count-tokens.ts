@@ -1,5 +1,6 @@
 import { UsageError } from "../errors.js";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema, Usage } from "../index.js";
+import { isMissingPackage } from "../optional-peer.js";
 
 /** Counts the tokens of a text. */
 export type Tokenizer = (text: string) => number;
@@ -14,7 +15,7 @@ export async function loadO200kTokenizer(): Promise<Tokenizer> {
   try {
     modules = await Promise.all([import("js-tiktoken/lite"), import("js-tiktoken/ranks/o200k_base")]);
   } catch (error) {
-    if (!isMissing(error, "js-tiktoken")) throw error;
+    if (!isMissingPackage(error, "js-tiktoken")) throw error;
     throw new UsageError(
       "Counting tokens (withTokenCounting, loadO200kTokenizer) needs the js-tiktoken package, which is not installed: npm i -D js-tiktoken",
       { cause: error },
@@ -23,12 +24,6 @@ export async function loadO200kTokenizer(): Promise<Tokenizer> {
   const [{ Tiktoken }, { default: ranks }] = modules;
   const encoding = new Tiktoken(ranks);
   return (text) => encoding.encode(text).length;
-}
-
-/** True when `error` says that the package could not be found (Node's ESM and CommonJS wordings). */
-function isMissing(error: unknown, name: string): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && error instanceof Error && error.message.includes(name);
 }
 
 // OpenAI's published recipe for chat requests: each message costs its content plus ~3 tokens of framing,

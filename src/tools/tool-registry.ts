@@ -69,6 +69,16 @@ export class ToolRegistry implements ToolExecutor {
   }
 
   /**
+   * Removes a tool (an MCP server's tool that its server no longer lists). A call already running finishes; a later
+   * call is answered as a call to an unknown tool. Returns whether the tool was there.
+   */
+  remove(name: string): boolean {
+    const removed = this.#tools.delete(name);
+    if (removed) this.#schemas = undefined;
+    return removed;
+  }
+
+  /**
    * Adds a permission check consulted before every call, after the arguments are validated (see {@link CanUseTool}):
    * checks run in the order added, and a deny or an ask stands, whatever the agent's `canUseTool` says. Plan mode is one.
    */

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { UsageError } from "../../errors.js";
+import { isMissingPackage } from "../../optional-peer.js";
 
 /** The `@opentelemetry/api` module, as the exporter uses it. */
 export type OpenTelemetryApi = typeof import("@opentelemetry/api");
@@ -18,8 +19,7 @@ export function loadOpenTelemetryApi(require: (id: string) => unknown = createRe
   try {
     return require("@opentelemetry/api") as OpenTelemetryApi;
   } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    if ((code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND") && message.includes("@opentelemetry/api")) {
+    if (isMissingPackage(error, "@opentelemetry/api")) {
       throw new UsageError(
         `minagent/otel needs the @opentelemetry/api package (an optional peer dependency of minagent), which is not installed. Install it: ${installOpenTelemetryApi}`,
         { cause: error },

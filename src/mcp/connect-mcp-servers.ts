@@ -1,0 +1,266 @@
+import type { PrepareTurn } from "../core/loop-types.js";
+import { ToolError, UsageError } from "../errors.js";
+import type { Tool } from "../tools/tool.js";
+import type { ToolRegistry } from "../tools/tool-registry.js";
+import { compileToolSchema } from "../tools/tool-schema.js";
+import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
+import { McpServerConnection, type McpServerState, type McpToolAnnotations, type McpToolDefinition } from "./mcp-server-connection.js";
+import { mcpToolName } from "./tool-names.js";
+import type { McpToolResult } from "./tool-result.js";
+
+/** Settings of {@link connectMcpServers}. Every field may be left out or `undefined`. */
+export type ConnectMcpServersOptions = {
+  /**
+   * Wait until every server is ready or has failed before resolving (default true). With false it resolves at once
+   * and each server's tools arrive when it is ready, through {@link McpServers.prepareTurn}: a slow server never
+   * holds up the first turn.
+   */
+  wait?: boolean | undefined;
+  /** Milliseconds a server has to start and list its tools before it is marked failed. Default 30,000. */
+  startupTimeoutMs?: number | undefined;
+  /** Milliseconds one tool call may take (the tool's `timeoutMs`). Default: the registry's. */
+  toolTimeoutMs?: number | undefined;
+  /** Restarts allowed to a server that stops, before it is marked unavailable. Default 3. */
+  maxRestarts?: number | undefined;
+  /** The folder stdio servers run in unless their config says otherwise. Default: this process's. */
+  cwd?: string | undefined;
+  /** Where `${VAR}` in a config takes its value. Default: `process.env`. */
+  variables?: VariableSource | undefined;
+  /** How minagent introduces itself to servers. Default `{ name: "minagent", version: "0.1.0" }`. */
+  clientInfo?: { name: string; version: string } | undefined;
+  /** Told whenever a server's state or tool list changes (to redraw a status line, say). */
+  onChange?: (() => void) | undefined;
+};
+
+/** What `/mcp` shows of a server. */
+export type McpServerStatus = {
+  name: string;
+  /** The file the server was configured in, or "code". */
+  source: string;
+  transport: "stdio" | "http" | "sse" | "unknown";
+  state: McpServerState;
+  /** The names the model calls its tools by (`mcp__<server>__<tool>`). */
+  tools: readonly string[];
+  restarts: number;
+  /** The process id of a running stdio server. */
+  pid?: number | undefined;
+  /** Why it failed, crashed or is unavailable. */
+  problem?: string | undefined;
+  /** Tools of the server that were left out, and why (an unsafe schema, a name that clashes). */
+  skippedTools: readonly string[];
+};
+
+/** An MCP tool on minagent's loop: a {@link Tool} that also says where it comes from and what its server claims of it. */
+export type McpTool = Tool & {
+  /** The server's name in the config. */
+  server: string;
+  /** The tool's name on its server. */
+  mcpName: string;
+  /** The server's hints (read-only, destructive, idempotent, open world), shown when a call is asked about. */
+  annotations: McpToolAnnotations;
+};
+
+/** MCP servers started from a config, and their tools. Close it when done: stdio servers are child processes. */
+export type McpServers = {
+  /** Every server's state, tools and problems. */
+  status(): McpServerStatus[];
+  /** The tools of every server that can be called now (ready, or stopped and to be restarted by the next call). */
+  tools(): McpTool[];
+  /**
+   * A `prepareTurn` seam that keeps `registry` up to date before every model call: tools of a server that has
+   * become ready are added, tools a server no longer lists are removed, changed ones replaced. Pass it as the
+   * agent's `prepareTurn` (compose it with others through `chainPrepareTurns` from `minagent/code`).
+   */
+  prepareTurn(registry: ToolRegistry): PrepareTurn;
+  /** Brings `registry` up to date now (what {@link prepareTurn} does before each turn). */
+  syncTools(registry: ToolRegistry): void;
+  /**
+   * Calls a server's tool directly, with no registry and no permission check, and returns the whole MCP result,
+   * structured content included (the model reads the text of it; a program may want the rest). Rejects with a
+   * ToolError when the server is unknown, unavailable or stops during the call.
+   */
+  callTool(
+    server: string,
+    tool: string,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<McpToolResult>;
+  /** Resolves when every server is ready or has failed. */
+  ready(): Promise<void>;
+  /** Stops every server; their tools answer that they were closed. */
+  close(): Promise<void>;
+};
+
+/**
+ * Starts the MCP servers of a config (Claude Code's `.mcp.json` shape) at once, in parallel, and gives their tools
+ * to minagent's loop as `mcp__<server>__<tool>`. A server that is slow or fails never blocks the others: its state
+ * says what went wrong, and with `wait: false` the first turn does not wait for anything.
+ * @example
+ * const mcp = await connectMcpServers({ mcpServers: { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } } });
+ * const registry = new ToolRegistry();
+ * const agent = new Agent(model, registry, { prepareTurn: mcp.prepareTurn(registry) });
+ * try { await agent.run("Remember that Ada prefers tea."); } finally { await mcp.close(); }
+ */
+export async function connectMcpServers(
+  config: McpConfig | readonly ResolvedMcpServer[],
+  options: ConnectMcpServersOptions = {},
+): Promise<McpServers> {
+  const servers = Array.isArray(config)
+    ? (config as readonly ResolvedMcpServer[])
+    : resolveMcpConfig(config, "code", options.variables ?? process.env);
+  const names = new Set<string>();
+  for (const { name } of servers) {
+    if (names.has(name)) throw new UsageError(`Two MCP servers are named "${name}": give each a name of its own.`);
+    names.add(name);
+  }
+  let revision = 0;
+  const settings = {
+    clientInfo: options.clientInfo ?? { name: "minagent", version: "0.1.0" },
+    startupTimeoutMs: positive("startupTimeoutMs", options.startupTimeoutMs ?? 30_000),
+    maxRestarts: Math.max(0, Math.floor(options.maxRestarts ?? 3)),
+    cwd: options.cwd,
+    onChange: () => {
+      revision += 1;
+      options.onChange?.();
+    },
+  };
+  const connections = servers.map((server) => new McpServerConnection(server, settings));
+  const toolSets = connections.map((connection) => new ServerToolSet(connection, options.toolTimeoutMs));
+  const started = Promise.all(connections.map((connection) => connection.start())).then(() => undefined);
+  const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, Tool> }>();
+
+  const tools = (): McpTool[] => toolSets.flatMap((set) => (callable(set.connection.state) ? set.current().tools : []));
+  const syncTools = (registry: ToolRegistry): void => {
+    const known = registries.get(registry) ?? { revision: -1, names: new Map<string, Tool>() };
+    registries.set(registry, known);
+    if (known.revision === revision) return;
+    known.revision = revision;
+    const wanted = new Map(tools().map((tool) => [tool.name, tool]));
+    for (const [name, tool] of known.names) {
+      if (wanted.get(name) === tool) continue;
+      registry.remove(name);
+      known.names.delete(name);
+    }
+    for (const [name, tool] of wanted) {
+      if (known.names.has(name) || registry.get(name)) continue;
+      registry.add(tool);
+      known.names.set(name, tool);
+    }
+  };
+  const mcp: McpServers = {
+    status: () => toolSets.map((set) => statusOf(set)),
+    tools,
+    syncTools,
+    prepareTurn: (registry) => async () => {
+      // A list a server announced as changed (while the last turn's calls ran) is fetched before this turn.
+      await Promise.all(connections.map((connection) => connection.toolsListed()));
+      syncTools(registry);
+    },
+    callTool: async (server, tool, args = {}, callOptions = {}) => {
+      const connection = connections.find((candidate) => candidate.name === server);
+      if (!connection)
+        throw new ToolError(
+          `There is no MCP server named "${server}" (servers: ${connections.map(({ name }) => name).join(", ") || "none"}).`,
+        );
+      return connection.callToolForResult(tool, args, callOptions.signal);
+    },
+    ready: () => started,
+    close: async () => {
+      await Promise.all(connections.map((connection) => connection.close()));
+    },
+  };
+  if (options.wait ?? true) await started;
+  return mcp;
+}
+
+/** The tools built from one listing of a server, with each definition's JSON to tell a changed tool from a kept one. */
+type BuiltTools = { revision: number; tools: McpTool[]; skipped: string[]; definitions: Map<string, string> };
+
+/** A server's tools as minagent tools, rebuilt only when the server lists something different. */
+class ServerToolSet {
+  readonly connection: McpServerConnection;
+  readonly #timeoutMs: number | undefined;
+  #built: BuiltTools = { revision: -1, tools: [], skipped: [], definitions: new Map() };
+
+  constructor(connection: McpServerConnection, timeoutMs: number | undefined) {
+    this.connection = connection;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  current(): { tools: McpTool[]; skipped: string[] } {
+    if (this.#built.revision === this.connection.revision) return this.#built;
+    const previous = new Map(this.#built.tools.map((tool) => [tool.mcpName, tool]));
+    const tools: McpTool[] = [];
+    const skipped: string[] = [];
+    const definitions = new Map<string, string>();
+    const taken = new Set<string>();
+    for (const definition of this.connection.tools) {
+      const name = mcpToolName(this.connection.name, definition.name);
+      if (taken.has(name)) {
+        skipped.push(`${definition.name}: its name becomes ${name}, which another of the server's tools already has`);
+        continue;
+      }
+      const json = JSON.stringify(definition);
+      definitions.set(definition.name, json);
+      const kept = previous.get(definition.name);
+      if (kept && this.#built.definitions.get(definition.name) === json) {
+        tools.push(kept);
+        taken.add(name);
+        continue;
+      }
+      try {
+        compileToolSchema(name, definition.inputSchema);
+      } catch (error) {
+        skipped.push(`${definition.name}: ${error instanceof Error ? error.message : String(error)}`);
+        continue;
+      }
+      tools.push(this.#toTool(name, definition));
+      taken.add(name);
+    }
+    this.#built = { revision: this.connection.revision, tools, skipped, definitions };
+    return this.#built;
+  }
+
+  #toTool(name: string, definition: McpToolDefinition): McpTool {
+    const connection = this.connection;
+    const annotations = { ...definition.annotations };
+    return {
+      name,
+      description: definition.description ?? definition.title ?? annotations.title ?? definition.name,
+      parameters: definition.inputSchema,
+      readOnly: annotations.readOnlyHint === true,
+      ...(this.#timeoutMs !== undefined && { timeoutMs: this.#timeoutMs }),
+      server: connection.name,
+      mcpName: definition.name,
+      annotations,
+      execute: (args, context) => connection.callTool(definition.name, args as Record<string, unknown>, context.signal),
+    };
+  }
+}
+
+function statusOf(set: ServerToolSet): McpServerStatus {
+  const { connection } = set;
+  const config = connection.config;
+  const built = set.current();
+  return {
+    name: connection.name,
+    source: connection.source,
+    transport: config ? (config.type ?? "stdio") : "unknown",
+    state: connection.state,
+    tools: callable(connection.state) ? built.tools.map((tool) => tool.name) : [],
+    restarts: connection.restarts,
+    ...(connection.pid !== undefined && { pid: connection.pid }),
+    ...(connection.problem !== undefined && { problem: connection.problem }),
+    skippedTools: built.skipped,
+  };
+}
+
+/** States whose tools are offered: a crashed server is restarted by the next call, so its tools stay. */
+function callable(state: McpServerState): boolean {
+  return state === "ready" || state === "crashed" || state === "restarting";
+}
+
+function positive(option: string, value: number): number {
+  if (!(value > 0)) throw new UsageError(`connectMcpServers option ${option} must be a positive number of milliseconds, got ${value}.`);
+  return value;
+}

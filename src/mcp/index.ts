@@ -1,0 +1,22 @@
+// `minagent/mcp`: any Model Context Protocol server's tools on minagent's loop. The MCP SDK
+// (@modelcontextprotocol/sdk, an optional peer dependency) is loaded when the first server starts.
+export {
+  type McpConfig,
+  type McpRemoteServerConfig,
+  type McpServerConfig,
+  type McpStdioServerConfig,
+  type ResolvedMcpServer,
+  resolveMcpConfig,
+  type VariableSource,
+} from "./config.js";
+export {
+  type ConnectMcpServersOptions,
+  connectMcpServers,
+  type McpServerStatus,
+  type McpServers,
+  type McpTool,
+} from "./connect-mcp-servers.js";
+export type { McpServerState, McpToolAnnotations, McpToolDefinition } from "./mcp-server-connection.js";
+export { type McpConfigFile, readMcpConfigFiles } from "./read-mcp-config-files.js";
+export { mcpToolName } from "./tool-names.js";
+export { describeMcpToolResult, type McpContentBlock, type McpToolResult } from "./tool-result.js";

@@ -1,0 +1,41 @@
+import { UsageError } from "../errors.js";
+import { isMissingPackage } from "../optional-peer.js";
+
+/** The parts of `@modelcontextprotocol/sdk` the client uses. */
+export type McpSdk = {
+  Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client;
+  StdioClientTransport: typeof import("@modelcontextprotocol/sdk/client/stdio.js").StdioClientTransport;
+  StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
+  SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport;
+};
+
+/** What to run to install the optional peer dependency. */
+export const installMcpSdk = "npm i @modelcontextprotocol/sdk";
+
+/**
+ * Loads the MCP SDK when the first server starts, not when `minagent/mcp` is imported: the SDK brings a schema
+ * library and an HTTP stack that an agent without MCP servers should not pay for at start-up (Node caches the
+ * modules: later calls cost nothing). It is an optional peer dependency; when it is missing this rejects with a UsageError naming the command that installs it.
+ */
+export function loadMcpSdk(): Promise<McpSdk> {
+  return Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+  ]).then(
+    ([client, stdio, http, sse]) => ({
+      Client: client.Client,
+      StdioClientTransport: stdio.StdioClientTransport,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      SSEClientTransport: sse.SSEClientTransport,
+    }),
+    (error: unknown) => {
+      if (!isMissingPackage(error, "@modelcontextprotocol/sdk")) throw error;
+      throw new UsageError(
+        `MCP servers need the @modelcontextprotocol/sdk package (an optional peer dependency of minagent), which is not installed. Install it: ${installMcpSdk}`,
+        { cause: error },
+      );
+    },
+  );
+}

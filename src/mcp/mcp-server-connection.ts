@@ -1,0 +1,371 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JsonSchema } from "../core/types.js";
+import { ToolError } from "../errors.js";
+import { isRemoteServer, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
+import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.js";
+import { describeMcpToolResult, type McpToolResult } from "./tool-result.js";
+
+/**
+ * Where a server is in its life:
+ * - `starting`: being started or connected to; `restarting`: the same, after it stopped;
+ * - `ready`: its tools can be called;
+ * - `crashed`: it stopped (its process exited, its connection closed); the next call to one of its tools restarts it;
+ * - `failed`: it never started (its command is missing, it did not answer the handshake in time, its config is wrong);
+ * - `unavailable`: it stopped more often than `maxRestarts` allows, and is left stopped;
+ * - `closed`: closed by {@link McpServers.close}.
+ */
+export type McpServerState = "starting" | "restarting" | "ready" | "crashed" | "failed" | "unavailable" | "closed";
+
+/** The hints a server gives about a tool (MCP's tool annotations); only hints, which a client should not trust blindly. */
+export type McpToolAnnotations = {
+  title?: string | undefined;
+  /** The tool changes nothing: minagent lets such calls overlap, and allows them in plan mode. */
+  readOnlyHint?: boolean | undefined;
+  /** The tool may destroy or overwrite data (meaningful when it is not read-only). */
+  destructiveHint?: boolean | undefined;
+  /** Calling it again with the same arguments has no further effect. */
+  idempotentHint?: boolean | undefined;
+  /** It reaches outside systems (the web, other services). */
+  openWorldHint?: boolean | undefined;
+};
+
+/** A tool as an MCP server lists it. */
+export type McpToolDefinition = {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema | undefined;
+  annotations?: McpToolAnnotations | undefined;
+};
+
+/** Settings shared by every server's connection. */
+export type McpConnectionSettings = {
+  clientInfo: { name: string; version: string };
+  /** Milliseconds a server has to start and answer the handshake and the tool listing. */
+  startupTimeoutMs: number;
+  /** Restarts allowed after the server stops, before it is marked unavailable. */
+  maxRestarts: number;
+  /** The folder a stdio server runs in when its config names none. */
+  cwd: string | undefined;
+  /** Told whenever the state or the tool list changes. */
+  onChange: () => void;
+};
+
+// The SDK's own per-request timer would cut a long tool call at 60 s; the tool's timeout (the registry's, through
+// the call's signal) decides instead. This is the largest delay a Node timer takes.
+const noSdkTimeout = 2_147_483_647;
+const stderrTailLength = 2_000;
+
+/** One MCP server: its connection, its tools, and its restarts. */
+export class McpServerConnection {
+  readonly name: string;
+  readonly source: string;
+  readonly config: McpServerConfig | undefined;
+  /** Bumped whenever the tool list changes, so a registry can tell it is out of date without comparing lists. */
+  revision = 0;
+  #state: McpServerState = "starting";
+  #problem: string | undefined;
+  #restarts = 0;
+  #tools: readonly McpToolDefinition[] = [];
+  #instructions: string | undefined;
+  #client: Client | undefined;
+  #pid: number | undefined;
+  #connecting: Promise<void> | undefined;
+  #refreshing: Promise<void> | undefined;
+  #stderrTail = "";
+  readonly #secrets: string[];
+  readonly #settings: McpConnectionSettings;
+  readonly #closing = new AbortController();
+
+  constructor(server: ResolvedMcpServer, settings: McpConnectionSettings) {
+    this.name = server.name;
+    this.source = server.source;
+    this.config = server.config;
+    this.#settings = settings;
+    this.#secrets = server.config ? secretValuesOf(server.config) : [];
+    if (server.problem !== undefined) this.#fail("failed", `${server.source}: ${server.problem}`);
+  }
+
+  get state(): McpServerState {
+    return this.#state;
+  }
+
+  /** Why the server is failed, crashed or unavailable. */
+  get problem(): string | undefined {
+    return this.#problem;
+  }
+
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  /** The server's tools, as it last listed them (empty until it is ready). */
+  get tools(): readonly McpToolDefinition[] {
+    return this.#tools;
+  }
+
+  /** The process id of a stdio server that is running (what a person would `kill`), else undefined. */
+  get pid(): number | undefined {
+    return this.#client ? this.#pid : undefined;
+  }
+
+  /** What the server says about how to use it (its `instructions`), if anything. */
+  get instructions(): string | undefined {
+    return this.#instructions;
+  }
+
+  /** Resolves once a tool list the server announced as changed has been fetched (at once when none is being fetched). */
+  toolsListed(): Promise<void> {
+    return this.#refreshing ?? Promise.resolve();
+  }
+
+  /** Starts the server; resolves when it is ready or has failed (never rejects: the failure is its state). */
+  start(): Promise<void> {
+    if (this.#state !== "starting" || this.#connecting) return this.#connecting ?? Promise.resolve();
+    this.#connecting = this.#connect().then(
+      () => {
+        this.#connecting = undefined;
+      },
+      (error: unknown) => {
+        this.#connecting = undefined;
+        this.#fail("failed", this.#describeStartFailure(error));
+      },
+    );
+    return this.#connecting;
+  }
+
+  /**
+   * Calls one of the server's tools and returns the observation. A failure the model should read (an error result,
+   * a server that stopped, a refused call) is thrown as a ToolError; an abort is rethrown as it came.
+   */
+  async callTool(toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+    const result = await this.callToolForResult(toolName, args, signal);
+    const text = this.redact(describeMcpToolResult(result));
+    if (result.isError === true) throw new ToolError(text || `${toolName} reported an error without a message.`);
+    return text;
+  }
+
+  /** Calls one of the server's tools and returns the whole result (structured content included); throws as {@link callTool}. */
+  async callToolForResult(toolName: string, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<McpToolResult> {
+    const client = await this.#usableClient();
+    try {
+      return (await client.callTool({ name: toolName, arguments: args }, undefined, {
+        ...(signal && { signal }),
+        timeout: noSdkTimeout,
+      })) as McpToolResult;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (this.#client !== client)
+        throw new ToolError(
+          `MCP server "${this.name}" stopped while running ${toolName}${this.#problem ? ` (${this.#problem})` : ""}. It will be restarted on the next call to one of its tools; whether this call had any effect is unknown.`,
+        );
+      throw new ToolError(`MCP server "${this.name}" refused the call to ${toolName}: ${this.redact(messageOf(error))}`);
+    }
+  }
+
+  /** Stops the server (a stdio server's process is ended: its stdin closed, then SIGTERM, then SIGKILL). */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    const client = this.#client;
+    this.#client = undefined;
+    this.#setState("closed");
+    await this.#connecting;
+    await client?.close().catch(() => undefined);
+  }
+
+  /** The text with every secret of the server's config (header and environment values) cut out. */
+  redact(text: string): string {
+    let redacted = text;
+    for (const secret of this.#secrets) redacted = redacted.split(secret).join("[redacted]");
+    return redacted;
+  }
+
+  async #usableClient(): Promise<Client> {
+    for (;;) {
+      if (this.#state === "ready" && this.#client) return this.#client;
+      if (this.#connecting) {
+        await this.#connecting;
+        continue;
+      }
+      if (this.#state === "crashed") {
+        await this.#restart();
+        continue;
+      }
+      const why = this.#state === "closed" ? "it was closed" : (this.#problem ?? "it is not running");
+      throw new ToolError(
+        `MCP server "${this.name}" is unavailable: ${why}. Its tools cannot be used now; tell the user, who can fix the server and start a new session.`,
+      );
+    }
+  }
+
+  async #restart(): Promise<void> {
+    if (this.#restarts >= this.#settings.maxRestarts) {
+      this.#fail("unavailable", `it stopped ${this.#restarts + 1} times (last: ${this.#problem ?? "no reason given"})`);
+      return;
+    }
+    this.#restarts += 1;
+    this.#setState("restarting");
+    this.#connecting = this.#connect().then(
+      () => {
+        this.#connecting = undefined;
+      },
+      (error: unknown) => {
+        this.#connecting = undefined;
+        this.#fail(
+          this.#restarts >= this.#settings.maxRestarts ? "unavailable" : "crashed",
+          `it could not be restarted: ${this.#describeStartFailure(error)}`,
+        );
+      },
+    );
+    await this.#connecting;
+  }
+
+  async #connect(): Promise<void> {
+    const sdk = await loadMcpSdk();
+    const config = this.config;
+    if (!config) return;
+    let listedDuringStart = false;
+    const client: Client = new sdk.Client(this.#settings.clientInfo, {
+      capabilities: {},
+      listChanged: {
+        tools: {
+          autoRefresh: false,
+          // At once: a server announces a change before it answers the call that made it, so the list can be
+          // fetched before the next turn (which waits for it) rather than a debounce later.
+          debounceMs: 0,
+          onChanged: () => {
+            listedDuringStart = true;
+            // One listing after another, so that the last announced change is the list that stays.
+            const refresh: Promise<void> = (this.#refreshing ?? Promise.resolve()).then(() => this.#refreshTools(client));
+            this.#refreshing = refresh;
+            void refresh.finally(() => {
+              if (this.#refreshing === refresh) this.#refreshing = undefined;
+            });
+          },
+        },
+      },
+    });
+    this.#stderrTail = "";
+    const transport = this.#createTransport(sdk, config);
+    client.onclose = () => this.#connectionClosed(client);
+    const options = { timeout: this.#settings.startupTimeoutMs, signal: this.#closing.signal };
+    try {
+      await client.connect(transport, options);
+      this.#pid = (transport as { pid?: number | null }).pid ?? undefined;
+      const tools = await listAllTools(client, options);
+      if (this.#closing.signal.aborted) throw new Error("closed while starting");
+      this.#client = client;
+      this.#instructions = client.getInstructions();
+      // A change announced while starting (server-everything adds a tool once initialised) is listed after the
+      // first listing was asked for: that later list is the one to keep.
+      if (listedDuringStart) await this.#refreshing;
+      else this.#setTools(tools);
+      this.#problem = undefined;
+      this.#setState("ready");
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  #createTransport(sdk: McpSdk, config: McpServerConfig): Transport {
+    if (isRemoteServer(config)) {
+      const headers = { ...config.headers };
+      if (config.type === "http") return new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
+      return new sdk.SSEClientTransport(new URL(config.url), {
+        requestInit: { headers },
+        // The SSE stream is opened by EventSource, which sends only the headers its fetch is given.
+        eventSourceInit: {
+          fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+        },
+      });
+    }
+    const cwd = config.cwd ?? this.#settings.cwd;
+    const transport = new sdk.StdioClientTransport({
+      command: config.command,
+      args: [...(config.args ?? [])],
+      ...(config.env && { env: { ...config.env } }),
+      ...(cwd !== undefined && { cwd }),
+      // Piped, not inherited: a server's log lines must not scribble over the terminal; the last of them explain a crash.
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      this.#stderrTail = (this.#stderrTail + chunk.toString("utf8")).slice(-stderrTailLength);
+    });
+    return transport;
+  }
+
+  async #refreshTools(client: Client): Promise<void> {
+    try {
+      const tools = await listAllTools(client, { timeout: this.#settings.startupTimeoutMs, signal: this.#closing.signal });
+      if (this.#client === client || this.#state === "starting" || this.#state === "restarting") this.#setTools(tools);
+    } catch {
+      // The list stays as it was; a connection that closed is reported by onclose.
+    }
+  }
+
+  #setTools(tools: readonly McpToolDefinition[]): void {
+    this.#tools = tools;
+    this.revision += 1;
+    this.#settings.onChange();
+  }
+
+  #connectionClosed(client: Client): void {
+    if (this.#client !== client) return;
+    this.#client = undefined;
+    if (this.#closing.signal.aborted) return;
+    this.#fail("crashed", this.#stoppedReason());
+  }
+
+  #stoppedReason(): string {
+    const tail = this.#lastStderrLines();
+    return `the server stopped${tail ? `; its last output: ${tail}` : ""}`;
+  }
+
+  #describeStartFailure(error: unknown): string {
+    const code = (error as { code?: unknown }).code;
+    const config = this.config;
+    if (code === "ENOENT" && config && !isRemoteServer(config))
+      return `its command "${config.command}" was not found: install it, or fix "command" in ${this.source}`;
+    if (code === -32001) return `it did not answer within ${this.#settings.startupTimeoutMs} ms of starting${this.#tailSuffix()}`;
+    return `${messageOf(error)}${this.#tailSuffix()}`;
+  }
+
+  #tailSuffix(): string {
+    const tail = this.#lastStderrLines();
+    return tail ? `; its last output: ${tail}` : "";
+  }
+
+  #lastStderrLines(): string {
+    return this.redact(this.#stderrTail.trim().split("\n").slice(-3).join(" | "));
+  }
+
+  #fail(state: "failed" | "crashed" | "unavailable", problem: string): void {
+    this.#problem = this.redact(problem);
+    this.#setState(state);
+  }
+
+  #setState(state: McpServerState): void {
+    if (this.#state === "closed") return;
+    this.#state = state;
+    this.#settings.onChange();
+  }
+}
+
+/** Every page of the server's tool list. */
+async function listAllTools(client: Client, options: { timeout: number; signal: AbortSignal }): Promise<McpToolDefinition[]> {
+  const tools: McpToolDefinition[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+    tools.push(...(page.tools as McpToolDefinition[]));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
