@@ -6,6 +6,7 @@ import type { Trace } from "../../trace/trace.js";
 import type { CliIo } from "../io.js";
 
 const traceHelp = `Usage: minagent trace show <file or directory> [--no-timeline]
+       minagent trace serve [file or directory] [--port <n>] [--open]
 
 Draws a trace file (written by "minagent demo react --trace <file>" or a JsonFileExporter) as a tree,
 one span per line: its duration, a timeline bar (bars that overlap ran in parallel), then the span
@@ -17,16 +18,26 @@ and says how many others there are and how to show one.
 Options:
   --no-timeline           leave out the timeline bars
 
-Exit codes: 0 drawn; 2 a usage error, or a file that is missing, unreadable or not a trace.
+serve starts a local trace viewer in the browser for a directory (default: the current one) of trace
+files and "minagent code" session files (.jsonl), or for one such file: a list of traces (newest first),
+each as a zoomable waterfall with the messages, tool calls, tokens and cost of every span, and search.
+It updates live as files are written. It listens on 127.0.0.1 only, needs no network and no account,
+and reads no file outside the directory it was given. Stop it with Ctrl-C.
+
+  --port <n>              the port to listen on (default: a free one, printed)
+  --open                  open the page in the default browser
+
+Exit codes: 0 drawn (or the viewer stopped); 2 a usage error, or a file that is missing, unreadable or not a trace.
 `;
 
-/** `minagent trace show <file or directory>` */
+/** `minagent trace show <file or directory>`, `minagent trace serve [file or directory]` */
 export async function traceCommand(args: readonly string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
-  if (action === "--help" || action === "-h" || (action === "show" && rest.includes("--help"))) {
+  if (action === "--help" || action === "-h" || ((action === "show" || action === "serve") && rest.includes("--help"))) {
     io.stdout(traceHelp);
     return 0;
   }
+  if (action === "serve") return serveTraces(rest, io);
   if (action !== "show") {
     io.stderr(`minagent trace: ${action === undefined ? "say what to do" : `unknown action "${action}"`}.\n\n${traceHelp}`);
     return 2;
@@ -109,4 +120,87 @@ function listJsonFiles(fs: typeof import("node:fs"), join: (...parts: string[]) 
   });
   files.sort((a, b) => b.written - a.written || (a.path < b.path ? 1 : a.path > b.path ? -1 : 0));
   return files.map((file) => file.path);
+}
+
+/**
+ * `minagent trace serve`: starts the viewer and waits until `stop` aborts (by default Ctrl-C or SIGTERM).
+ * Exported for tests, which stop it themselves.
+ */
+export async function serveTraces(args: readonly string[], io: CliIo, stop: AbortSignal = processStopSignal()): Promise<number> {
+  let options: { path: string; port: number | undefined; open: boolean };
+  try {
+    options = parseServeArguments(args);
+  } catch (error) {
+    io.stderr(`minagent trace serve: ${(error as Error).message}.\n\n${traceHelp}`);
+    return 2;
+  }
+  const { startTraceServer } = await import("../../trace/viewer/trace-server.js");
+  let server: Awaited<ReturnType<typeof startTraceServer>>;
+  try {
+    server = await startTraceServer({ path: options.path, port: options.port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message =
+      code === "EADDRINUSE"
+        ? `port ${options.port} is in use: choose another with --port, or leave --port out for a free one`
+        : code === "EACCES"
+          ? `port ${options.port} may not be used by this user: choose one above 1023`
+          : (error as Error).message;
+    io.stderr(`minagent trace serve: ${message}\n`);
+    return error instanceof UsageError || code === "EADDRINUSE" || code === "EACCES" ? 2 : 1;
+  }
+  const url = server.only === undefined ? server.url : `${server.url}#/trace/${encodeURIComponent(server.only)}`;
+  io.stdout(
+    `Trace viewer: ${url}\nServing ${server.only === undefined ? `the traces and sessions in ${server.root}` : `${server.root}/${server.only}`}; live as files are written. Ctrl-C to stop.\n`,
+  );
+  if (options.open) openInBrowser(url, io);
+  if (!stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
+  await server.close();
+  return 0;
+}
+
+function parseServeArguments(args: readonly string[]): { path: string; port: number | undefined; open: boolean } {
+  const paths: string[] = [];
+  let port: number | undefined;
+  let open = false;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg === "--open") open = true;
+    else if (arg === "--port" || arg.startsWith("--port=")) {
+      const value = arg === "--port" ? args[++index] : arg.slice("--port=".length);
+      port = Number(value);
+      if (value === undefined || value === "" || !Number.isInteger(port) || port < 0 || port > 65535)
+        throw new Error(`--port needs a port number from 0 to 65535, got ${value === undefined ? "nothing" : `"${value}"`}`);
+    } else if (arg.startsWith("-")) throw new Error(`unknown option "${arg}"`);
+    else paths.push(arg);
+  }
+  if (paths.length > 1) throw new Error("name one directory or file (or none: the current directory)");
+  return { path: paths[0] ?? ".", port, open };
+}
+
+/** Aborts on the first Ctrl-C or SIGTERM. */
+function processStopSignal(): AbortSignal {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return controller.signal;
+}
+
+/** Opens the URL with the platform's opener; if there is none, the printed URL is enough. */
+function openInBrowser(url: string, io: CliIo): void {
+  const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
+  const [command, args] =
+    process.platform === "darwin"
+      ? ["open", [url]]
+      : process.platform === "win32"
+        ? ["cmd", ["/c", "start", "", url]]
+        : ["xdg-open", [url]];
+  try {
+    const child = spawn(command as string, args as string[], { detached: true, stdio: "ignore" });
+    child.on("error", () => io.stderr(`Could not open a browser (${command} failed); open ${url} yourself.\n`));
+    child.unref();
+  } catch {
+    io.stderr(`Could not open a browser; open ${url} yourself.\n`);
+  }
 }
