@@ -115,6 +115,14 @@ describe("the reference servers over stdio", () => {
     expect(readFileSync(join(folder, "memory.jsonl"), "utf8")).toContain("prefers tea");
   });
 
+  it("gives a program the whole result through callTool, structured content included", async () => {
+    const result = await mcp.callTool("filesystem", "read_text_file", { path: join(root, "notes.txt") });
+    expect(result.structuredContent).toEqual({ content: "first line\nsecond line\n" });
+    await expect(mcp.callTool("nowhere", "x")).rejects.toThrow(
+      'There is no MCP server named "nowhere" (servers: everything, filesystem, memory).',
+    );
+  });
+
   it("validates arguments against the server's schema before anything is sent", async () => {
     const { observation } = await callThroughAgent("mcp__everything__get-sum", { a: "one", b: 2 });
     expect(observation?.isError).toBe(true);

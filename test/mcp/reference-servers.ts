@@ -32,7 +32,9 @@ export const referenceServers = {
 };
 
 /** server-everything in one of its HTTP modes, held to 127.0.0.1 on a free port. Stop it when done. */
-export async function startEverythingOverHttp(mode: "streamableHttp" | "sse"): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startEverythingOverHttp(
+  mode: "streamableHttp" | "sse",
+): Promise<{ url: string; stop: () => Promise<void>; output: () => string }> {
   const child: ChildProcess = spawn(process.execPath, ["--import", join(fixtures, "loopback-only.mjs"), serverScript("everything"), mode], {
     env: { ...process.env, PORT: "0" },
     stdio: ["ignore", "ignore", "pipe"],
@@ -43,9 +45,9 @@ export async function startEverythingOverHttp(mode: "streamableHttp" | "sse"): P
     if (child.pid) process.kill(child.pid, "SIGKILL");
     await exited;
   };
+  let output = "";
   try {
     const port = await new Promise<number>((resolve, reject) => {
-      let output = "";
       const timer = setTimeout(() => reject(new Error(`server-everything ${mode} did not listen within 15 s: ${output}`)), 15_000);
       child.stderr?.on("data", (chunk: Buffer) => {
         output += chunk.toString();
@@ -57,7 +59,7 @@ export async function startEverythingOverHttp(mode: "streamableHttp" | "sse"): P
       });
       child.once("exit", (code) => reject(new Error(`server-everything ${mode} exited (${code}): ${output}`)));
     });
-    return { url: `http://127.0.0.1:${port}/${mode === "sse" ? "sse" : "mcp"}`, stop };
+    return { url: `http://127.0.0.1:${port}/${mode === "sse" ? "sse" : "mcp"}`, stop, output: () => output };
   } catch (error) {
     await stop();
     throw error;

@@ -28,6 +28,20 @@ describe("ToolRegistry: registration", () => {
     expect(registry.schemas()).toBe(registry.schemas()); // cached: no per-turn rebuilding
   });
 
+  it("remove() takes a tool out of the schemas, and a later call to it is answered as unknown", async () => {
+    const registry = new ToolRegistry()
+      .add({ name: "add", description: "adds", parameters: addSchema, execute: () => 0 })
+      .add({ name: "now", description: "time", parameters: { type: "object", properties: {} }, execute: () => "t" });
+    const before = registry.schemas();
+    expect(registry.remove("now")).toBe(true);
+    expect(registry.remove("now")).toBe(false);
+    expect(registry.schemas()).not.toBe(before);
+    expect(registry.schemas().map((schema) => schema.name)).toEqual(["add"]);
+    expect(await answer(registry, call("now", {}))).toMatchObject({ isError: true, content: expect.stringMatching(/^Unknown tool "now"/) });
+    registry.add({ name: "now", description: "time again", parameters: { type: "object", properties: {} }, execute: () => "t2" });
+    expect(await answer(registry, call("now", {}))).toMatchObject({ content: "t2" });
+  });
+
   it("throws on a duplicate name, an invalid name, or parameters that are not an object schema", () => {
     const registry = new ToolRegistry().add({ name: "add", description: "", parameters: addSchema, execute: () => 0 });
     expect(() => registry.add({ name: "add", description: "", parameters: addSchema, execute: () => 0 })).toThrow(
