@@ -79,23 +79,35 @@ export async function writeResearchTrace(directory: string, options: { question?
   return file;
 }
 
+/** A session being recorded: its file, and a way to go on with the conversation (a new prompt, a new run). */
+export type RecordedSession = { file: string; continueWith: (prompt: string) => Promise<void> };
+
 /**
  * Runs a real agent recorded by a `minagent code` session recorder (two prompts, a tool call and a failing one)
- * into a JsonLinesSessionStore under `home`. Returns the session file.
+ * into a JsonLinesSessionStore under `home`. `continueWith` runs one more prompt into the same session file.
  */
-export async function writeSession(home: string, cwd = "/home/me/app"): Promise<string> {
+export async function writeSession(home: string, cwd = "/home/me/app"): Promise<RecordedSession> {
   const store = new JsonLinesSessionStore({ directory: home });
   const recorder = new SessionRecorder({ store, cwd, env: {} });
   const model = scripted("claude-sonnet-4-5", [
-    withUsage(reply("Reading both files.", toolCall("weather", { city: "Oslo" }, "s1"), toolCall("weather", { city: "Atlantis" }, "s2")), {
-      inputTokens: 400,
-      outputTokens: 20,
-    }),
+    withUsage(
+      reply("Checking both cities.", toolCall("weather", { city: "Oslo" }, "s1"), toolCall("weather", { city: "Atlantis" }, "s2")),
+      {
+        inputTokens: 400,
+        outputTokens: 20,
+      },
+    ),
     withUsage(reply("Oslo is sunny; Atlantis has no forecast."), { inputTokens: 500, outputTokens: 12 }),
     withUsage(reply("You are welcome."), { inputTokens: 520, outputTokens: 5 }),
+    withUsage(reply("Still sunny in Oslo."), { inputTokens: 540, outputTokens: 6 }),
   ]);
   const agent = new Agent(model, weatherRegistry());
-  const first = await agent.run("Weather in Oslo and Atlantis?", { onEvent: recorder.listen });
-  await agent.run("Thanks!", { history: first.messages, onEvent: recorder.listen });
-  return store.sessionPath(cwd, recorder.sessionId);
+  let history = (await agent.run("Weather in Oslo and Atlantis?", { onEvent: recorder.listen })).messages;
+  history = (await agent.run("Thanks!", { history, onEvent: recorder.listen })).messages;
+  return {
+    file: store.sessionPath(cwd, recorder.sessionId),
+    continueWith: async (prompt) => {
+      history = (await agent.run(prompt, { history, onEvent: recorder.listen })).messages;
+    },
+  };
 }

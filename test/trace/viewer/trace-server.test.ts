@@ -18,7 +18,7 @@ beforeAll(async () => {
   directory = temporaryFolder("minagent-viewer-api-");
   outside = temporaryFolder("minagent-viewer-outside-");
   traceName = basename(await writeResearchTrace(directory));
-  const session = await writeSession(temporaryFolder("minagent-viewer-home-"));
+  const session = (await writeSession(temporaryFolder("minagent-viewer-home-"))).file;
   sessionName = basename(session);
   copyFileSync(session, join(directory, sessionName));
   writeFileSync(join(directory, "package.json"), '{"name":"not-a-trace"}');

@@ -1,0 +1,201 @@
+import { mkdirSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTraceServer, type TraceServer } from "../../../src/trace/viewer/trace-server.js";
+import { temporaryFolder } from "../../helpers/temporary-folder.js";
+import { compilePage, launchChromium } from "./browser.js";
+import { type RecordedSession, writeResearchTrace, writeSession } from "./make-traces.js";
+
+// The viewer driven in a real headless Chromium, against traces the engine wrote in this test: a run with
+// parallel tool calls (one failing) and a sub-agent, and a minagent code session. The screenshots of the docs
+// (docs/images/trace-viewer-*.png) are taken here, so they always show the page as it is.
+
+const images = fileURLToPath(new URL("../../../docs/images/", import.meta.url));
+let directory: string;
+let traceName: string;
+let session: RecordedSession;
+let server: TraceServer | undefined;
+let browser: BrowserContext | undefined;
+let page: Page;
+let assets: string | undefined;
+
+beforeAll(async () => {
+  browser = await launchChromium(); // fails first, with what to do, when Chromium is missing
+  assets = compilePage();
+  // The session store writes into <home>/projects/<folder>/: the viewer serves that folder, traces go there too.
+  const home = temporaryFolder("minagent-viewer-browser-");
+  session = await writeSession(home);
+  directory = dirname(session.file);
+  traceName = basename(await writeResearchTrace(directory));
+  server = await startTraceServer({ path: directory, assetsDirectory: assets, pollMs: 300 });
+  page = await browser.newPage();
+  page.setDefaultTimeout(20_000);
+  mkdirSync(images, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (assets) rmSync(dirname(dirname(dirname(assets))), { recursive: true, force: true });
+});
+
+/** Rows drawn (the waterfall keeps a pool of row elements; those out of use are hidden). */
+const rows = ".row:not([hidden])";
+const rowOf = (text: string) => page.locator(rows, { hasText: text });
+
+async function openTrace(name: string): Promise<void> {
+  await page.goto(`${server?.url}#/trace/${encodeURIComponent(name)}`);
+  await page.locator(`body[data-view=trace] ${rows}`).first().waitFor();
+}
+
+describe("the trace viewer in Chromium", () => {
+  it("lists the traces newest first: agent, model, status, turns, tokens, cost, duration", async () => {
+    await page.goto(server?.url as string);
+    await page.locator("tr.trace-row").nth(1).waitFor();
+    const rows = await page
+      .locator("tr.trace-row")
+      .evaluateAll((elements) => elements.map((row) => [...row.querySelectorAll("td")].map((cell) => cell.textContent ?? "")));
+    expect(rows).toHaveLength(2);
+    const [trace, recorded] = rows as string[][];
+    expect(trace?.slice(1, 7)).toEqual(["weather-bot", "claude-sonnet-4-5", "✓ completed · 1 error", "3", "3,580 / 153", "$0.011"]);
+    expect(trace?.[7]).toMatch(/\d+(\.\d+)? ms/);
+    expect(trace?.[9]).toBe(traceName);
+    expect(recorded?.slice(1, 6)).toEqual(["minagent codesession", "claude-sonnet-4-5", "✓ completed · 1 error", "3", "1,420 / 37"]);
+    await page.screenshot({ path: join(images, "trace-viewer-list.png") });
+  });
+
+  it("opens a trace: the waterfall of every span, parallel tool calls overlapping, and the totals", async () => {
+    await page.locator("tr.trace-row", { hasText: "weather-bot" }).click();
+    await page.locator(`body[data-view=trace] ${rows}`).first().waitFor();
+    expect(decodeURIComponent(new URL(page.url()).hash)).toBe(`#/trace/${traceName}`);
+    expect(await page.locator(rows).count()).toBe(20);
+    const totals = await page.locator(".totals").innerText();
+    expect(totals).toMatch(/tokens in \/ out\s+3,580 \/ 153/);
+    expect(totals).toMatch(/cost\s+\$0\.011/);
+    expect(totals).toMatch(/model wait [\d.]+ [µm]?s/);
+    expect(totals).toMatch(/tools [\d.]+ ms/);
+    // The two weather calls of turn 0 ran at once: their bars overlap in time.
+    const [beijing, atlantis] = await Promise.all(
+      ["Beijing", "Atlantis"].map((city) => rowOf(`{"city":"${city}"}`).locator(".bar").boundingBox()),
+    );
+    expect(beijing && atlantis).toBeTruthy();
+    if (beijing && atlantis) {
+      expect(atlantis.x).toBeLessThan(beijing.x + beijing.width);
+      expect(beijing.x).toBeLessThan(atlantis.x + atlantis.width);
+    }
+  });
+
+  it("shows a model call's messages, thinking, answer, stop reason, tokens and cost when it is selected", async () => {
+    await rowOf("chat claude-sonnet-4-5").first().click();
+    const detail = page.locator(".detail");
+    await detail.locator("h2", { hasText: "chat claude-sonnet-4-5" }).waitFor();
+    const text = await detail.innerText();
+    expect(text).toContain("Compare the weather in Beijing, Atlantis and Paris");
+    expect(text).toMatch(/Thinking\s+The user wants two forecasts; I can ask for both in parallel\./);
+    expect(text).toContain("Checking both cities at once.");
+    expect(text).toMatch(/stop reason\s+tool_use/);
+    expect(text).toMatch(/input tokens\s+900/);
+    expect(text).toMatch(/cache read\s+512/);
+    // (388 uncached × $3 + 512 cached × $0.30 + 60 out × $15) per million
+    expect(text).toMatch(/cost\s+\$0\.0022/);
+    await page.screenshot({ path: join(images, "trace-viewer-trace.png") });
+
+    await rowOf('{"city":"Beijing"}').click();
+    await detail.locator("h2", { hasText: "execute_tool weather" }).waitFor();
+    expect(await detail.locator("section", { hasText: "Arguments" }).innerText()).toContain('"city": "Beijing"');
+    expect(await detail.locator("section", { hasText: "Result" }).innerText()).toContain("sunny, 24°C in Beijing");
+  });
+
+  it("marks a failing tool call as an error, with its error text", async () => {
+    const failing = rowOf('{"city":"Atlantis"}');
+    expect(await failing.getAttribute("class")).toContain("error");
+    await failing.click();
+    const detail = page.locator(".detail.is-error");
+    await detail.waitFor();
+    expect(await detail.locator(".error-box").innerText()).toBe("Error: no forecast for Atlantis");
+    expect(await detail.locator("section", { hasText: "Result (error)" }).locator("pre.error-text").innerText()).toBe(
+      "Error: no forecast for Atlantis",
+    );
+    expect(await page.locator(".totals .total.bad", { hasText: "errors" }).innerText()).toMatch(/errors\s+1/);
+  });
+
+  it("nests a sub-agent's run under the tool call that started it, and folds it away", async () => {
+    const research = page.locator(`${rows}.type-tool-execution`, { hasText: "research" });
+    const child = page.locator(`${rows}.subagent`);
+    expect(await child.count()).toBe(1);
+    const indent = async (row: typeof child) =>
+      Number.parseFloat(await row.locator(".name").evaluate((name) => getComputedStyle(name).paddingLeft));
+    expect(await indent(child)).toBeGreaterThan(await indent(research));
+    await child.click();
+    const text = await page.locator(".detail").innerText();
+    expect(text).toMatch(/Input\s+Research Paris/i);
+    expect(text).toMatch(/Final answer\s+Paris is sunny and mild\./i);
+    expect(text).toMatch(/run status\s+completed/);
+    expect(text).toMatch(/model\s+claude-haiku-4-5/);
+    // Its own turns, model calls and tool calls are below it; folding the research call hides them all.
+    expect(await rowOf("chat claude-haiku-4-5").count()).toBe(2);
+    await research.locator(".toggle").click();
+    await child.waitFor({ state: "hidden" });
+    expect(await rowOf("chat claude-haiku-4-5").count()).toBe(0);
+    expect(await page.locator(rows).count()).toBe(13);
+    await research.locator(".toggle").click();
+    await child.waitFor();
+  });
+
+  it("searches messages and tool results, marks the matches and steps through them", async () => {
+    await page.locator("input.search").fill("Paris");
+    await page.locator(".search-status", { hasText: /of/ }).waitFor();
+    const status = await page.locator(".search-status").innerText();
+    const total = Number(/of (\d+)/.exec(status)?.[1]);
+    expect(total).toBeGreaterThanOrEqual(6);
+    expect(await page.locator(`${rows}.match`).count()).toBe(total);
+    expect(await page.locator(".detail mark").first().innerText()).toBe("Paris");
+    await page.screenshot({ path: join(images, "trace-viewer-search.png") });
+    await page.locator("input.search").press("Enter");
+    expect(await page.locator(".search-status").innerText()).toBe(`2 of ${total}`);
+    // The failing call's error text: in its result, and in the messages the next model call was sent.
+    await page.locator("input.search").fill("forecast for Atlantis");
+    await page.locator(".search-status", { hasText: "1 of 3" }).waitFor();
+    expect(await page.locator(`${rows}.selected .name`).innerText()).toMatch(/execute_tool weather\s*error\s*\{"city":"Atlantis"\}/);
+    const matched = await page.locator(`${rows}.match .label`).allInnerTexts();
+    expect(matched).toEqual(["execute_tool weather", "weather", "chat claude-sonnet-4-5"]);
+    await page.locator("input.search").fill("nothing-like-this");
+    await page.locator(".search-status", { hasText: "no match" }).waitFor();
+    expect(await page.locator(`${rows}.match`).count()).toBe(0);
+  });
+
+  it("shows a minagent code session like a trace, and updates it live as the session goes on", async () => {
+    await openTrace(basename(session.file));
+    expect(await page.locator(`${rows}.type-run`).count()).toBe(3);
+    await page.evaluate(() => {
+      (window as unknown as { notReloaded: boolean }).notReloaded = true;
+    });
+    await session.continueWith("And tomorrow?");
+    await rowOf("And tomorrow?").waitFor({ timeout: 15_000 });
+    expect(await page.locator(`${rows}.type-run`).count()).toBe(4);
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  });
+
+  it("adds a newly written trace to the list live, without a reload", async () => {
+    await page.goto(server?.url as string);
+    await page.locator("tr.trace-row").nth(1).waitFor();
+    await page.evaluate(() => {
+      (window as unknown as { notReloaded: boolean }).notReloaded = true;
+    });
+    const written = basename(await writeResearchTrace(directory, { question: "A live question" }));
+    await page.locator(`tr.trace-row[data-name="${written}"]`).waitFor({ timeout: 15_000 });
+    expect(await page.locator("tr.trace-row").count()).toBe(3);
+    expect(await page.locator("tr.trace-row").first().getAttribute("data-name")).toBe(written);
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  });
+
+  it("gets a 4xx from the JSON API for a path outside the directory", async () => {
+    const statuses = await page.evaluate(async () => {
+      const paths = ["api/traces/..%2F..%2F..%2Fetc%2Fpasswd", "api/traces/%2Fetc%2Fpasswd", "api/traces/..%2Fpackage.json"];
+      return Promise.all(paths.map(async (path) => (await fetch(path)).status));
+    });
+    expect(statuses).toEqual([400, 400, 400]);
+  });
+});
