@@ -51,7 +51,7 @@ describe("minagent trace serve", () => {
       [["--port"], /--port needs a port number from 0 to 65535, got nothing/],
       [["--fast"], /unknown option "--fast"/],
       [["a", "b"], /name one directory or file/],
-      [[temporaryFolder("minagent-serve-") + "/missing"], /missing: no such file or directory/],
+      [[`${temporaryFolder("minagent-serve-")}/missing`], /missing: no such file or directory/],
     ];
     for (const [args, message] of cases) {
       const { io, stderr } = fakeIo();

@@ -56,7 +56,7 @@ describe("the trace viewer in Chromium", () => {
     await page.locator("tr.trace-row").nth(1).waitFor();
     const rows = await page
       .locator("tr.trace-row")
-      .evaluateAll((elements) => elements.map((row) => [...row.querySelectorAll("td")].map((cell) => cell.textContent ?? "")));
+      .evaluateAll((elements) => elements.map((row) => Array.from(row.querySelectorAll("td"), (cell) => cell.textContent ?? "")));
     expect(rows).toHaveLength(2);
     const [trace, recorded] = rows as string[][];
     expect(trace?.slice(1, 7)).toEqual(["weather-bot", "claude-sonnet-4-5", "✓ completed · 1 error", "3", "3,580 / 153", "$0.011"]);
