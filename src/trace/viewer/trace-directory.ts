@@ -16,8 +16,8 @@ export class TraceFileError extends Error {
   }
 }
 
-/** A trace read from a file, with its summary. */
-export type LoadedTrace = { summary: TraceSummary; trace: Trace };
+/** A trace read from a file, with its summary; `json` is the trace's JSON text when the file is a trace file. */
+export type LoadedTrace = { summary: TraceSummary; trace: Trace; json: string | undefined };
 
 /**
  * The trace files the viewer may read: the `.json` traces and `.jsonl` sessions directly inside one directory
@@ -70,7 +70,7 @@ export class TraceDirectory {
     const trace = parse(text, name);
     const summary = summarizeTrace(trace, name, kindOf(name), stats.mtimeMs);
     this.#cache.set(name, { size: stats.size, modifiedAt: stats.mtimeMs, summary });
-    return { summary, trace };
+    return { summary, trace, json: kindOf(name) === "trace" ? text : undefined };
   }
 
   /** The real path of the file `name` names, after every check. */

@@ -78,8 +78,11 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
       } catch {
         return sendJson(response, 400, { error: "The file name is not valid URL encoding." });
       }
-      const { summary, trace } = await directory.read(name);
-      return sendJson(response, 200, { summary, trace, costs: spanCosts(trace) });
+      const { summary, trace, json } = await directory.read(name);
+      // A trace file's own text goes out as it is (it was just parsed and checked): a 40,000-span trace is not
+      // stringified again.
+      const body = `{"summary":${JSON.stringify(summary)},"costs":${JSON.stringify(spanCosts(trace))},"trace":${json ?? JSON.stringify(trace)}}`;
+      return sendBody(response, 200, body);
     }
     const asset = assets[path] ?? (pageModule.test(path) ? { file: path.slice(1), type: "text/javascript; charset=utf-8" } : undefined);
     if (!asset) return sendJson(response, 404, { error: `Nothing at ${path}.` });
@@ -141,7 +144,10 @@ const securityHeaders = {
 };
 
 function sendJson(response: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
+  sendBody(response, status, JSON.stringify(value));
+}
+
+function sendBody(response: ServerResponse, status: number, body: string): void {
   response.writeHead(status, { ...securityHeaders, "content-type": "application/json; charset=utf-8" });
   response.end(body);
 }

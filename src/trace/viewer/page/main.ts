@@ -53,6 +53,7 @@ async function showTrace(name: string): Promise<void> {
   document.body.dataset.view = "loading";
   try {
     const loaded = await fetchTrace(name);
+    performance.mark("trace-fetched");
     if (currentName() !== name) return;
     const trace = new TraceView(loaded);
     view = { name, trace };
