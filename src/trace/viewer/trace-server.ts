@@ -35,6 +35,7 @@ export type TraceServer = {
 /** The page's files: the only names served outside `/api/`. */
 const assets: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
+  "/index.html": { file: "index.html", type: "text/html; charset=utf-8" },
   "/viewer.css": { file: "viewer.css", type: "text/css; charset=utf-8" },
 };
 const pageModule = /^\/([a-z][a-z-]*)\.js$/;
