@@ -15,9 +15,12 @@ export type MessageSender = {
   send<T>(destinationID: string, message: T, topic?: string, idempotencyKey?: string): Promise<void>;
 };
 
+/** How long to wait for an event, and how often a `DBOSClient` looks (it polls: every 10 s by default). */
+export type WaitOptions = { timeoutSeconds?: number; pollingIntervalMs?: number };
+
 /** What can read a DBOS event: `DBOS` itself in a launched process, or a `DBOSClient` anywhere else. */
 export type EventReader = {
-  getEvent<T>(workflowID: string, key: string, timeoutSeconds?: number): Promise<T | null>;
+  getEvent<T>(workflowID: string, key: string, options?: number | WaitOptions): Promise<T | null>;
 };
 
 /**
@@ -42,14 +45,15 @@ export function sendApproval(
 
 /**
  * The calls a durable run waits on, once it waits (`[]` after it got its decisions). Waits up to `timeoutSeconds`
- * (default 60) for the run to publish them; null if it has not by then.
+ * (a number, or `{ timeoutSeconds, pollingIntervalMs }`; default 60 s) for the run to publish them; null if it has
+ * not by then.
  */
 export function readPendingApproval(
   reader: EventReader,
   workflowId: string,
-  timeoutSeconds?: number | undefined,
+  wait?: number | WaitOptions | undefined,
 ): Promise<PendingToolCall[] | null> {
-  return reader.getEvent<PendingToolCall[]>(workflowId, pendingApprovalEvent, timeoutSeconds);
+  return reader.getEvent<PendingToolCall[]>(workflowId, pendingApprovalEvent, wait);
 }
 
 /** Longest single wait for a message; a run that waits longer simply waits again (each wait is one checkpoint). */

@@ -7,6 +7,7 @@ export {
   pendingApprovalEvent,
   readPendingApproval,
   sendApproval,
+  type WaitOptions,
 } from "./approvals.js";
 export {
   type DurableAgent,
