@@ -8,6 +8,7 @@ import type { ApprovalDecision, ApprovalDecisions } from "../core/run-state.js";
 import type { Message, Model, RunResult, ToolCall } from "../core/types.js";
 import { addUsage, emptyUsage } from "../core/usage.js";
 import { UsageError } from "../errors.js";
+import type { McpServers } from "../mcp/connect-mcp-servers.js";
 import { resolveModel } from "../models/resolve-model.js";
 import type { CanUseTool } from "../tools/permission.js";
 import type { Tool } from "../tools/tool.js";
@@ -90,6 +91,13 @@ export type CodingAgentOptions = {
   onHookRun?: ((report: HookRunReport) => void) | undefined;
   /** Shapes each turn (compaction, project memory). */
   prepareTurn?: PrepareTurn | undefined;
+  /**
+   * MCP servers whose tools the agent offers, from `connectMcpServers` (`minagent/mcp`). The registry is brought up
+   * to date before every turn, as servers become ready and change their tool lists; permission rules
+   * (`mcp__github__*`, `mcp__github__create_issue`) and hooks apply to their calls as to any other. The agent does not
+   * close them: whoever connected them does.
+   */
+  mcp?: McpServers | undefined;
   /** The session's id, sent to hooks (default: a random one). */
   sessionId?: string | undefined;
   /** The checklist TodoWrite keeps (default: a new one; read it as `agent.todos.todos`). */
@@ -165,6 +173,8 @@ export class CodingAgent {
   readonly subagents: AgentTool | undefined;
   /** The compactor (`/compact [focus]`: `agent.compactor?.compactNow(focus)`), unless compaction is off. */
   readonly compactor: Compactor | undefined;
+  /** The MCP servers whose tools the agent offers (`/mcp`: `agent.mcp?.status()`), if any. */
+  readonly mcp: McpServers | undefined;
   #sessionContext: Promise<string | undefined> | undefined;
 
   private constructor(parts: {
@@ -177,6 +187,7 @@ export class CodingAgent {
     memory: ProjectMemory;
     subagents: AgentTool | undefined;
     compactor: Compactor | undefined;
+    mcp: McpServers | undefined;
   }) {
     this.agent = parts.agent;
     this.workspace = parts.workspace;
@@ -187,6 +198,7 @@ export class CodingAgent {
     this.memory = parts.memory;
     this.subagents = parts.subagents;
     this.compactor = parts.compactor;
+    this.mcp = parts.mcp;
   }
 
   /** Builds the agent: reads the settings files (permissions and hooks) and prepares the tools. */
@@ -290,9 +302,13 @@ export class CodingAgent {
             onEvent?.(event);
           }
         : onEvent,
-      prepareTurn: compactor ? chainPrepareTurns(options.prepareTurn, compactor) : options.prepareTurn,
+      // MCP tools first, so that the compactor measures the tools that will be sent.
+      prepareTurn:
+        options.mcp || compactor
+          ? chainPrepareTurns(options.mcp?.prepareTurn(registry, withHooks), options.prepareTurn, compactor)
+          : options.prepareTurn,
     });
-    return new CodingAgent({ agent, workspace, registry, permissions, hooks, todos, memory, subagents, compactor });
+    return new CodingAgent({ agent, workspace, registry, permissions, hooks, todos, memory, subagents, compactor, mcp: options.mcp });
   }
 
   /**

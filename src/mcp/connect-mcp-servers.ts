@@ -70,10 +70,11 @@ export type McpServers = {
    * A `prepareTurn` seam that keeps `registry` up to date before every model call: tools of a server that has
    * become ready are added, tools a server no longer lists are removed, changed ones replaced. Pass it as the
    * agent's `prepareTurn` (compose it with others through `chainPrepareTurns` from `minagent/code`).
+   * @param wrap applied to each tool before it is added (a coding agent's PostToolUse hooks, say).
    */
-  prepareTurn(registry: ToolRegistry): PrepareTurn;
+  prepareTurn(registry: ToolRegistry, wrap?: (tool: McpTool) => Tool): PrepareTurn;
   /** Brings `registry` up to date now (what {@link prepareTurn} does before each turn). */
-  syncTools(registry: ToolRegistry): void;
+  syncTools(registry: ToolRegistry, wrap?: (tool: McpTool) => Tool): void;
   /**
    * Calls a server's tool directly, with no registry and no permission check, and returns the whole MCP result,
    * structured content included (the model reads the text of it; a program may want the rest). Rejects with a
@@ -127,11 +128,12 @@ export async function connectMcpServers(
   const connections = servers.map((server) => new McpServerConnection(server, settings));
   const toolSets = connections.map((connection) => new ServerToolSet(connection, options.toolTimeoutMs));
   const started = Promise.all(connections.map((connection) => connection.start())).then(() => undefined);
-  const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, Tool> }>();
+  // What each registry was given, by name: the McpTool it came from, to tell a tool that changed from one that did not.
+  const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, McpTool> }>();
 
   const tools = (): McpTool[] => toolSets.flatMap((set) => (callable(set.connection.state) ? set.current().tools : []));
-  const syncTools = (registry: ToolRegistry): void => {
-    const known = registries.get(registry) ?? { revision: -1, names: new Map<string, Tool>() };
+  const syncTools = (registry: ToolRegistry, wrap?: (tool: McpTool) => Tool): void => {
+    const known = registries.get(registry) ?? { revision: -1, names: new Map<string, McpTool>() };
     registries.set(registry, known);
     if (known.revision === revision) return;
     known.revision = revision;
@@ -143,7 +145,7 @@ export async function connectMcpServers(
     }
     for (const [name, tool] of wanted) {
       if (known.names.has(name) || registry.get(name)) continue;
-      registry.add(tool);
+      registry.add(wrap ? wrap(tool) : tool);
       known.names.set(name, tool);
     }
   };
@@ -151,10 +153,10 @@ export async function connectMcpServers(
     status: () => toolSets.map((set) => statusOf(set)),
     tools,
     syncTools,
-    prepareTurn: (registry) => async () => {
+    prepareTurn: (registry, wrap) => async () => {
       // A list a server announced as changed (while the last turn's calls ran) is fetched before this turn.
       await Promise.all(connections.map((connection) => connection.toolsListed()));
-      syncTools(registry);
+      syncTools(registry, wrap);
     },
     callTool: async (server, tool, args = {}, callOptions = {}) => {
       const connection = connections.find((candidate) => candidate.name === server);

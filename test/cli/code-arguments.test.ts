@@ -29,6 +29,8 @@ describe("minagent code: arguments", () => {
       resume: undefined,
       forkSession: false,
       verbose: false,
+      mcpConfigFiles: [],
+      strictMcpConfig: false,
     });
   });
 
@@ -82,6 +84,8 @@ describe("minagent code: arguments", () => {
       resume: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
       forkSession: true,
       verbose: true,
+      mcpConfigFiles: [],
+      strictMcpConfig: false,
     });
   });
 

@@ -104,6 +104,8 @@ function setUp(script: FakeModelScriptItem[], options: Partial<CodeOptions> = {}
       resume: undefined,
       forkSession: false,
       verbose: false,
+      mcpConfigFiles: [],
+      strictMcpConfig: false,
       ...options,
     },
     createAgent: (overrides) =>
@@ -251,7 +253,7 @@ describe("runInteractiveSession", () => {
     expect(await exit).toBe(0);
   });
 
-  test("/help, /cost, /model, /compact, /memory, /agents and an unknown command", async () => {
+  test("/help, /cost, /model, /compact, /memory, /agents, /mcp and an unknown command", async () => {
     const { context, terminal } = setUp([]);
     const exit = runInteractiveSession(context);
     await until(terminal, "/help");
@@ -270,6 +272,8 @@ describe("runInteractiveSession", () => {
     await until(terminal, "No memory files. Write AGENTS.md");
     terminal.press("/agents\r");
     await until(terminal, /Explore \(read-only\)/);
+    terminal.press("/mcp\r");
+    await until(terminal, "No MCP servers. Configure them in .mcp.json, ~/.minagent/mcp.json or with --mcp-config <file> (docs/mcp.md).");
     terminal.press("/frobnicate\r");
     await until(terminal, "Unknown command /frobnicate. /help lists the commands.");
     terminal.press("\x04");

@@ -45,6 +45,10 @@ export type CodeOptions = {
   forkSession: boolean;
   /** `--verbose`: show tool calls, results and usage as they happen. */
   verbose: boolean;
+  /** `--mcp-config` files, resolved to absolute paths: MCP servers to start, on top of (or with --strict-mcp-config, instead of) `~/.minagent/mcp.json` and the project's `.mcp.json`. */
+  mcpConfigFiles: readonly string[];
+  /** `--strict-mcp-config`: start only the servers of the `--mcp-config` files. */
+  strictMcpConfig: boolean;
 };
 
 /**

@@ -14,6 +14,7 @@ import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
 import type { CodeOptions, CodeOutputFormat, CodeSessionContext, CodingAgentOverrides } from "../code/session-context.js";
 import { createSpendingTracker } from "../code/spending.js";
+import { type CodeMcpSetup, startCodeMcpServers } from "../code/start-mcp-servers.js";
 import type { CliIo } from "../io.js";
 import { estimateCost } from "../model-prices.js";
 import { parseSeconds, parseWholeNumber } from "../number-flags.js";
@@ -44,7 +45,12 @@ Options:
   -c, --continue                   go on with this folder's newest session
   -r, --resume [id]                go on with the session <id>
   --fork-session                   with --continue or --resume: save to a new session, leave the old one as it was
+  --mcp-config <file>              start the MCP servers of this .mcp.json file too (repeat for more)
+  --strict-mcp-config              start only the --mcp-config files' servers
   --verbose                        show tool calls, results and usage on stderr
+
+MCP servers come from ~/.minagent/mcp.json, the project's .mcp.json (once approved: see docs/mcp.md) and
+--mcp-config files; their tools are mcp__<server>__<tool>, and permission rules apply to them.
 
 With -p, a call that needs approval is denied (the model is told nobody could approve it), unless the
 permission mode or an --allowedTools rule allows it. Exit codes: 0 done, 1 failed (provider error, turn or
@@ -103,6 +109,21 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     if (!(error instanceof UsageError)) throw error;
     return misuse(error.message);
   }
+  let mcp: CodeMcpSetup["mcp"];
+  try {
+    const setup = await startCodeMcpServers({
+      cwd: options.cwd,
+      home,
+      env: io.env,
+      configFiles: options.mcpConfigFiles,
+      strict: options.strictMcpConfig,
+    });
+    mcp = setup.mcp;
+    for (const note of setup.notes) io.stderr(`minagent code: ${note}\n`);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return misuse(error.message);
+  }
   const spending = createSpendingTracker({ modelId, free, budgetUsd: options.maxBudgetUsd });
   const interrupt = interruptSignal(codeIo);
   const createAgent = async (overrides: CodingAgentOverrides = {}) => {
@@ -115,6 +136,7 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
       settingsFiles: settingsFiles(options.cwd, home),
       maxSteps: options.maxTurns,
       prepareTurn: spending.prepareTurn,
+      mcp,
       sessionId: session.id,
       onEvent: (event: AgentEvent) => {
         spending.listen(event);
@@ -138,13 +160,26 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     signal: interrupt.signal,
   };
   try {
-    if (options.print) return await runPrintMode({ ...context, spending, prompt: options.prompt ?? "" });
+    if (options.print) {
+      // A -p run has no person to wait for: give servers that start quickly the time to, so that the first turn
+      // has their tools. A slow one never holds the run longer; its tools join when it is ready.
+      if (mcp) await Promise.race([mcp.ready(), delay(printModeMcpWaitMs)]);
+      return await runPrintMode({ ...context, spending, prompt: options.prompt ?? "" });
+    }
     // Loaded only for a terminal session: -p never pays for the UI's modules.
     const { runInteractiveSession } = await import("../code/interactive/index.js");
     return await runInteractiveSession(context);
   } finally {
     interrupt.dispose();
+    await mcp?.close();
   }
+}
+
+/** How long a -p run waits for its MCP servers before the first turn, at most. */
+const printModeMcpWaitMs = 5_000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 async function openModel(options: CodeOptions, spec: ModelSpec, env: CliIo["env"]): Promise<Model> {
@@ -189,6 +224,7 @@ const valueFlags = new Set([
   "--cwd",
   "--add-dir",
   "--timeout",
+  "--mcp-config",
 ]);
 const ruleFlags = new Set(["--allowedTools", "--disallowedTools"]);
 const aliases: Record<string, string> = {
@@ -213,6 +249,7 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
   const values = new Map<string, string>();
   const rules = { "--allowedTools": [] as string[], "--disallowedTools": [] as string[] };
   const addDirs: string[] = [];
+  const mcpConfigs: string[] = [];
   const switches = new Set<string>();
   let resume: string | true | undefined;
   for (let index = 0; index < args.length; index++) {
@@ -225,7 +262,7 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     const written = equals === -1 ? arg : arg.slice(0, equals);
     const inline = equals === -1 ? undefined : arg.slice(equals + 1);
     const flag = aliases[written] ?? written;
-    if (["--print", "--continue", "--fork-session", "--verbose", "--dangerously-skip-permissions"].includes(flag)) {
+    if (["--print", "--continue", "--fork-session", "--verbose", "--dangerously-skip-permissions", "--strict-mcp-config"].includes(flag)) {
       if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
       switches.add(flag);
     } else if (flag === "--resume") {
@@ -238,6 +275,7 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
       if (value === undefined || (inline === undefined && value.startsWith("-") && value.length > 1))
         throw new UsageError(`${flag} needs a value`);
       if (flag === "--add-dir") addDirs.push(value);
+      else if (flag === "--mcp-config") mcpConfigs.push(value);
       else if (ruleFlags.has(flag)) {
         const list = rules[flag as keyof typeof rules];
         list.push(...splitRules(value));
@@ -263,6 +301,8 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     throw new UsageError("--continue and --resume cannot be used together; choose one");
   if (switches.has("--fork-session") && !switches.has("--continue") && resume === undefined)
     throw new UsageError("--fork-session copies the session that --continue or --resume names; add one of them");
+  if (switches.has("--strict-mcp-config") && mcpConfigs.length === 0)
+    throw new UsageError("--strict-mcp-config uses only the servers of --mcp-config files; add --mcp-config <file>");
   const budget = values.get("--max-budget-usd");
   const maxBudgetUsd = budget === undefined ? undefined : Number(budget);
   if (maxBudgetUsd !== undefined && !(maxBudgetUsd > 0 && Number.isFinite(maxBudgetUsd)))
@@ -285,6 +325,8 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     resume,
     forkSession: switches.has("--fork-session"),
     verbose: switches.has("--verbose"),
+    mcpConfigFiles: mcpConfigs.map((file) => resolve(cwd, file)),
+    strictMcpConfig: switches.has("--strict-mcp-config"),
   };
 }
 

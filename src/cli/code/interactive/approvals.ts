@@ -1,6 +1,7 @@
 import type { ApprovalRequest, CodingAgent } from "../../../code/coding-agent.js";
 import type { PermissionMode } from "../../../code/permissions/index.js";
 import type { ApprovalDecision } from "../../../core/run-state.js";
+import { describeMcpHints } from "../start-mcp-servers.js";
 import { computeFileChange, formatFileChange } from "./change-preview.js";
 import { type Choice, chooseOne } from "./choice-list.js";
 import { countInputRows, readLine } from "./line-editor.js";
@@ -187,6 +188,8 @@ async function describeRequest(host: ApprovalHost, request: ApprovalRequest): Pr
   const lines = [style.bold(`Allow ${describeToolCall(toolCall, agent.workspace.root)}?`)];
   const description = toolCall.arguments.description;
   if (toolCall.name === "Bash" && typeof description === "string") lines.push(style.dim(`  ${flattenText(description)}`));
+  const hints = describeMcpHints(agent.registry.get(toolCall.name));
+  if (hints) lines.push(style.dim(`  ${hints}`));
   const change = await computeFileChange(toolCall, agent.workspace).catch(() => undefined);
   if (change) lines.push(...formatFileChange(change, style, columns));
   if (request.reason) lines.push(style.dim(truncateToWidth(`  (${flattenText(request.reason)})`, columns - 1)));

@@ -2,6 +2,7 @@ import type { CodingAgent } from "../../../code/coding-agent.js";
 import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "../../../code/permissions/index.js";
 import { estimateCost } from "../../model-prices.js";
 import type { CodeSessionContext } from "../session-context.js";
+import { describeMcpServers } from "../start-mcp-servers.js";
 import type { SessionRules } from "./session-rules.js";
 import { describeMode, shortNumber } from "./status-line.js";
 import type { Style } from "./terminal.js";
@@ -94,6 +95,7 @@ export const slashCommands: readonly SlashCommand[] = [
     run: (host) => void host.print(memoryText(host)),
   },
   { name: "agents", summary: "the subagent types the agent can start", run: (host) => void host.print(agentsText(host)) },
+  { name: "mcp", summary: "the MCP servers: their state, tools and problems", run: (host) => void host.print(mcpText(host)) },
   { name: "exit", aliases: ["quit"], summary: "leave (the conversation stays saved)", run: () => "exit" },
 ];
 
@@ -109,6 +111,13 @@ function memoryText(host: SlashHost): string {
         `${file.path}  ${file.error ? `(unreadable: ${file.error})` : `${file.bytes.toLocaleString("en-US")} bytes${file.truncated ? " (cut)" : ""}`}`,
     )
     .join("\n");
+}
+
+function mcpText(host: SlashHost): string {
+  const statuses = host.agent.mcp?.status() ?? [];
+  if (statuses.length === 0)
+    return host.style.dim("No MCP servers. Configure them in .mcp.json, ~/.minagent/mcp.json or with --mcp-config <file> (docs/mcp.md).");
+  return describeMcpServers(statuses).join("\n");
 }
 
 function agentsText(host: SlashHost): string {

@@ -1,0 +1,119 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { UsageError } from "../../errors.js";
+import type { McpServerStatus, McpServers } from "../../mcp/connect-mcp-servers.js";
+import type { McpToolAnnotations } from "../../mcp/mcp-server-connection.js";
+import type { CliIo } from "../io.js";
+
+/** What `minagent code` needs to start its MCP servers. */
+export type CodeMcpOptions = {
+  /** The project root: its `.mcp.json` is read, and stdio servers run there. */
+  cwd: string;
+  /** minagent's folder in the user's home (`~/.minagent`): `mcp.json` and `settings.json` are read from it. */
+  home: string;
+  env: CliIo["env"];
+  /** `--mcp-config` files (required to exist). */
+  configFiles: readonly string[];
+  /** `--strict-mcp-config`: only the `--mcp-config` files. */
+  strict: boolean;
+};
+
+/** The servers started (none when no config names any) and lines to tell the person. */
+export type CodeMcpSetup = { mcp: McpServers | undefined; notes: string[] };
+
+/**
+ * Starts the MCP servers `minagent code` is configured with: the user's `~/.minagent/mcp.json`, the project's
+ * `.mcp.json`, then each `--mcp-config` file (a server named again replaces the earlier one). They start in the
+ * background; their tools join the session as each becomes ready.
+ *
+ * A project's `.mcp.json` comes with the code, so its servers (programs it would run) start only once the person has
+ * approved them, in settings the repository does not carry: `enabledMcpjsonServers` (names) or
+ * `enableAllProjectMcpServers` in `~/.minagent/settings.json` or `.minagent/settings.local.json`. Naming the file
+ * with `--mcp-config` approves it too. The others are listed in a note, with how to approve them.
+ */
+export async function startCodeMcpServers(options: CodeMcpOptions): Promise<CodeMcpSetup> {
+  const project = join(options.cwd, ".mcp.json");
+  const files = [
+    ...(options.strict ? [] : [{ path: join(options.home, "mcp.json") }, { path: project }]),
+    ...options.configFiles.map((path) => ({ path, required: true })),
+  ];
+  const { readMcpConfigFiles } = await import("../../mcp/read-mcp-config-files.js");
+  const servers = await readMcpConfigFiles(files, options.env);
+  const approval = await readProjectApproval([join(options.home, "settings.json"), join(options.cwd, ".minagent", "settings.local.json")]);
+  const named = new Set(options.configFiles);
+  const unapproved = servers.filter((server) => server.source === project && !named.has(project) && !approval(server.name));
+  const notes: string[] = [];
+  if (unapproved.length > 0)
+    notes.push(
+      `The project's .mcp.json has MCP servers that were not started: ${unapproved.map(({ name }) => name).join(", ")}. ` +
+        `They run programs of the project's choosing; to start them, list them in "enabledMcpjsonServers" in ` +
+        `.minagent/settings.local.json (or pass --mcp-config .mcp.json).`,
+    );
+  const starting = servers.filter((server) => !unapproved.includes(server));
+  if (starting.length === 0) return { mcp: undefined, notes };
+  const { connectMcpServers } = await import("../../mcp/connect-mcp-servers.js");
+  try {
+    const mcp = await connectMcpServers(starting, {
+      wait: false,
+      cwd: options.cwd,
+      variables: options.env,
+      ...(options.env.MCP_TIMEOUT && { startupTimeoutMs: Number(options.env.MCP_TIMEOUT) }),
+    });
+    return { mcp, notes };
+  } catch (error) {
+    if (!(error instanceof UsageError) || options.configFiles.length > 0) throw error;
+    return { mcp: undefined, notes: [...notes, `MCP servers not started: ${error.message}`] };
+  }
+}
+
+/** Whether a project server may start, from the settings the person keeps outside the repository. */
+async function readProjectApproval(files: readonly string[]): Promise<(name: string) => boolean> {
+  const enabled = new Set<string>();
+  const disabled = new Set<string>();
+  let all = false;
+  for (const file of files) {
+    const settings = await readFile(file, "utf8").then(
+      (text) => JSON.parse(text) as Record<string, unknown>,
+      () => undefined,
+    );
+    if (!settings) continue;
+    if (settings.enableAllProjectMcpServers === true) all = true;
+    for (const name of stringList(settings.enabledMcpjsonServers)) enabled.add(name);
+    for (const name of stringList(settings.disabledMcpjsonServers)) disabled.add(name);
+  }
+  return (name) => !disabled.has(name) && (all || enabled.has(name));
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+/** `/mcp`: each server's state, tools and problems, as lines. */
+export function describeMcpServers(statuses: readonly McpServerStatus[]): string[] {
+  if (statuses.length === 0) return [];
+  return statuses.flatMap((server) => {
+    const head = `${server.name}  ${server.state}  ${server.transport}${server.restarts ? `  restarted ${server.restarts}×` : ""}  (${server.source})`;
+    const lines = [head];
+    if (server.problem) lines.push(`  ${server.problem}`);
+    if (server.tools.length > 0)
+      lines.push(`  ${server.tools.length} tools: ${server.tools.map((name) => name.slice(`mcp__${server.name}__`.length)).join(", ")}`);
+    for (const skipped of server.skippedTools) lines.push(`  left out: ${skipped}`);
+    return lines;
+  });
+}
+
+/**
+ * What an MCP tool's server claims about it, for a permission prompt: `MCP server "github" says: may destroy data,
+ * reaches outside systems`. Hints only: a server may claim anything, which is why MCP calls are asked about.
+ */
+export function describeMcpHints(tool: unknown): string | undefined {
+  const { server, annotations } = (tool ?? {}) as { server?: unknown; annotations?: McpToolAnnotations };
+  if (typeof server !== "string" || !annotations) return undefined;
+  const hints = [
+    annotations.readOnlyHint === true && "read-only",
+    annotations.readOnlyHint !== true && annotations.destructiveHint !== false && "may change or destroy data",
+    annotations.idempotentHint === true && "safe to repeat",
+    annotations.openWorldHint !== false && "reaches outside systems",
+  ].filter(Boolean);
+  return `MCP server "${server}" says: ${hints.join(", ")}`;
+}
