@@ -12,7 +12,7 @@ export function toolStepName(toolName: string): string {
 /**
  * A model whose every call is a checkpointed DBOS step when made inside a workflow: the response is stored in
  * Postgres when the call returns, and a workflow that is re-executed after a crash gets the stored response
- * instead of calling (and paying for) the model again. Outside a workflow it is the model itself.
+ * instead of calling (and paying for) the model again. Outside a workflow (DBOS launched or not) it calls the model.
  * The response must survive DBOS's serialisation (superjson): minagent's responses are plain data.
  */
 export function durableModel(model: Model): Model {
@@ -20,7 +20,10 @@ export function durableModel(model: Model): Model {
   return {
     ...(provider !== undefined && { provider }),
     ...(modelId !== undefined && { modelId }),
-    complete: (messages, tools, options) => DBOS.runStep(() => model.complete(messages, tools, options), { name: modelStepName }),
+    complete: (messages, tools, options) =>
+      DBOS.isWithinWorkflow()
+        ? DBOS.runStep(() => model.complete(messages, tools, options), { name: modelStepName })
+        : model.complete(messages, tools, options),
   };
 }
 
@@ -28,7 +31,8 @@ export function durableModel(model: Model): Model {
  * A tool executor (a ToolRegistry) whose every call is a checkpointed DBOS step when run inside a workflow: its
  * outcome (the observation, or "pending" for a call that needs approval) is stored when the call returns, and a
  * re-executed workflow gets it back without running the tool again. A call that was running when the process died
- * has no stored outcome, so it runs again: tools with effects should use `context.idempotencyKey`.
+ * has no stored outcome, so it runs again: tools with effects should use `context.idempotencyKey`. Outside a workflow
+ * it runs the call as the executor would.
  *
  * DBOS numbers steps in the order they start, so the calls of a turn, started in the model's order, keep their
  * numbers when they run at once and finish in another order.
@@ -37,7 +41,10 @@ export function durableTools(tools: ToolExecutor): ToolExecutor {
   const runsAlone = tools.runsAlone;
   return {
     schemas: () => tools.schemas(),
-    execute: (toolCall, options) => DBOS.runStep(() => tools.execute(toolCall, options), { name: toolStepName(toolCall.name) }),
+    execute: (toolCall, options) =>
+      DBOS.isWithinWorkflow()
+        ? DBOS.runStep(() => tools.execute(toolCall, options), { name: toolStepName(toolCall.name) })
+        : tools.execute(toolCall, options),
     runsAlone: runsAlone && ((toolCall) => runsAlone.call(tools, toolCall)),
   };
 }

@@ -11,16 +11,15 @@ import { join } from "node:path";
 
 export const postgresNotFound = "PostgreSQL not found: run scripts/install-test-deps.sh, or apt-get install postgresql";
 
-/** The folder holding initdb, pg_ctl and postgres: the newest /usr/lib/postgresql/<version>/bin, else the PATH's. */
-export function findPostgresBin() {
-  const root = "/usr/lib/postgresql";
+/** The folder holding initdb, pg_ctl and postgres: the newest <root>/<version>/bin, else the PATH's; else throws {@link postgresNotFound}. */
+export function findPostgresBin(root = "/usr/lib/postgresql", path = process.env.PATH) {
   const versions = existsSync(root)
     ? readdirSync(root)
         .filter((version) => existsSync(join(root, version, "bin", "initdb")))
         .sort((a, b) => Number(b) - Number(a))
     : [];
   if (versions.length > 0) return join(root, versions[0], "bin");
-  const found = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8" });
+  const found = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8", env: { ...process.env, PATH: path } });
   if (found.status === 0 && found.stdout.trim()) return join(found.stdout.trim(), "..");
   throw new Error(postgresNotFound);
 }

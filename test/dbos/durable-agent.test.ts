@@ -1,0 +1,178 @@
+// minagent/dbos in one process: DBOS launched here on a throwaway Postgres. What is checkpointed and how it
+// replays (a rewound workflow gets every recorded model response back exactly, without calling the model), the
+// workflow id on the run's trace, approvals that wait inside the workflow, and the misuse errors.
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type DurableAgent,
+  durableModel,
+  durableTools,
+  modelStepName,
+  readPendingApproval,
+  registerDurableAgent,
+  sendApproval,
+  toolStepName,
+  workflowIdAttribute,
+} from "../../src/dbos/index.js";
+import { Agent, type Message, type Model, type ModelResponse, type RunResult, ToolRegistry, UsageError } from "../../src/index.js";
+import { MemoryTraceExporter } from "../../src/trace/memory-trace-exporter.js";
+import { Tracer } from "../../src/trace/tracer.js";
+import { databaseUrl, findPostgresBin, postgresNotFound, startPostgres, type TestPostgres } from "../helpers/postgres.mjs";
+
+/** Rich responses (reasoning with signatures, redacted reasoning, provider metadata, every usage field), by turn. */
+function richResponse(turn: number): ModelResponse {
+  if (turn === 3)
+    return { message: { role: "assistant", content: "all done ✓" }, stopReason: "end_turn", usage: { inputTokens: 9, outputTokens: 2 } };
+  return {
+    message: {
+      role: "assistant",
+      content: `step ${turn} — 北京`,
+      toolCalls: [
+        { id: `c${turn}a`, name: "note", arguments: { text: `n${turn}`, nested: { list: [1, null, "x"], flag: false } } },
+        { id: `c${turn}b`, name: "note", arguments: {}, argumentsError: "Expected a JSON object, got truncated text." },
+      ],
+      reasoning: [
+        { text: `think ${turn}`, signature: `EqQBCkgIARABGAIi${turn}`, provider: "anthropic" },
+        { text: "", redactedData: "ZW5jcnlwdGVk", provider: "anthropic" },
+      ],
+      providerMetadata: { anthropic: { id: `msg_${turn}`, blocks: [{ type: "text" }], empty: {}, zero: 0 } },
+    },
+    stopReason: "tool_use",
+    usage: { inputTokens: 100 + turn, outputTokens: 20, cacheReadTokens: 50, cacheWriteTokens: 5, reasoningTokens: 7 },
+  };
+}
+
+const modelCalls: number[] = [];
+const richModel: Model = {
+  provider: "anthropic",
+  modelId: "claude-sonnet-4-6",
+  async complete(messages: Message[]) {
+    const turn = messages.filter((message) => message.role === "assistant").length;
+    modelCalls.push(turn);
+    return richResponse(turn);
+  },
+};
+const noteExecutions: string[] = [];
+const notes = new ToolRegistry().add({
+  name: "note",
+  description: "Notes a text",
+  parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  needsApproval: ({ text }) => text === "needs-approval",
+  execute: ({ text }, context) => {
+    noteExecutions.push(`${text}@${context.idempotencyKey}`);
+    return `noted ${text}`;
+  },
+});
+
+/** One call to `note` that needs approval, then a final answer. */
+const approvalModel: Model = {
+  async complete(messages: Message[]) {
+    const turn = messages.filter((message) => message.role === "assistant").length;
+    if (turn > 0) return { message: { role: "assistant", content: `final after: ${messages.at(-1)?.content}` }, stopReason: "end_turn" };
+    return {
+      message: { role: "assistant", content: "", toolCalls: [{ id: "ask_1", name: "note", arguments: { text: "needs-approval" } }] },
+      stopReason: "tool_use",
+    };
+  },
+};
+
+const traces = new MemoryTraceExporter();
+const tracer = new Tracer({ exporters: [traces] });
+let server: TestPostgres;
+let rich: DurableAgent;
+let approving: DurableAgent;
+let impatient: DurableAgent;
+
+beforeAll(async () => {
+  server = await startPostgres();
+  rich = registerDurableAgent(new Agent(richModel, notes, { onEvent: tracer.listener({ agentName: "rich" }) }), { name: "rich" });
+  approving = registerDurableAgent(new Agent(approvalModel, notes), { name: "approving" });
+  impatient = registerDurableAgent(new Agent(approvalModel, notes), { name: "impatient", approvalTimeoutSeconds: 1 });
+  DBOS.setConfig({ name: "minagent-inprocess", systemDatabaseUrl: databaseUrl(server.url, "minagent_inprocess"), logLevel: "error" });
+  await DBOS.launch();
+}, 120_000);
+afterAll(async () => {
+  await DBOS.shutdown();
+  server?.stop();
+}, 60_000);
+
+describe("durable agent in one process", () => {
+  it("checkpoints each model call and tool call, and a replay gets the very same responses without calling the model", async () => {
+    const reference = await new Agent(richModel, notes).run("go");
+    modelCalls.length = 0;
+    const result = await rich.run("go", { workflowId: "rich-1" });
+    expect(result.runId).toBe("run_rich-1");
+    expect(result.messages).toEqual(reference.messages);
+    expect(result.usage).toEqual(reference.usage);
+    expect(modelCalls).toEqual([0, 1, 2, 3]);
+    const steps = (await DBOS.listWorkflowSteps("rich-1")) ?? [];
+    // A model step, then one step per call of its turn, in the model's order; the final answer is the last step.
+    expect(steps.map((step) => step.name)).toEqual([
+      ...[0, 1, 2].flatMap(() => [modelStepName, toolStepName("note"), toolStepName("note")]),
+      modelStepName,
+    ]);
+    expect(steps[0]?.output).toEqual(richResponse(0));
+
+    // Rewound to its last step, the workflow replays every step before it from Postgres: the model is called once.
+    modelCalls.length = 0;
+    const executionsBefore = noteExecutions.length;
+    await DBOS.rewindWorkflow("rich-1", { startStep: steps.length - 1 });
+    const replayed = await DBOS.retrieveWorkflow<RunResult>("rich-1").getResult();
+    expect(modelCalls).toEqual([3]);
+    expect(noteExecutions.length).toBe(executionsBefore);
+    expect(replayed).toEqual(result);
+  });
+
+  it("puts the workflow id on the run's trace and gives tools keys made from it", async () => {
+    noteExecutions.length = 0;
+    await rich.run("go", { workflowId: "rich-traced" });
+    const runSpan = traces.traces.at(-1)?.spans[0];
+    expect(runSpan?.attributes).toMatchObject({ [workflowIdAttribute]: "rich-traced", "minagent.run.id": "run_rich-traced" });
+    expect(noteExecutions).toEqual(["n0@run_rich-traced/c0a", "n1@run_rich-traced/c1a", "n2@run_rich-traced/c2a"]);
+  });
+
+  it("waits inside the workflow for decisions: incomplete ones are ignored, a denial is the observation", async () => {
+    noteExecutions.length = 0;
+    const handle = await approving.start("delete it", { workflowId: "approval-1" });
+    const pending = await readPendingApproval(DBOS, "approval-1", 30);
+    expect(pending?.map(({ toolCall }) => toolCall.id)).toEqual(["ask_1"]);
+    await sendApproval(DBOS, "approval-1", {});
+    await sendApproval(DBOS, "approval-1", { ask_1: { behavior: "deny", message: "Not today." } });
+    const result = await handle.getResult();
+    expect(result).toMatchObject({ status: "completed", final: "final after: Not today.", runId: "run_approval-1_1" });
+    expect(noteExecutions).toEqual([]);
+    expect(await readPendingApproval(DBOS, "approval-1", 1)).toEqual([]);
+  });
+
+  it("an approved call runs once, after the decision", async () => {
+    noteExecutions.length = 0;
+    const handle = await approving.start("note it", { workflowId: "approval-2" });
+    await sendApproval(DBOS, "approval-2", { ask_1: { behavior: "allow" } });
+    expect((await handle.getResult()).final).toBe("final after: noted needs-approval");
+    expect(noteExecutions).toEqual(["needs-approval@run_approval-2_1/ask_1"]);
+  });
+
+  it("with approvalTimeoutSeconds, a run nobody answers ends interrupted", async () => {
+    const result = await impatient.run("delete it", { workflowId: "approval-timeout" });
+    expect(result.status).toBe("interrupted");
+    expect(result.pending.map(({ toolCall }) => toolCall.id)).toEqual(["ask_1"]);
+  });
+
+  it("outside a workflow the durable model and tools are the plain ones", async () => {
+    const response = await durableModel(richModel).complete([{ role: "user", content: "hi" }], []);
+    expect(response).toEqual(richResponse(0));
+    const outcome = await durableTools(notes).execute({ id: "x", name: "note", arguments: { text: "plain" } }, {});
+    expect(outcome).toEqual({ content: "noted plain", isError: false });
+  });
+
+  it("refuses misuse with a UsageError", () => {
+    expect(() => registerDurableAgent({} as Agent, { name: "x" })).toThrow(UsageError);
+    expect(() => registerDurableAgent(new Agent(richModel, notes), { name: "" })).toThrow(/options.name/);
+    expect(() => registerDurableAgent(new Agent(richModel, notes), { name: "y", approvalTimeoutSeconds: -1 })).toThrow(UsageError);
+  });
+
+  it("a machine without PostgreSQL gets one message saying how to install it", () => {
+    expect(postgresNotFound).toBe("PostgreSQL not found: run scripts/install-test-deps.sh, or apt-get install postgresql");
+    expect(() => findPostgresBin("/nonexistent/postgresql", "/nonexistent/bin")).toThrow(postgresNotFound);
+  });
+});
