@@ -54,22 +54,28 @@ export function watchTraceDirectory(root: string, onChange: (change: DirectoryCh
     });
   };
 
+  let poll: NodeJS.Timeout | undefined;
+  const pollEvery = (milliseconds: number): void => {
+    clearInterval(poll);
+    poll = setInterval(request, milliseconds);
+    poll.unref();
+  };
   let watcher: FSWatcher | undefined;
   try {
     watcher = watch(root, { persistent: false }, () => {
       clearTimeout(debounce);
       debounce = setTimeout(request, 50);
     });
+    // fs.watch can fail later too (the directory removed and made again, too many watchers): scan more often then.
     watcher.on("error", () => {
       watcher?.close();
       watcher = undefined;
+      if (!stopped) pollEvery(options.pollMs ?? 500);
     });
   } catch {
     watcher = undefined;
   }
-  const pollMs = options.pollMs ?? (watcher ? 2000 : 500);
-  const poll = setInterval(request, pollMs);
-  poll.unref();
+  pollEvery(options.pollMs ?? (watcher ? 2000 : 500));
   scanning = scan(false).finally(() => {
     scanning = undefined;
   });

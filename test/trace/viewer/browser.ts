@@ -19,11 +19,15 @@ export const chromiumArguments = [
   "--disable-sync",
 ];
 
-/** Debian's Chromium (`/usr/bin/chromium`), or one on the PATH; throws one clear message when there is none. */
+/**
+ * Debian's Chromium (`/usr/bin/chromium`), or one on the PATH, or the one `CHROMIUM` names; throws one clear
+ * message when there is none.
+ */
 export function findChromium(): string {
-  const candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-  for (const folder of (process.env.PATH ?? "").split(delimiter))
-    if (folder) candidates.push(join(folder, "chromium"), join(folder, "chromium-browser"));
+  const candidates = process.env.CHROMIUM ? [process.env.CHROMIUM] : ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
+  if (!process.env.CHROMIUM)
+    for (const folder of (process.env.PATH ?? "").split(delimiter))
+      if (folder) candidates.push(join(folder, "chromium"), join(folder, "chromium-browser"));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -33,7 +37,7 @@ export function findChromium(): string {
     }
   }
   throw new Error(
-    "The trace viewer's browser tests need Chromium, and none was found (/usr/bin/chromium or chromium on the PATH). " +
+    `The trace viewer's browser tests need Chromium, and none was found (${candidates.slice(0, 2).join(", ")}${process.env.CHROMIUM ? "" : " or chromium on the PATH"}). ` +
       "Run scripts/install-test-deps.sh (it installs Debian's chromium package), then run the tests again.",
   );
 }

@@ -72,7 +72,10 @@ export async function writeResearchTrace(directory: string, options: { question?
     withUsage(reply("Beijing: sunny, 24°C. Atlantis: no forecast. Paris: sunny and mild."), { inputTokens: 1300, outputTokens: 30 }),
   ]);
   const agent = new Agent(model, registry, { onEvent: tracer.listener({ agentName: "weather-bot" }) });
-  await agent.run(options.question ?? "Compare the weather in Beijing, Atlantis and Paris");
+  // A run attribute, as a durable run's workflow id: the viewer shows whatever the run span carries.
+  await agent.run(options.question ?? "Compare the weather in Beijing, Atlantis and Paris", {
+    attributes: { "dbos.workflow.id": "wf-7f3a" },
+  });
   await tracer.flush();
   const file = exporter.written.at(-1);
   if (file === undefined) throw new Error("the tracer wrote no trace");

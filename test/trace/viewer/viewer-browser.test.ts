@@ -1,3 +1,4 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright locators, whose innerText() is what a person sees (textContent would include hidden text)
 import { mkdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -106,6 +107,19 @@ describe("the trace viewer in Chromium", () => {
     await detail.locator("h2", { hasText: "execute_tool weather" }).waitFor();
     expect(await detail.locator("section", { hasText: "Arguments" }).innerText()).toContain('"city": "Beijing"');
     expect(await detail.locator("section", { hasText: "Result" }).innerText()).toContain("sunny, 24°C in Beijing");
+  });
+
+  it("shows a run's input, final answer, status and any other attribute of its span (a workflow id)", async () => {
+    await rowOf("invoke_agent weather-bot").click();
+    const detail = page.locator(".detail");
+    await detail.locator("h2", { hasText: "invoke_agent weather-bot" }).waitFor();
+    const text = await detail.innerText();
+    expect(text).toMatch(/run status\s+completed/);
+    expect(text).toMatch(/Input\s+Compare the weather in Beijing, Atlantis and Paris/i);
+    expect(text).toMatch(/Final answer\s+Beijing: sunny, 24°C\. Atlantis: no forecast\. Paris: sunny and mild\./i);
+    expect(await detail.locator("section", { hasText: "Run attributes" }).locator("tr").allInnerTexts()).toEqual([
+      "dbos.workflow.id\twf-7f3a",
+    ]);
   });
 
   it("marks a failing tool call as an error, with its error text", async () => {

@@ -31,6 +31,8 @@ const shown = new Set([
   "minagent.run.status",
   "minagent.run.converged",
   "minagent.run.turns",
+  "minagent.run.id",
+  "minagent.run.pending_count",
   "minagent.request.new_messages",
   "minagent.request.new_message_index",
   "minagent.request.message_count",
@@ -150,6 +152,8 @@ function runSections(model: TraceModel, index: number, query: string): HTMLEleme
       fact("input tokens", formatCount(numberOf(a["gen_ai.usage.input_tokens"]))),
       fact("output tokens", formatCount(numberOf(a["gen_ai.usage.output_tokens"]))),
       fact("cost", formatCost(model.subtreeCost(index))),
+      a["minagent.run.pending_count"] !== undefined ? fact("awaiting approval", String(a["minagent.run.pending_count"])) : null,
+      a["minagent.run.id"] !== undefined ? fact("run id", String(a["minagent.run.id"])) : null,
     ),
     section("Input", typeof input === "string" ? code(input, query) : h("p.muted", null, "Not recorded.")),
     section("Final answer", typeof final === "string" ? code(final, query) : h("p.muted", null, "None (the run did not complete).")),
@@ -206,7 +210,7 @@ function partView(part: MessagePart, query: string): HTMLElement {
       return h(
         "div.tool-call-part",
         null,
-        h("span.label", null, `→ ${part.name}`),
+        h("span.call-name", null, `→ ${part.name}`),
         h("span.muted", null, ` ${part.id}`),
         code(JSON.stringify(part.arguments, null, 2), query),
       );
