@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, FakeModel, ToolRegistry } from "../../src/index.js";
+import { Agent, FakeModel, planMode, ToolRegistry } from "../../src/index.js";
 import { connectMcpServers, type McpServers } from "../../src/mcp/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 import { referenceServers } from "./reference-servers.js";
@@ -121,6 +121,43 @@ describe("the reference servers over stdio", () => {
     await expect(mcp.callTool("nowhere", "x")).rejects.toThrow(
       'There is no MCP server named "nowhere" (servers: everything, filesystem, memory).',
     );
+  });
+
+  it("lets plan mode run a read-only MCP tool and refuse one that writes", async () => {
+    const registry = planMode({ approve: () => false, startInPlanMode: true }).install(new ToolRegistry());
+    const model = new FakeModel([
+      reply(
+        "",
+        toolCall("mcp__filesystem__read_text_file", { path: join(root, "notes.txt") }, "read"),
+        toolCall("mcp__filesystem__write_file", { path: join(root, "new.txt"), content: "x" }, "write"),
+      ),
+      "done",
+    ]);
+    const result = await new Agent(model, registry, { prepareTurn: mcp.prepareTurn(registry) }).run("plan");
+    const [read, write] = result.messages.filter((message) => message.role === "tool");
+    expect(read).toMatchObject({ content: "first line\nsecond line\n" });
+    expect(write).toMatchObject({ isError: true, content: expect.stringMatching(/plan mode/i) });
+    expect(() => readFileSync(join(root, "new.txt"))).toThrow(/ENOENT/);
+  });
+
+  it("runs read-only MCP calls of one turn at once when the registry orders effects", async () => {
+    const registry = new ToolRegistry({ orderEffects: true });
+    const order: string[] = [];
+    const slow = (id: string) => toolCall("mcp__everything__trigger-long-running-operation", { duration: 0.3, steps: 1 }, id);
+    const model = new FakeModel([
+      reply("", slow("a"), slow("b"), toolCall("mcp__filesystem__write_file", { path: join(root, "w.txt"), content: "w" }, "w")),
+      "done",
+    ]);
+    await new Agent(model, registry, {
+      prepareTurn: mcp.prepareTurn(registry),
+      onEvent: (event) => {
+        if (event.type === "tool-call-start" || event.type === "tool-call-end")
+          order.push(`${event.type === "tool-call-start" ? "start" : "end"} ${event.toolCall.id}`);
+      },
+    }).run("go");
+    // The two read-only calls overlap; the write waits until they are done, and runs alone.
+    expect(order.slice(0, 2)).toEqual(["start a", "start b"]);
+    expect(order.slice(4)).toEqual(["start w", "end w"]);
   });
 
   it("validates arguments against the server's schema before anything is sent", async () => {
