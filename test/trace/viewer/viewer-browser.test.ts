@@ -135,6 +135,24 @@ describe("the trace viewer in Chromium", () => {
     expect(await page.locator(".totals .total.bad", { hasText: "errors" }).innerText()).toMatch(/errors\s+1/);
   });
 
+  it("zooms the time axis around the selected span, and fits it back", async () => {
+    const bar = rowOf('{"city":"Atlantis"}').locator(".bar");
+    const lane = await rowOf('{"city":"Atlantis"}').locator(".lane").boundingBox();
+    const before = await bar.boundingBox();
+    for (let step = 0; step < 3; step++) await page.getByRole("button", { name: "+", exact: true }).click();
+    const zoomed = await bar.boundingBox();
+    expect(before && zoomed && lane).toBeTruthy();
+    if (before && zoomed && lane) {
+      // 1.6³ ≈ 4.1 times wider (less where it is cut at the lane's edges), and still in view.
+      expect(zoomed.width).toBeGreaterThan(before.width * 1.5);
+      expect(zoomed.x).toBeLessThan(lane.x + lane.width);
+      expect(zoomed.x + zoomed.width).toBeGreaterThan(lane.x);
+    }
+    expect(await page.locator(".tick").first().innerText()).not.toBe("0 µs");
+    await page.getByRole("button", { name: "Fit", exact: true }).click();
+    expect(await bar.boundingBox()).toEqual(before);
+  });
+
   it("nests a sub-agent's run under the tool call that started it, and folds it away", async () => {
     const research = page.locator(`${rows}.type-tool-execution`, { hasText: "research" });
     const child = page.locator(`${rows}.subagent`);

@@ -74,9 +74,16 @@ export class Waterfall {
 
   select(index: number, scroll = true): void {
     this.#selected = index;
-    if (index >= 0) {
+    const span = this.#model.rows[index]?.span;
+    if (span) {
       this.#model.reveal(index);
       if (scroll) this.#scrollTo(index);
+      // Zoomed in elsewhere: bring the selected span into the window, keeping the zoom.
+      if (span.endTime < this.#from || span.startTime > this.#to) {
+        const width = this.#to - this.#from;
+        const middle = (span.startTime + span.endTime) / 2;
+        this.#setWindow(middle - width / 2, middle + width / 2);
+      }
     }
     this.render(true);
     this.#onSelect(index);
@@ -87,13 +94,23 @@ export class Waterfall {
     this.render(true);
   }
 
-  /** Zooms by `factor` (< 1 zooms in) around a point of the window (0 = its left edge, 1 its right). */
-  zoomBy(factor: number, anchor = 0.5): void {
+  /**
+   * Zooms by `factor` (< 1 zooms in) around a point of the window (0 = its left edge, 1 its right); by default
+   * around the selected span when it is in the window, else around the middle.
+   */
+  zoomBy(factor: number, anchor = this.#selectedAnchor()): void {
     const span = this.#to - this.#from;
     const total = this.#model.end - this.#model.start;
     const next = Math.min(total, Math.max(total / 1e6, 0.001, span * factor));
     const at = this.#from + span * anchor;
     this.#setWindow(at - next * anchor, at + next * (1 - anchor));
+  }
+
+  #selectedAnchor(): number {
+    const span = this.#model.rows[this.#selected]?.span;
+    if (!span) return 0.5;
+    const at = ((span.startTime + span.endTime) / 2 - this.#from) / (this.#to - this.#from);
+    return at >= 0 && at <= 1 ? at : 0.5;
   }
 
   fit(): void {
