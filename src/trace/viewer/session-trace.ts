@@ -220,9 +220,12 @@ class SessionSpans {
     if (open) root.attributes[traceAttributes.runStatus] = "running";
     else {
       const last = this.#spans.findLast((span) => span.type === "run" && span !== root);
-      const status = last?.attributes[traceAttributes.runStatus];
+      // The session ends as its last run did; the run's error stays on the run (counted once).
+      const status =
+        last?.status.code === "error" && last.attributes[traceAttributes.errorType] === "run_error"
+          ? "failed"
+          : last?.attributes[traceAttributes.runStatus];
       if (typeof status === "string") root.attributes[traceAttributes.runStatus] = status;
-      if (last?.status.code === "error") root.status = last.status;
     }
     // The header's time may be a moment after the first line's (it is written with it).
     for (const span of this.#spans) root.startTime = Math.min(root.startTime, span.startTime);

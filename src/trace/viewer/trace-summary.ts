@@ -11,7 +11,7 @@ export type TraceSummary = {
   traceId: string;
   agent: string | undefined;
   model: string | undefined;
-  /** `completed`, `max_steps`, `interrupted`, `running` (a session still open), or `error`. */
+  /** `completed`, `max_steps`, `interrupted`, `error` (the run failed), or for a session `running` (still open) or `failed` (its last run). */
   status: string;
   /** The error of a failed top-level run. */
   error: string | undefined;
