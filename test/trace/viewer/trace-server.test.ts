@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,6 +33,34 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
+
+/** Opens the event stream, runs `action` once it is connected, and resolves with the first change event's data. */
+function nextChange(action: () => Promise<void>): Promise<{ changed: string[]; removed: string[] }> {
+  return new Promise((resolve, reject) => {
+    const call = request({ host: "127.0.0.1", port: server.port, path: "/api/events", headers: { host: `127.0.0.1:${server.port}` } });
+    call.on("response", (response) => {
+      let text = "";
+      let acted = false;
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        text += chunk;
+        if (!acted && text.includes(": connected")) {
+          acted = true;
+          action().catch(reject);
+        }
+        const data = /event: change\ndata: (.*)\n/.exec(text)?.[1];
+        if (data !== undefined) {
+          call.destroy();
+          resolve(JSON.parse(data) as { changed: string[]; removed: string[] });
+        }
+      });
+    });
+    call.on("error", (error) => {
+      if ((error as NodeJS.ErrnoException).code !== "ECONNRESET") reject(error);
+    });
+    call.end();
+  });
+}
 
 /** GETs a path as written (no URL normalisation), with the Host header the server expects unless told otherwise. */
 function get(path: string, host = `127.0.0.1:${server.port}`): Promise<{ status: number; body: string }> {
@@ -131,34 +159,18 @@ describe("the trace viewer's JSON API", () => {
     expect((await get("/api/traces")).body).not.toContain("link-out.json");
   });
 
-  it("sends a live event when a new trace file is written", async () => {
-    const events = await new Promise<string>((resolve, reject) => {
-      const call = request({ host: "127.0.0.1", port: server.port, path: "/api/events", headers: { host: `127.0.0.1:${server.port}` } });
-      call.on("response", (response) => {
-        let text = "";
-        let wrote = false;
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => {
-          text += chunk;
-          if (!wrote && text.includes(": connected")) {
-            wrote = true;
-            writeResearchTrace(directory, { question: "A live one" }).catch(reject);
-          }
-          if (text.includes("event: change")) {
-            call.destroy();
-            resolve(text);
-          }
-        });
-      });
-      call.on("error", reject);
-      call.end();
+  it("sends a live event when a new trace file is written, and when one is removed", async () => {
+    let written = "";
+    const added = await nextChange(async () => {
+      written = basename(await writeResearchTrace(directory, { question: "A live one" }));
     });
-    const data = JSON.parse(events.split("event: change\ndata: ")[1]?.split("\n")[0] ?? "{}") as { changed: string[] };
-    expect(data.changed).toHaveLength(1);
+    expect(added).toEqual({ changed: [written], removed: [] });
     const list = JSON.parse((await get("/api/traces")).body) as TraceSummary[];
-    expect(list[0]?.name).toBe(data.changed[0]);
-    const opened = JSON.parse((await get(`/api/traces/${data.changed[0]}`)).body) as { trace: Trace };
+    expect(list[0]?.name).toBe(written);
+    const opened = JSON.parse((await get(`/api/traces/${written}`)).body) as { trace: Trace };
     expect(opened.trace.spans[0]?.attributes["minagent.run.input"]).toBe("A live one");
+    const removed = await nextChange(async () => rmSync(join(directory, written)));
+    expect(removed).toEqual({ changed: [], removed: [written] });
   });
 
   it("serves only the named file when given a file", async () => {
