@@ -51,7 +51,7 @@ async function openTrace(name: string): Promise<void> {
   await page.locator(`body[data-view=trace] ${rows}`).first().waitFor();
 }
 
-describe("the trace viewer in Chromium", () => {
+describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
   it("lists the traces newest first: agent, model, status, turns, tokens, cost, duration", async () => {
     await page.goto(server?.url as string);
     await page.locator("tr.trace-row").nth(1).waitFor();
