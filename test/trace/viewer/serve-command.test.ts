@@ -1,5 +1,6 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { basename } from "node:path";
+import { basename, delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { serveTraces, traceCommand } from "../../../src/cli/commands/trace.js";
 import { fakeIo } from "../../helpers/fake-io.js";
@@ -43,6 +44,27 @@ describe("minagent trace serve", () => {
     expect(url).toBe(`http://127.0.0.1:${port}/#/trace/${encodeURIComponent(basename(file))}`);
     stop.abort();
     expect(await exit).toBe(0);
+  });
+
+  it.runIf(process.platform === "linux")("opens the page in the browser with --open (xdg-open)", async () => {
+    const bin = temporaryFolder("minagent-serve-bin-");
+    const opened = join(bin, "opened.txt");
+    writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}${delimiter}${path ?? ""}`;
+    const stop = new AbortController();
+    const { io, stdout } = fakeIo();
+    try {
+      const exit = serveTraces([temporaryFolder("minagent-serve-"), "--open"], io, stop.signal);
+      const url = await printedUrl(stdout);
+      for (let tries = 0; tries < 200 && !(existsSync(opened) && readFileSync(opened, "utf8") !== ""); tries++)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(readFileSync(opened, "utf8")).toBe(url);
+      stop.abort();
+      expect(await exit).toBe(0);
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   it("says what is wrong with bad arguments, a busy port or a missing directory (exit code 2)", async () => {
