@@ -1,5 +1,5 @@
-import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { ApprovalDecisions, PendingToolCall } from "../engine.js";
+import { loadDbosSdk } from "./load-dbos-sdk.js";
 
 /** The DBOS message topic that carries decisions to a durable run waiting for approval. */
 export const approvalTopic = "minagent.approval";
@@ -68,6 +68,7 @@ export async function waitForDecisions(
   pending: readonly PendingToolCall[],
   timeoutSeconds: number | undefined,
 ): Promise<ApprovalDecisions | undefined> {
+  const { DBOS } = loadDbosSdk();
   await DBOS.setEvent(pendingApprovalEvent, pending);
   const deadline = timeoutSeconds === undefined ? undefined : (await DBOS.now()) + timeoutSeconds * 1000;
   for (;;) {

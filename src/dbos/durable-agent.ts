@@ -1,7 +1,8 @@
-import { DBOS, type WorkflowHandle } from "@dbos-inc/dbos-sdk";
+import type { DBOS, WorkflowHandle } from "@dbos-inc/dbos-sdk";
 import { Agent, type Message, type Model, type RunResult, type ToolExecutor, UsageError } from "../engine.js";
 import { waitForDecisions } from "./approvals.js";
 import { durableModel, durableTools } from "./durable-steps.js";
+import { loadDbosSdk } from "./load-dbos-sdk.js";
 
 /** The trace attribute (on the run span, `RunOptions.attributes`) naming the DBOS workflow a durable run is. */
 export const workflowIdAttribute = "dbos.workflow_id";
@@ -80,6 +81,7 @@ export function registerDurableAgent(agent: Agent, options: DurableAgentOptions)
   if (typeof name !== "string" || name === "") throw new UsageError("registerDurableAgent needs options.name: the workflow's name.");
   if (approvalTimeoutSeconds !== undefined && !(approvalTimeoutSeconds >= 0))
     throw new UsageError(`approvalTimeoutSeconds must be a number of seconds, got ${approvalTimeoutSeconds}.`);
+  const { DBOS } = loadDbosSdk();
   const parts = { model: durableModel(agent.model), tools: durableTools(agent.registry) };
   const inner = options.createAgent ? options.createAgent(parts) : new Agent(parts.model, parts.tools, agent.options);
 

@@ -1,5 +1,5 @@
-import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { Model, ToolExecutor } from "../engine.js";
+import { loadDbosSdk } from "./load-dbos-sdk.js";
 
 /** Name of the DBOS step that records one model call. */
 export const modelStepName = "minagent.model";
@@ -16,6 +16,7 @@ export function toolStepName(toolName: string): string {
  * The response must survive DBOS's serialisation (superjson): minagent's responses are plain data.
  */
 export function durableModel(model: Model): Model {
+  const { DBOS } = loadDbosSdk();
   const { provider, modelId } = model;
   return {
     ...(provider !== undefined && { provider }),
@@ -38,6 +39,7 @@ export function durableModel(model: Model): Model {
  * numbers when they run at once and finish in another order.
  */
 export function durableTools(tools: ToolExecutor): ToolExecutor {
+  const { DBOS } = loadDbosSdk();
   const runsAlone = tools.runsAlone;
   return {
     schemas: () => tools.schemas(),

@@ -18,4 +18,5 @@ export {
   workflowIdAttribute,
 } from "./durable-agent.js";
 export { durableModel, durableTools, modelStepName, toolStepName } from "./durable-steps.js";
+export { installDbosSdk } from "./load-dbos-sdk.js";
 export { type EnqueueDurableRunOptions, enqueueDurableRun, recoverWorkflowsOf, type WorkflowManager } from "./remote.js";

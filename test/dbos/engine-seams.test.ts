@@ -1,10 +1,14 @@
 // The small engine additions durable runs rely on, tested without Postgres: a run id fixed by the caller, trace
 // attributes on the run span, and a tool call's idempotency key made from the run id and the call id.
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Agent, type AgentEvent, FakeModel, type ToolContext, ToolRegistry } from "../../src/index.js";
+import { loadDbosSdk } from "../../src/dbos/load-dbos-sdk.js";
+import { Agent, type AgentEvent, FakeModel, type ToolContext, ToolRegistry, UsageError } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 import { MemoryTraceExporter } from "../../src/trace/memory-trace-exporter.js";
 import { Tracer } from "../../src/trace/tracer.js";
+import { temporaryFolder } from "../helpers/temporary-folder.js";
 
 function recordingRegistry(keys: string[]) {
   return new ToolRegistry().add({
@@ -66,5 +70,33 @@ describe("engine seams for durable runs", () => {
     expect(runSpan?.type).toBe("run");
     expect(runSpan?.attributes["dbos.workflow_id"]).toBe("wf-9");
     expect(String(runSpan?.attributes["minagent.note"])).not.toContain("abcdefghijklmnopqrstuvwxyz0123456789");
+  });
+});
+
+describe("minagent/dbos without @dbos-inc/dbos-sdk (an optional peer dependency)", () => {
+  it("says which package to install, keeping Node's error as the cause", () => {
+    const folder = temporaryFolder("minagent-no-dbos-");
+    const require = createRequire(join(folder, "index.js"));
+    let thrown: unknown;
+    try {
+      loadDbosSdk(require);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(UsageError);
+    expect((thrown as Error).message).toMatch(
+      /^minagent\/dbos needs the @dbos-inc\/dbos-sdk package .* Install it: npm i @dbos-inc\/dbos-sdk$/,
+    );
+    expect(((thrown as Error).cause as NodeJS.ErrnoException).code).toBe("MODULE_NOT_FOUND");
+  });
+
+  it("importing minagent/dbos loads no DBOS: that waits for its first use", async () => {
+    const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes("@dbos-inc"));
+    expect(loaded()).toBe(false);
+    const dbos = await import("../../src/dbos/index.js");
+    expect(typeof dbos.registerDurableAgent).toBe("function");
+    expect(loaded()).toBe(false);
+    dbos.durableModel(new FakeModel([]));
+    expect(loaded()).toBe(true);
   });
 });
