@@ -82,12 +82,17 @@ let server: TestPostgres;
 let rich: DurableAgent;
 let approving: DurableAgent;
 let impatient: DurableAgent;
+let rebuilt: DurableAgent;
 
 beforeAll(async () => {
   server = await startPostgres();
   rich = registerDurableAgent(new Agent(richModel, notes, { onEvent: tracer.listener({ agentName: "rich" }) }), { name: "rich" });
   approving = registerDurableAgent(new Agent(approvalModel, notes), { name: "approving" });
   impatient = registerDurableAgent(new Agent(approvalModel, notes), { name: "impatient", approvalTimeoutSeconds: 1 });
+  rebuilt = registerDurableAgent(new Agent(richModel, notes), {
+    name: "rebuilt",
+    createAgent: ({ model, tools }) => new Agent(model, tools, { maxSteps: 2 }),
+  });
   DBOS.setConfig({ name: "minagent-inprocess", systemDatabaseUrl: databaseUrl(server.url, "minagent_inprocess"), logLevel: "error" });
   await DBOS.launch();
 }, 120_000);
@@ -156,6 +161,13 @@ describe("durable agent in one process", () => {
     const result = await impatient.run("delete it", { workflowId: "approval-timeout" });
     expect(result.status).toBe("interrupted");
     expect(result.pending.map(({ toolCall }) => toolCall.id)).toEqual(["ask_1"]);
+  });
+
+  it("createAgent builds the agent that runs in the workflow, around the durable model and tools", async () => {
+    const result = await rebuilt.run("go", { workflowId: "rebuilt-1" });
+    expect(result).toMatchObject({ status: "max_steps", turns: 2 });
+    const steps = (await DBOS.listWorkflowSteps("rebuilt-1")) ?? [];
+    expect(steps.filter((step) => step.name === modelStepName)).toHaveLength(2);
   });
 
   it("outside a workflow the durable model and tools are the plain ones", async () => {
