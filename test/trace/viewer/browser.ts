@@ -50,6 +50,9 @@ export async function launchChromium(): Promise<BrowserContext> {
     headless: true,
     args: chromiumArguments,
     viewport: { width: 1400, height: 820 },
+    // Times are drawn in the browser's zone and numbers in its locale: fixed, for screenshots that do not change.
+    timezoneId: "UTC",
+    locale: "en-US",
     timeout: 60_000,
   });
 }

@@ -10,6 +10,20 @@ function scripted(modelId: string, script: readonly FakeModelScriptItem[]): Mode
   return { provider: "anthropic", modelId, complete: (messages, tools, options) => fake.complete(messages, tools, options) };
 }
 
+/**
+ * A clock that moves forward by a different but fixed amount at each reading (20 to 620 ms), so that a trace
+ * drawn from it looks like a real run and is the same every time.
+ */
+function steppingClock(start: number): () => number {
+  let now = start;
+  let readings = 0;
+  return () => {
+    readings++;
+    now += 20 + ((readings * 7919) % 600);
+    return now;
+  };
+}
+
 const wait = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** A `weather` tool that takes a few milliseconds and fails for Atlantis, so calls overlap and one errs. */
@@ -31,9 +45,15 @@ function weatherRegistry(): ToolRegistry {
  * call that runs a sub-agent as a child run (`agent.run(task, { parent: context })`), then an answer.
  * Returns the file written.
  */
-export async function writeResearchTrace(directory: string, options: { question?: string } = {}): Promise<string> {
-  const exporter = new JsonFileExporter({ directory });
-  const tracer = new Tracer({ exporters: [exporter] });
+export async function writeResearchTrace(directory: string, options: { question?: string; startTime?: number } = {}): Promise<string> {
+  const { startTime } = options;
+  // With a start time, a clock of its own and a file name without the random trace id: the same picture every run.
+  const exporter = new JsonFileExporter(
+    startTime === undefined
+      ? { directory }
+      : { directory, fileName: () => `${new Date(startTime).toISOString().replaceAll(":", "-")}-weather-bot.json` },
+  );
+  const tracer = new Tracer({ exporters: [exporter], ...(startTime !== undefined && { now: steppingClock(startTime) }) });
   const researcher = () =>
     new Agent(
       scripted("claude-haiku-4-5", [
@@ -75,6 +95,7 @@ export async function writeResearchTrace(directory: string, options: { question?
   // A run attribute, as a durable run's workflow id: the viewer shows whatever the run span carries.
   await agent.run(options.question ?? "Compare the weather in Beijing, Atlantis and Paris", {
     attributes: { "dbos.workflow.id": "wf-7f3a" },
+    ...(startTime !== undefined && { runId: "run_7d2c5e8a-weather-bot" }),
   });
   await tracer.flush();
   const file = exporter.written.at(-1);
@@ -89,9 +110,17 @@ export type RecordedSession = { file: string; continueWith: (prompt: string) => 
  * Runs a real agent recorded by a `minagent code` session recorder (two prompts, a tool call and a failing one)
  * into a JsonLinesSessionStore under `home`. `continueWith` runs one more prompt into the same session file.
  */
-export async function writeSession(home: string, cwd = "/home/me/app"): Promise<RecordedSession> {
+export async function writeSession(home: string, options: { startTime?: number } = {}): Promise<RecordedSession> {
   const store = new JsonLinesSessionStore({ directory: home });
-  const recorder = new SessionRecorder({ store, cwd, env: {} });
+  const cwd = "/home/me/app";
+  const { startTime } = options;
+  const clock = startTime === undefined ? undefined : steppingClock(startTime);
+  const recorder = new SessionRecorder({
+    store,
+    cwd,
+    env: {},
+    ...(clock && { now: () => new Date(clock()), sessionId: "3f0c9a4e-5b6d-4c7e-8f90-a1b2c3d4e5f6" }),
+  });
   const model = scripted("claude-sonnet-4-5", [
     withUsage(
       reply("Checking both cities.", toolCall("weather", { city: "Oslo" }, "s1"), toolCall("weather", { city: "Atlantis" }, "s2")),

@@ -27,9 +27,10 @@ beforeAll(async () => {
   assets = compilePage();
   // The session store writes into <home>/projects/<folder>/: the viewer serves that folder, traces go there too.
   const home = temporaryFolder("minagent-viewer-browser-");
-  session = await writeSession(home);
+  // Fixed clocks for the traces in the screenshots, so that they are the same picture every run.
+  session = await writeSession(home, { startTime: Date.UTC(2026, 10, 30, 9, 12) });
   directory = dirname(session.file);
-  traceName = basename(await writeResearchTrace(directory));
+  traceName = basename(await writeResearchTrace(directory, { startTime: Date.UTC(2026, 10, 30, 9, 41) }));
   server = await startTraceServer({ path: directory, assetsDirectory: assets, pollMs: 300 });
   page = await browser.newPage();
   page.setDefaultTimeout(20_000);
@@ -46,6 +47,12 @@ afterAll(async () => {
 const rows = ".row:not([hidden])";
 const rowOf = (text: string) => page.locator(rows, { hasText: text });
 
+/** A PNG for the docs, once the page is live (its indicator says so), with animations and the caret still. */
+async function screenshot(file: string): Promise<void> {
+  await page.locator("#live.on").waitFor();
+  await page.screenshot({ path: join(images, file), animations: "disabled", caret: "hide" });
+}
+
 async function openTrace(name: string): Promise<void> {
   await page.goto(`${server?.url}#/trace/${encodeURIComponent(name)}`);
   await page.locator(`body[data-view=trace] ${rows}`).first().waitFor();
@@ -61,10 +68,10 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
     expect(rows).toHaveLength(2);
     const [trace, recorded] = rows as string[][];
     expect(trace?.slice(1, 7)).toEqual(["weather-bot", "claude-sonnet-4-5", "✓ completed · 1 error", "3", "3,580 / 153", "$0.011"]);
-    expect(trace?.[7]).toMatch(/\d+(\.\d+)? ms/);
+    expect(trace?.[7]).toBe("7.61 s");
     expect(trace?.[9]).toBe(traceName);
     expect(recorded?.slice(1, 6)).toEqual(["minagent codesession", "claude-sonnet-4-5", "✓ completed · 1 error", "3", "1,420 / 37"]);
-    await page.screenshot({ path: join(images, "trace-viewer-list.png") });
+    await screenshot("trace-viewer-list.png");
   });
 
   it("opens a trace: the waterfall of every span, parallel tool calls overlapping, and the totals", async () => {
@@ -76,7 +83,7 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
     expect(totals).toMatch(/tokens in \/ out\s+3,580 \/ 153/);
     expect(totals).toMatch(/cost\s+\$0\.011/);
     expect(totals).toMatch(/model wait [\d.]+ [µm]?s/);
-    expect(totals).toMatch(/tools [\d.]+ ms/);
+    expect(totals).toMatch(/tools [\d.]+ m?s/);
     // The two weather calls of turn 0 ran at once: their bars overlap in time.
     const [beijing, atlantis] = await Promise.all(
       ["Beijing", "Atlantis"].map((city) => rowOf(`{"city":"${city}"}`).locator(".bar").boundingBox()),
@@ -101,7 +108,7 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
     expect(text).toMatch(/cache read\s+512/);
     // (388 uncached × $3 + 512 cached × $0.30 + 60 out × $15) per million
     expect(text).toMatch(/cost\s+\$0\.0022/);
-    await page.screenshot({ path: join(images, "trace-viewer-trace.png") });
+    await screenshot("trace-viewer-trace.png");
 
     await rowOf('{"city":"Beijing"}').click();
     await detail.locator("h2", { hasText: "execute_tool weather" }).waitFor();
@@ -184,7 +191,7 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
     expect(total).toBeGreaterThanOrEqual(6);
     expect(await page.locator(`${rows}.match`).count()).toBe(total);
     expect(await page.locator(".detail mark").first().innerText()).toBe("Paris");
-    await page.screenshot({ path: join(images, "trace-viewer-search.png") });
+    await screenshot("trace-viewer-search.png");
     await page.locator("input.search").press("Enter");
     expect(await page.locator(".search-status").innerText()).toBe(`2 of ${total}`);
     // The failing call's error text: in its result, and in the messages the next model call was sent.
