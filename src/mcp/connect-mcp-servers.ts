@@ -86,6 +86,11 @@ export type McpServers = {
     args?: Record<string, unknown>,
     options?: { signal?: AbortSignal | undefined },
   ): Promise<McpToolResult>;
+  /**
+   * Starts more servers (a project's, once a person approved them); their tools join at the next turn. Resolves when
+   * they are ready or have failed. Throws a UsageError for a name already taken, or after {@link close}.
+   */
+  add(servers: readonly ResolvedMcpServer[]): Promise<void>;
   /** Resolves when every server is ready or has failed. */
   ready(): Promise<void>;
   /** Stops every server; their tools answer that they were closed. */
@@ -109,11 +114,6 @@ export async function connectMcpServers(
   const servers = Array.isArray(config)
     ? (config as readonly ResolvedMcpServer[])
     : resolveMcpConfig(config, "code", options.variables ?? process.env);
-  const names = new Set<string>();
-  for (const { name } of servers) {
-    if (names.has(name)) throw new UsageError(`Two MCP servers are named "${name}": give each a name of its own.`);
-    names.add(name);
-  }
   let revision = 0;
   const settings = {
     clientInfo: options.clientInfo ?? { name: "minagent", version: "0.1.0" },
@@ -125,9 +125,26 @@ export async function connectMcpServers(
       options.onChange?.();
     },
   };
-  const connections = servers.map((server) => new McpServerConnection(server, settings));
-  const toolSets = connections.map((connection) => new ServerToolSet(connection, options.toolTimeoutMs));
-  const started = Promise.all(connections.map((connection) => connection.start())).then(() => undefined);
+  const connections: McpServerConnection[] = [];
+  const toolSets: ServerToolSet[] = [];
+  const starts: Promise<void>[] = [];
+  let closed = false;
+  const add = (more: readonly ResolvedMcpServer[]): Promise<void> => {
+    if (closed) throw new UsageError("These MCP servers were closed: connect again to start more.");
+    const names = new Set(connections.map(({ name }) => name));
+    for (const { name } of more) {
+      if (names.has(name)) throw new UsageError(`Two MCP servers are named "${name}": give each a name of its own.`);
+      names.add(name);
+    }
+    const added = more.map((server) => new McpServerConnection(server, settings));
+    connections.push(...added);
+    toolSets.push(...added.map((connection) => new ServerToolSet(connection, options.toolTimeoutMs)));
+    settings.onChange();
+    const started = Promise.all(added.map((connection) => connection.start())).then(() => undefined);
+    starts.push(started);
+    return started;
+  };
+  const started = add(servers);
   // What each registry was given, by name: the McpTool it came from, to tell a tool that changed from one that did not.
   const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, McpTool> }>();
 
@@ -166,8 +183,18 @@ export async function connectMcpServers(
         );
       return connection.callToolForResult(tool, args, callOptions.signal);
     },
-    ready: () => started,
+    add,
+    ready: async () => {
+      // Servers added while waiting are waited for too.
+      let waited = 0;
+      while (waited < starts.length) {
+        const batch = starts.slice(waited);
+        waited = starts.length;
+        await Promise.all(batch);
+      }
+    },
     close: async () => {
+      closed = true;
       await Promise.all(connections.map((connection) => connection.close()));
     },
   };

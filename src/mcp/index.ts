@@ -1,6 +1,7 @@
 // `minagent/mcp`: any Model Context Protocol server's tools on minagent's loop. The MCP SDK
 // (@modelcontextprotocol/sdk, an optional peer dependency) is loaded when the first server starts.
 export {
+  isRemoteServer,
   type McpConfig,
   type McpRemoteServerConfig,
   type McpServerConfig,

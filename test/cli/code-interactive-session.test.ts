@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { runInteractiveSession } from "../../src/cli/code/interactive/index.js";
 import { stripAnsi } from "../../src/cli/code/interactive/text-width.js";
 import type { CodeOptions, CodeSession, CodeSessionContext, CodeSessionStore } from "../../src/cli/code/session-context.js";
@@ -278,6 +278,30 @@ describe("runInteractiveSession", () => {
     await until(terminal, "Unknown command /frobnicate. /help lists the commands.");
     terminal.press("\x04");
     expect(await exit).toBe(0);
+  });
+
+  test("asks before starting the project's MCP servers, and starts them only on a yes", async () => {
+    for (const [key, remember] of [
+      ["y", true],
+      ["s", false],
+      ["n", undefined],
+    ] as const) {
+      const { context, terminal } = setUp([]);
+      const approve = vi.fn(async (_remember: boolean) => {});
+      const exit = runInteractiveSession({
+        ...context,
+        projectMcpServers: { descriptions: ["filesystem: npx -y @modelcontextprotocol/server-filesystem ."], approve },
+      });
+      await until(
+        terminal,
+        /asks to start MCP servers, programs of the project's choosing:\n +filesystem: npx -y @modelcontextprotocol\/server-filesystem \./,
+      );
+      terminal.press(key);
+      await until(terminal, remember === undefined ? "were not started" : "Starting the project's MCP servers");
+      expect(approve.mock.calls).toEqual(remember === undefined ? [] : [[remember]]);
+      terminal.press("\x04");
+      expect(await exit).toBe(0);
+    }
   });
 
   test("/resume lists the folder's sessions and goes on with the chosen one; /clear starts a new one", async () => {

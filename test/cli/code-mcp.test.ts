@@ -4,8 +4,15 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test, vi } from "vitest";
-import { describeMcpHints, describeMcpServers } from "../../src/cli/code/start-mcp-servers.js";
+import {
+  approveProjectServers,
+  describeMcpHints,
+  describeMcpServers,
+  describeProjectServers,
+  startCodeMcpServers,
+} from "../../src/cli/code/start-mcp-servers.js";
 import { parseCodeArguments } from "../../src/cli/commands/code.js";
+import type { McpServers } from "../../src/mcp/index.js";
 import type { WireRequest } from "../../src/testing/wire-server.js";
 import { referenceServers } from "../mcp/reference-servers.js";
 import { answer, anthropicEnv, callTool, printArgs, runCode, useCodeFixture } from "./code-helpers.js";
@@ -118,6 +125,41 @@ describe("the project's .mcp.json", () => {
     const approved = await runCode(printArgs(fixture, "hi"), anthropicEnv(fixture));
     expect(approved.stderr).not.toContain("not started");
     expect(toolNames(fixture.server.requests[2])).toContain("mcp__filesystem__read_text_file");
+  }, 60_000);
+});
+
+describe("approving the project's servers", () => {
+  test("starts them in the running session and, when remembered, in settings.local.json for the next", async () => {
+    await writeFilesystemConfig(join(fixture.workspace, ".mcp.json"), fixture.workspace);
+    await mkdir(join(fixture.workspace, ".minagent"));
+    await writeFile(
+      join(fixture.workspace, ".minagent", "settings.local.json"),
+      JSON.stringify({ permissions: { allow: ["Bash(npm test)"] } }),
+    );
+    const setup = await startCodeMcpServers({ cwd: fixture.workspace, home: fixture.home, env: {}, configFiles: [], strict: false });
+    try {
+      expect(setup.unapproved.map(({ name }) => name)).toEqual(["filesystem"]);
+      expect(describeProjectServers(setup.unapproved)).toEqual([
+        expect.stringMatching(/^filesystem: .*node.* .*server-filesystem.*index\.js /),
+      ]);
+      expect(setup.mcp?.status()).toEqual([]);
+      await approveProjectServers(setup.mcp as McpServers, setup.unapproved, fixture.workspace, true);
+      await setup.mcp?.ready();
+      expect(setup.mcp?.status()[0]).toMatchObject({ name: "filesystem", state: "ready" });
+      expect(JSON.parse(await readFile(join(fixture.workspace, ".minagent", "settings.local.json"), "utf8"))).toEqual({
+        permissions: { allow: ["Bash(npm test)"] },
+        enabledMcpjsonServers: ["filesystem"],
+      });
+    } finally {
+      await setup.mcp?.close();
+    }
+    const next = await startCodeMcpServers({ cwd: fixture.workspace, home: fixture.home, env: {}, configFiles: [], strict: false });
+    try {
+      expect(next.unapproved).toEqual([]);
+      expect(next.mcp?.status().map(({ name }) => name)).toEqual(["filesystem"]);
+    } finally {
+      await next.mcp?.close();
+    }
   }, 60_000);
 });
 

@@ -136,6 +136,11 @@ export type CodeSessionContext = {
   spending: CodeSpending;
   /** Aborted when the process is told to stop (SIGTERM, or SIGINT when stdin is not in raw mode). */
   signal: AbortSignal;
+  /**
+   * The project's `.mcp.json` servers waiting for a person's approval, not started: the interactive session asks
+   * about them as it opens (`approve(true)` also remembers the answer in `.minagent/settings.local.json`).
+   */
+  projectMcpServers?: { descriptions: readonly string[]; approve(remember: boolean): Promise<void> } | undefined;
 };
 
 /**

@@ -1,9 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { UsageError } from "../../errors.js";
+import { isRemoteServer, type ResolvedMcpServer } from "../../mcp/config.js";
 import type { McpServerStatus, McpServers } from "../../mcp/connect-mcp-servers.js";
 import type { McpToolAnnotations } from "../../mcp/mcp-server-connection.js";
 import type { CliIo } from "../io.js";
+import { editSettingsFile } from "./edit-settings-file.js";
 
 /** What `minagent code` needs to start its MCP servers. */
 export type CodeMcpOptions = {
@@ -18,8 +20,13 @@ export type CodeMcpOptions = {
   strict: boolean;
 };
 
-/** The servers started (none when no config names any) and lines to tell the person. */
-export type CodeMcpSetup = { mcp: McpServers | undefined; notes: string[] };
+/** The servers started (none when no config names any), the project's servers waiting for approval, and lines to tell the person. */
+export type CodeMcpSetup = {
+  mcp: McpServers | undefined;
+  /** Servers of the project's `.mcp.json` not approved yet: not started. Ask (interactive) or tell ({@link describeUnapproved}). */
+  unapproved: readonly ResolvedMcpServer[];
+  notes: string[];
+};
 
 /**
  * Starts the MCP servers `minagent code` is configured with: the user's `~/.minagent/mcp.json`, the project's
@@ -29,7 +36,8 @@ export type CodeMcpSetup = { mcp: McpServers | undefined; notes: string[] };
  * A project's `.mcp.json` comes with the code, so its servers (programs it would run) start only once the person has
  * approved them, in settings the repository does not carry: `enabledMcpjsonServers` (names) or
  * `enableAllProjectMcpServers` in `~/.minagent/settings.json` or `.minagent/settings.local.json`. Naming the file
- * with `--mcp-config` approves it too. The others are listed in a note, with how to approve them.
+ * with `--mcp-config` approves it too. The others are returned as `unapproved`, for the caller to ask about or to
+ * tell of.
  */
 export async function startCodeMcpServers(options: CodeMcpOptions): Promise<CodeMcpSetup> {
   const project = join(options.cwd, ".mcp.json");
@@ -42,15 +50,8 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
   const approval = await readProjectApproval([join(options.home, "settings.json"), join(options.cwd, ".minagent", "settings.local.json")]);
   const named = new Set(options.configFiles);
   const unapproved = servers.filter((server) => server.source === project && !named.has(project) && !approval(server.name));
-  const notes: string[] = [];
-  if (unapproved.length > 0)
-    notes.push(
-      `The project's .mcp.json has MCP servers that were not started: ${unapproved.map(({ name }) => name).join(", ")}. ` +
-        `They run programs of the project's choosing; to start them, list them in "enabledMcpjsonServers" in ` +
-        `.minagent/settings.local.json (or pass --mcp-config .mcp.json).`,
-    );
   const starting = servers.filter((server) => !unapproved.includes(server));
-  if (starting.length === 0) return { mcp: undefined, notes };
+  if (servers.length === 0) return { mcp: undefined, unapproved, notes: [] };
   const { connectMcpServers } = await import("../../mcp/connect-mcp-servers.js");
   try {
     const mcp = await connectMcpServers(starting, {
@@ -59,11 +60,50 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
       variables: options.env,
       ...(options.env.MCP_TIMEOUT && { startupTimeoutMs: Number(options.env.MCP_TIMEOUT) }),
     });
-    return { mcp, notes };
+    return { mcp, unapproved, notes: [] };
   } catch (error) {
     if (!(error instanceof UsageError) || options.configFiles.length > 0) throw error;
-    return { mcp: undefined, notes: [...notes, `MCP servers not started: ${error.message}`] };
+    return { mcp: undefined, unapproved: [], notes: [`MCP servers not started: ${error.message}`] };
   }
+}
+
+/** The note for project servers that were not started, saying how to approve them. */
+export function describeUnapproved(unapproved: readonly ResolvedMcpServer[]): string {
+  return (
+    `The project's .mcp.json has MCP servers that were not started: ${unapproved.map(({ name }) => name).join(", ")}. ` +
+    `They run programs of the project's choosing; to start them, list them in "enabledMcpjsonServers" in ` +
+    `.minagent/settings.local.json (or pass --mcp-config .mcp.json).`
+  );
+}
+
+/** One line per project server, saying what it would run or reach: what a person approves. */
+export function describeProjectServers(unapproved: readonly ResolvedMcpServer[]): string[] {
+  return unapproved.map(({ name, config, problem }) => {
+    if (!config) return `${name}: ${problem}`;
+    if (isRemoteServer(config)) return `${name}: ${config.type} ${config.url}`;
+    return `${name}: ${[config.command, ...(config.args ?? [])].join(" ")}`;
+  });
+}
+
+/**
+ * Starts project servers a person approved; with `remember`, also lists them in `enabledMcpjsonServers` of the
+ * project's `.minagent/settings.local.json`, so that later sessions start them without asking.
+ */
+export async function approveProjectServers(
+  mcp: McpServers,
+  unapproved: readonly ResolvedMcpServer[],
+  cwd: string,
+  remember: boolean,
+): Promise<void> {
+  if (remember)
+    await editSettingsFile(join(cwd, ".minagent", "settings.local.json"), "add the MCP servers", (settings) => {
+      const enabled = settings.enabledMcpjsonServers ?? [];
+      if (!Array.isArray(enabled))
+        throw new UsageError(`Cannot add the MCP servers: "enabledMcpjsonServers" in .minagent/settings.local.json is not a list.`);
+      for (const { name } of unapproved) if (!enabled.includes(name)) enabled.push(name);
+      settings.enabledMcpjsonServers = enabled;
+    });
+  void mcp.add(unapproved);
 }
 
 /** Whether a project server may start, from the settings the person keeps outside the repository. */

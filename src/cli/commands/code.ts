@@ -14,7 +14,13 @@ import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
 import type { CodeOptions, CodeOutputFormat, CodeSessionContext, CodingAgentOverrides } from "../code/session-context.js";
 import { createSpendingTracker } from "../code/spending.js";
-import { type CodeMcpSetup, startCodeMcpServers } from "../code/start-mcp-servers.js";
+import {
+  approveProjectServers,
+  type CodeMcpSetup,
+  describeProjectServers,
+  describeUnapproved,
+  startCodeMcpServers,
+} from "../code/start-mcp-servers.js";
 import type { CliIo } from "../io.js";
 import { estimateCost } from "../model-prices.js";
 import { parseSeconds, parseWholeNumber } from "../number-flags.js";
@@ -110,6 +116,7 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     return misuse(error.message);
   }
   let mcp: CodeMcpSetup["mcp"];
+  let projectMcpServers: CodeSessionContext["projectMcpServers"];
   try {
     const setup = await startCodeMcpServers({
       cwd: options.cwd,
@@ -120,6 +127,15 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     });
     mcp = setup.mcp;
     for (const note of setup.notes) io.stderr(`minagent code: ${note}\n`);
+    const { unapproved } = setup;
+    if (unapproved.length > 0 && options.print) io.stderr(`minagent code: ${describeUnapproved(unapproved)}\n`);
+    else if (unapproved.length > 0 && setup.mcp) {
+      const servers = setup.mcp;
+      projectMcpServers = {
+        descriptions: describeProjectServers(unapproved),
+        approve: (remember) => approveProjectServers(servers, unapproved, options.cwd, remember),
+      };
+    }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     return misuse(error.message);
@@ -158,6 +174,7 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     sessions,
     spending,
     signal: interrupt.signal,
+    projectMcpServers,
   };
   try {
     if (options.print) {

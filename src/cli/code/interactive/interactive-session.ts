@@ -95,6 +95,7 @@ export class InteractiveSession implements SlashHost {
     const stopResizing = this.terminal.onResize(() => this.#updateStatus());
     try {
       this.#printBanner();
+      await this.#askAboutProjectMcpServers();
       if (this.context.options.resume === true) await this.resume(undefined);
       if (this.context.options.prompt?.trim()) await this.#runTurn(this.context.options.prompt.trim());
       return await this.#promptLoop();
@@ -285,6 +286,40 @@ export class InteractiveSession implements SlashHost {
     this.#history = [...this.#session.history];
     this.#tracker.reset();
     this.#printRecap();
+  }
+
+  /** The project's .mcp.json servers start only once the person approves what they would run. */
+  async #askAboutProjectMcpServers(): Promise<void> {
+    const servers = this.context.projectMcpServers;
+    if (!servers) return;
+    const { style } = this;
+    const outcome = await chooseOne(this.terminal, {
+      title: [
+        style.bold("This project's .mcp.json asks to start MCP servers, programs of the project's choosing:"),
+        ...servers.descriptions.map((line) => `  ${truncateToWidth(flattenText(line), this.terminal.columns - 3)}`),
+      ],
+      choices: [
+        { label: "Yes, and start them in this project from now on", key: "y", value: "always" as const },
+        { label: "Yes, this session only", key: "s", value: "session" as const },
+        { label: "No", key: "n", value: "no" as const },
+      ],
+      footer: "↑↓ Enter, or the number · Esc: no",
+    });
+    const answer = "value" in outcome ? outcome.value : "no";
+    if (answer === "no") {
+      this.print(style.dim("The project's MCP servers were not started (/mcp lists the servers that were)."));
+      return;
+    }
+    try {
+      await servers.approve(answer === "always");
+      this.print(
+        style.dim(
+          `Starting the project's MCP servers${answer === "always" ? "; remembered in .minagent/settings.local.json" : ""} (/mcp shows them).`,
+        ),
+      );
+    } catch (error) {
+      this.print(style.yellow(error instanceof Error ? error.message : String(error)));
+    }
   }
 
   #printBanner(): void {

@@ -1,10 +1,10 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { type CodePermissions, createCodePermissions } from "../../../code/permissions/index.js";
 import type { ToolCall } from "../../../core/types.js";
 import { UsageError } from "../../../errors.js";
+import { editSettingsFile, isSettingsObject } from "../edit-settings-file.js";
 
 type Call = Pick<ToolCall, "name" | "arguments">;
 
@@ -120,24 +120,12 @@ export function localSettingsFile(root: string): string {
  * when the file is not a JSON object with an array of rules, rather than overwrite what a person wrote.
  */
 export async function saveAllowRules(file: string, rules: readonly string[]): Promise<void> {
-  let settings: Record<string, unknown> = {};
-  try {
-    settings = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-      throw new UsageError(`Cannot add the rule to ${file}: ${(error as Error).message}`, { cause: error });
-  }
-  const isObject = (value: unknown): value is Record<string, unknown> =>
-    typeof value === "object" && value !== null && !Array.isArray(value);
-  if (!isObject(settings)) throw new UsageError(`Cannot add the rule to ${file}: it does not hold a JSON object.`);
-  const permissions = settings.permissions ?? {};
-  if (!isObject(permissions)) throw new UsageError(`Cannot add the rule to ${file}: its "permissions" is not an object.`);
-  const allow = permissions.allow ?? [];
-  if (!Array.isArray(allow)) throw new UsageError(`Cannot add the rule to ${file}: its "permissions.allow" is not an array.`);
-  for (const rule of rules) if (!allow.includes(rule)) allow.push(rule);
-  settings.permissions = { ...permissions, allow };
-  await mkdir(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(settings, null, 2)}\n`);
-  await rename(temporary, file);
+  await editSettingsFile(file, "add the rule", (settings) => {
+    const permissions = settings.permissions ?? {};
+    if (!isSettingsObject(permissions)) throw new UsageError(`Cannot add the rule to ${file}: its "permissions" is not an object.`);
+    const allow = permissions.allow ?? [];
+    if (!Array.isArray(allow)) throw new UsageError(`Cannot add the rule to ${file}: its "permissions.allow" is not an array.`);
+    for (const rule of rules) if (!allow.includes(rule)) allow.push(rule);
+    settings.permissions = { ...permissions, allow };
+  });
 }
