@@ -48,9 +48,10 @@ const rows = ".row:not([hidden])";
 const rowOf = (text: string) => page.locator(rows, { hasText: text });
 
 /** A PNG for the docs, once the page is live (its indicator says so), with animations and the caret still. */
-async function screenshot(file: string): Promise<void> {
+async function screenshot(file: string, height?: number): Promise<void> {
   await page.locator("#live.on").waitFor();
-  await page.screenshot({ path: join(images, file), animations: "disabled", caret: "hide" });
+  const clip = height === undefined ? undefined : { x: 0, y: 0, width: 1400, height };
+  await page.screenshot({ path: join(images, file), animations: "disabled", caret: "hide", ...(clip && { clip }) });
 }
 
 async function openTrace(name: string): Promise<void> {
@@ -71,7 +72,7 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
     expect(trace?.[7]).toBe("7.61 s");
     expect(trace?.[9]).toBe(traceName);
     expect(recorded?.slice(1, 6)).toEqual(["minagent codesession", "claude-sonnet-4-5", "✓ completed · 1 error", "3", "1,420 / 37"]);
-    await screenshot("trace-viewer-list.png");
+    await screenshot("trace-viewer-list.png", 220);
   });
 
   it("opens a trace: the waterfall of every span, parallel tool calls overlapping, and the totals", async () => {
