@@ -293,4 +293,50 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     expect(toolResults(server.requests[2])[0]?.content).toContain("approved the plan");
     expect(await readFile(join(workspace, "README.md"), "utf8")).toContain("adds two numbers");
   }, 30_000);
+
+  test("a project's MCP server: asked about at start, listed by /mcp, its call asked about with the server's hints", async () => {
+    const filesystem = join(
+      fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/", import.meta.url)),
+      "dist",
+      "index.js",
+    );
+    await writeFile(
+      join(workspace, ".mcp.json"),
+      JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [filesystem, workspace] } } }),
+    );
+    server.reply(call("m1", "mcp__files__read_text_file", { path: join(workspace, "math.js") }, "Reading it."), say("It subtracts."));
+    const env = { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url, MINAGENT_HOME: home, HOME: home };
+    await pane.start(workspace, env, ["--model", "anthropic:claude-haiku-4-5"]);
+    const question = await pane.waitFor("Yes, this session only");
+    expect(question).toMatch(
+      /This project's \.mcp\.json asks to start MCP servers, programs of the project's choosing:\n +files: .*node.* .*server-filesystem/,
+    );
+    await pane.keys("y");
+    await pane.waitFor("remembered in .minagent/settings.local.json");
+    expect(JSON.parse(await readFile(join(workspace, ".minagent", "settings.local.json"), "utf8"))).toEqual({
+      enabledMcpjsonServers: ["files"],
+    });
+
+    // The server starts in the background: /mcp shows "starting" until it is ready.
+    const ready = /files +ready +stdio +\(.*\.mcp\.json\)\n +14 tools: read_file, read_text_file/;
+    for (let attempt = 1; ; attempt++) {
+      await pane.type("/mcp");
+      await pane.keys("Enter");
+      const shown = await pane.waitFor(ready, 1500).then(
+        () => true,
+        (error: unknown) => {
+          if (attempt === 10) throw error;
+          return false;
+        },
+      );
+      if (shown) break;
+    }
+    await pane.type("what does math.js do?");
+    await pane.keys("Enter");
+    const ask = await pane.waitFor("Allow mcp__files__read_text_file");
+    expect(ask).toContain('MCP server "files" says: read-only');
+    await pane.keys("1");
+    await pane.waitFor("It subtracts.");
+    expect(toolResults(server.requests[1])[0]?.content).toContain("return a - b;");
+  }, 30_000);
 });
