@@ -140,7 +140,11 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
     expect(await detail.locator("section", { hasText: "Result (error)" }).locator("pre.error-text").innerText()).toBe(
       "Error: no forecast for Atlantis",
     );
-    expect(await page.locator(".totals .total.bad", { hasText: "errors" }).innerText()).toMatch(/errors\s+1/);
+    // The errors total steps through the spans that failed.
+    await rowOf("invoke_agent weather-bot").click();
+    await page.locator(".totals .errors-button").click();
+    expect(await page.locator(`${rows}.selected .name`).innerText()).toMatch(/^weather\s*error/);
+    expect(await page.locator(".totals .errors-button").innerText()).toMatch(/errors\s+1/);
   });
 
   it("zooms the time axis around the selected span, and fits it back", async () => {
@@ -169,6 +173,11 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
       Number.parseFloat(await row.locator(".name").evaluate((name) => getComputedStyle(name).paddingLeft));
     expect(await indent(child)).toBeGreaterThan(await indent(research));
     await child.click();
+    // The address names the selected span: a reload (or a link) opens the trace on it.
+    const spanId = await child.getAttribute("data-span-id");
+    expect(new URL(page.url()).hash).toBe(`#/trace/${encodeURIComponent(traceName)}/${spanId}`);
+    await page.reload();
+    await page.locator(`${rows}.selected.subagent`).waitFor();
     const text = await page.locator(".detail").innerText();
     expect(text).toMatch(/Input\s+Research Paris/i);
     expect(text).toMatch(/Final answer\s+Paris is sunny and mild\./i);

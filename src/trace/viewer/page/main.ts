@@ -16,14 +16,19 @@ let view: { name: string; trace: TraceView } | undefined;
 let fresh = new Set<string>();
 let listTimer = 0;
 
-function currentName(): string | undefined {
-  const match = /^#\/trace\/(.+)$/.exec(location.hash);
+/** The address of a trace, and of one of its spans: `#/trace/<file name>/<span id>` (a file name has no `/`). */
+function currentRoute(): { name: string; spanId: string | undefined } | undefined {
+  const match = /^#\/trace\/([^/]+)(?:\/([0-9a-fA-F]+))?$/.exec(location.hash);
   if (!match) return undefined;
   try {
-    return decodeURIComponent(match[1] as string);
+    return { name: decodeURIComponent(match[1] as string), spanId: match[2] };
   } catch {
     return undefined;
   }
+}
+
+function currentName(): string | undefined {
+  return currentRoute()?.name;
 }
 
 async function route(): Promise<void> {
@@ -47,6 +52,12 @@ async function showList(): Promise<void> {
 }
 
 async function showTrace(name: string): Promise<void> {
+  if (view?.name === name) {
+    // Only the span in the address changed (a link, or the person edited it).
+    const spanId = currentRoute()?.spanId;
+    if (spanId !== undefined) view.trace.selectSpan(spanId);
+    return;
+  }
   crumbs.replaceChildren(h("a", { href: "#/" }, "all traces"), h("span", null, ` / ${name}`));
   document.title = `${name} · minagent traces`;
   if (view?.name !== name) app.replaceChildren(h("p.empty", null, `Loading ${name}…`));
@@ -55,7 +66,11 @@ async function showTrace(name: string): Promise<void> {
     const loaded = await fetchTrace(name);
     performance.mark("trace-fetched");
     if (currentName() !== name) return;
-    const trace = new TraceView(loaded);
+    // The selected span goes into the address without a navigation (replaceState fires no hashchange).
+    const trace = new TraceView(loaded, currentRoute()?.spanId, (spanId) => {
+      const hash = `#/trace/${encodeURIComponent(name)}${spanId ? `/${spanId}` : ""}`;
+      if (location.hash !== hash) history.replaceState(null, "", hash);
+    });
     view = { name, trace };
     app.replaceChildren(trace.element);
     trace.attached();

@@ -25,10 +25,18 @@ export class TraceView {
   #matchPosition = -1;
   #searchTimer = 0;
 
-  constructor(loaded: LoadedTrace) {
+  readonly #onSelect: (spanId: string | undefined) => void;
+  #errorPosition = -1;
+
+  /** `onSelect` hears the selected span's id (the page keeps it in the address, so a link opens it). */
+  constructor(loaded: LoadedTrace, initialSpanId: string | undefined, onSelect: (spanId: string | undefined) => void) {
     this.#model = new TraceModel(loaded.trace, loaded.costs);
+    this.#onSelect = onSelect;
     this.#detail = h("aside.detail-host", { "aria-label": "Selected span" });
-    this.#waterfall = new Waterfall(this.#model, (index) => this.#showDetail(index));
+    this.#waterfall = new Waterfall(this.#model, (index) => {
+      this.#showDetail(index);
+      if (this.#ready) this.#onSelect(this.#model.rows[index]?.span.spanId);
+    });
     this.#totals = h("div.totals");
     this.#header = h("div.trace-title");
     this.#search = h("input.search", { type: "search", placeholder: "Search messages and tool results  ( / )", "aria-label": "Search" });
@@ -71,12 +79,39 @@ export class TraceView {
     );
     this.element = h("div.trace-view", null, toolbar, this.#totals, h("div.split", null, this.#waterfall.element, this.#detail));
     this.#drawSummary(loaded);
-    this.#waterfall.select(0, false);
+    const initial = initialSpanId === undefined ? undefined : this.#model.indexOf(initialSpanId);
+    this.#waterfall.select(initial ?? 0, false);
+    this.#pendingScroll = initial;
+    this.#ready = true;
   }
+
+  /** False while the view selects its first span: that selection is not the person's, and not put in the address. */
+  #ready = false;
+
+  /** A span named by the address is scrolled to once the waterfall has its size. */
+  #pendingScroll: number | undefined;
 
   /** The waterfall has its size once the view is in the document: draw it then. */
   attached(): void {
-    this.#waterfall.render(true);
+    if (this.#pendingScroll !== undefined) this.#waterfall.select(this.#pendingScroll);
+    else this.#waterfall.render(true);
+    this.#pendingScroll = undefined;
+  }
+
+  /** Selects the next span that failed (after the selected one), for the errors total. */
+  #nextError(): void {
+    const errors = this.#model.rows.flatMap((row, index) =>
+      row.span.status.code === "error" && row.span.type !== "tool-call" ? [index] : [],
+    );
+    if (errors.length === 0) return;
+    const after = errors.findIndex((index) => index > this.#waterfall.selected);
+    this.#errorPosition = after === -1 ? 0 : after;
+    this.#waterfall.select(errors[this.#errorPosition] as number);
+  }
+
+  selectSpan(spanId: string): void {
+    const index = this.#model.indexOf(spanId);
+    if (index !== undefined && index !== this.#waterfall.selected) this.#waterfall.select(index);
   }
 
   focusSearch(): void {
@@ -113,7 +148,7 @@ export class TraceView {
       total("cost", formatCost(totals.cost)),
       total("model calls", formatCount(totals.modelCalls)),
       total("tool calls", formatCount(totals.toolCalls)),
-      total("errors", formatCount(totals.errors), totals.errors > 0 ? "bad" : ""),
+      this.#errorsTotal(totals.errors),
       h(
         "div.time-split",
         { title: "Wall-clock time with a model call in flight, and with a tool running (overlapping calls count once)" },
@@ -128,6 +163,19 @@ export class TraceView {
       h("span.span-count.muted", null, `${formatCount(this.#model.rows.length)} spans`),
     ];
     this.#totals.replaceChildren(...items.filter((item): item is HTMLElement => item !== null));
+  }
+
+  /** The errors total; with errors, a button that steps through them. */
+  #errorsTotal(count: number): HTMLElement {
+    if (count === 0) return total("errors", "0");
+    const button = h(
+      "button.total.bad.errors-button",
+      { type: "button", title: "Show the next span that failed" },
+      h("span.total-label", null, "errors"),
+      h("span.total-value", null, `${formatCount(count)} ›`),
+    );
+    button.addEventListener("click", () => this.#nextError());
+    return button;
   }
 
   #showDetail(index: number): void {
