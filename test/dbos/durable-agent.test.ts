@@ -9,6 +9,7 @@ import {
   durableTools,
   modelStepName,
   readPendingApproval,
+  recoverWorkflowsOf,
   registerDurableAgent,
   sendApproval,
   toolStepName,
@@ -175,6 +176,11 @@ describe("durable agent in one process", () => {
     expect(response).toEqual(richResponse(0));
     const outcome = await durableTools(notes).execute({ id: "x", name: "note", arguments: { text: "plain" } }, {});
     expect(outcome).toEqual({ content: "noted plain", isError: false });
+  });
+
+  it("recoverWorkflowsOf takes DBOS itself too; an executor with no pending runs gives none", async () => {
+    expect(await recoverWorkflowsOf(DBOS, ["no-such-executor"])).toEqual([]);
+    expect(await recoverWorkflowsOf(DBOS, [])).toEqual([]);
   });
 
   it("refuses misuse with a UsageError", () => {
