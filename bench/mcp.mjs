@@ -49,12 +49,29 @@ try {
   }
   await client.close();
   await mcp.close();
+
+  // What deferred tools save: the tool schemas every model call carries, with the three servers' tools sent whole
+  // and with them held behind ToolSearch (measured in characters of the JSON sent; about 4 to a token).
+  const three = await connectMcpServers({ mcpServers: servers });
+  const whole = new ToolRegistry();
+  await three.prepareTurn(whole)({ messages: [] });
+  const deferredRegistry = new ToolRegistry();
+  const plan = await three.prepareTurn(deferredRegistry, { deferTools: true })({ messages: [] });
+  const offered = deferredRegistry.schemas().filter((schema) => plan.tools.includes(schema.name));
+  const wholeCharacters = JSON.stringify(whole.schemas()).length;
+  const deferredCharacters = JSON.stringify(offered).length;
+  await three.close();
   const sdk = median(perCall.sdk);
   const minagent = median(perCall.minagent);
   console.log(`MCP tool call (server-everything echo over stdio, ${calls} sequential calls × ${rounds} rounds, median round)`);
   console.log(`  SDK Client.callTool       ${sdk.toFixed(1)} µs/call   (rounds: ${perCall.sdk.map((v) => v.toFixed(0)).join(", ")})`);
   console.log(`  minagent registry.execute ${minagent.toFixed(1)} µs/call   (rounds: ${perCall.minagent.map((v) => v.toFixed(0)).join(", ")})`);
   console.log(`  added by minagent         ${(minagent - sdk).toFixed(1)} µs/call = ${((minagent - sdk) / 1000).toFixed(3)} ms (aim: < 0.5 ms)`);
+  console.log(`\nTool schemas on every model call, the three servers' ${whole.names().length} tools`);
+  console.log(`  sent whole                ${wholeCharacters.toLocaleString("en-US")} characters ≈ ${Math.round(wholeCharacters / 4).toLocaleString("en-US")} tokens`);
+  console.log(
+    `  deferred (ToolSearch)     ${deferredCharacters.toLocaleString("en-US")} characters ≈ ${Math.round(deferredCharacters / 4).toLocaleString("en-US")} tokens (${((100 * deferredCharacters) / wholeCharacters).toFixed(0)} %), plus each loaded tool's own schema`,
+  );
 
   // 2. Start-up: the three servers at once, against each alone (connect + initialize + tools/list).
   const startTimes = { everything: [], filesystem: [], memory: [], all: [] };

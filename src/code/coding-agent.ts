@@ -9,6 +9,7 @@ import type { Message, Model, RunResult, ToolCall } from "../core/types.js";
 import { addUsage, emptyUsage } from "../core/usage.js";
 import { UsageError } from "../errors.js";
 import type { McpServers } from "../mcp/connect-mcp-servers.js";
+import type { DeferTools } from "../mcp/defer-tools.js";
 import { resolveModel } from "../models/resolve-model.js";
 import type { CanUseTool } from "../tools/permission.js";
 import type { Tool } from "../tools/tool.js";
@@ -17,6 +18,7 @@ import {
   type Compactor,
   type CompactorOptions,
   chainPrepareTurns,
+  contextWindowOf,
   createCompactor,
   describePermissions,
   describeTodos,
@@ -98,6 +100,12 @@ export type CodingAgentOptions = {
    * close them: whoever connected them does.
    */
   mcp?: McpServers | undefined;
+  /**
+   * Hold MCP tools back until the model loads them with `ToolSearch` (their names are listed; their schemas are sent
+   * once loaded): `true`, `false`, or `{ aboveTokens }`. Default: when their schemas would take more than a tenth of
+   * the model's context window on every call, as Claude Code does.
+   */
+  deferMcpTools?: DeferTools | undefined;
   /** The session's id, sent to hooks (default: a random one). */
   sessionId?: string | undefined;
   /** The checklist TodoWrite keeps (default: a new one; read it as `agent.todos.todos`). */
@@ -305,7 +313,14 @@ export class CodingAgent {
       // MCP tools first, so that the compactor measures the tools that will be sent.
       prepareTurn:
         options.mcp || compactor
-          ? chainPrepareTurns(options.mcp?.prepareTurn(registry, withHooks), options.prepareTurn, compactor)
+          ? chainPrepareTurns(
+              options.mcp?.prepareTurn(registry, {
+                wrap: withHooks,
+                deferTools: options.deferMcpTools ?? { aboveTokens: Math.round(contextWindowOf(model.modelId) / 10) },
+              }),
+              options.prepareTurn,
+              compactor,
+            )
           : options.prepareTurn,
     });
     return new CodingAgent({ agent, workspace, registry, permissions, hooks, todos, memory, subagents, compactor, mcp: options.mcp });

@@ -4,6 +4,7 @@ import type { Tool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { compileToolSchema } from "../tools/tool-schema.js";
 import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
+import { type DeferTools, ToolDeferral } from "./defer-tools.js";
 import { McpServerConnection, type McpServerState, type McpToolAnnotations, type McpToolDefinition } from "./mcp-server-connection.js";
 import { mcpToolName } from "./tool-names.js";
 import type { McpToolResult } from "./tool-result.js";
@@ -60,6 +61,17 @@ export type McpTool = Tool & {
   annotations: McpToolAnnotations;
 };
 
+/** How {@link McpServers.prepareTurn} puts the tools in a registry. Every field may be left out or `undefined`. */
+export type McpTurnOptions = {
+  /** Applied to each tool before it is added (a coding agent's PostToolUse hooks, say). */
+  wrap?: ((tool: McpTool) => Tool) | undefined;
+  /**
+   * Hold MCP tools back until the model loads them with a `ToolSearch` tool (see {@link ToolDeferral}): `true`,
+   * or `{ aboveTokens }` to do it only when their schemas would add more than that to every model call. Default false.
+   */
+  deferTools?: DeferTools | undefined;
+};
+
 /** MCP servers started from a config, and their tools. Close it when done: stdio servers are child processes. */
 export type McpServers = {
   /** Every server's state, tools and problems. */
@@ -70,9 +82,8 @@ export type McpServers = {
    * A `prepareTurn` seam that keeps `registry` up to date before every model call: tools of a server that has
    * become ready are added, tools a server no longer lists are removed, changed ones replaced. Pass it as the
    * agent's `prepareTurn` (compose it with others through `chainPrepareTurns` from `minagent/code`).
-   * @param wrap applied to each tool before it is added (a coding agent's PostToolUse hooks, say).
    */
-  prepareTurn(registry: ToolRegistry, wrap?: (tool: McpTool) => Tool): PrepareTurn;
+  prepareTurn(registry: ToolRegistry, options?: McpTurnOptions): PrepareTurn;
   /** Brings `registry` up to date now (what {@link prepareTurn} does before each turn). */
   syncTools(registry: ToolRegistry, wrap?: (tool: McpTool) => Tool): void;
   /**
@@ -166,14 +177,21 @@ export async function connectMcpServers(
       known.names.set(name, tool);
     }
   };
+  // The MCP tools a registry holds now (wrapped, as they are sent).
+  const mcpToolsIn = (registry: ToolRegistry): Tool[] =>
+    [...(registries.get(registry)?.names.keys() ?? [])].flatMap((name) => registry.get(name) ?? []);
   const mcp: McpServers = {
     status: () => toolSets.map((set) => statusOf(set)),
     tools,
     syncTools,
-    prepareTurn: (registry, wrap) => async () => {
-      // A list a server announced as changed (while the last turn's calls ran) is fetched before this turn.
-      await Promise.all(connections.map((connection) => connection.toolsListed()));
-      syncTools(registry, wrap);
+    prepareTurn: (registry, turnOptions = {}) => {
+      const deferral = turnOptions.deferTools ? new ToolDeferral(turnOptions.deferTools) : undefined;
+      return async ({ messages }) => {
+        // A list a server announced as changed (while the last turn's calls ran) is fetched before this turn.
+        await Promise.all(connections.map((connection) => connection.toolsListed()));
+        syncTools(registry, turnOptions.wrap);
+        return deferral?.plan(registry, mcpToolsIn(registry), messages);
+      };
     },
     callTool: async (server, tool, args = {}, callOptions = {}) => {
       const connection = connections.find((candidate) => candidate.name === server);
