@@ -103,7 +103,7 @@ export type CodingAgentOptions = {
   /**
    * Hold MCP tools back until the model loads them with `ToolSearch` (their names are listed; their schemas are sent
    * once loaded): `true`, `false`, or `{ aboveTokens }`. Default: when their schemas would take more than a tenth of
-   * the model's context window on every call, as Claude Code does.
+   * the model's context window on every call (loading costs a turn, worth it only for big schemas).
    */
   deferMcpTools?: DeferTools | undefined;
   /** The session's id, sent to hooks (default: a random one). */
