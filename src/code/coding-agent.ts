@@ -282,6 +282,10 @@ export class CodingAgent {
                 : (registry.get(name) as Tool),
           ),
         canUseTool,
+        // The MCP tools the session has at the time (servers come and go), as the main agent has them.
+        sharedTools: options.mcp
+          ? () => registry.names().flatMap((name) => (name.startsWith("mcp__") ? (registry.get(name) ?? []) : []))
+          : undefined,
         limits: given.limits,
         budget: given.budget,
         registry: { orderEffects: true, timeoutMs: 15 * 60_000 },

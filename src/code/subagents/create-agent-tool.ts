@@ -30,6 +30,11 @@ export type AgentToolOptions = {
    */
   buildTools: (names: readonly string[]) => readonly Tool[];
   /**
+   * Tools that come and go (MCP servers'), read at each subagent run and given to every type that names no tool list
+   * of its own and is not read-only (general-purpose): a subagent can use the servers the session has now.
+   */
+  sharedTools?: (() => readonly Tool[]) | undefined;
+  /**
    * The session's permission check: every call of every subagent goes through it, so the rules, the mode and the
    * hooks are the parent's, and a person is asked through it (CodingAgent's `askPerson`). An "ask" it returns
    * becomes a denial the subagent reads (a subagent cannot stop and be resumed). Without it, a tool's
@@ -175,9 +180,11 @@ function buildAgentTool(session: Session, definitions: readonly SubagentDefiniti
           `No subagent was started: ${limits.maxConcurrent === 1 ? "1 subagent is" : `${limits.maxConcurrent} subagents are`} running already, the most the session runs at once. Do the task yourself, or try again once one has finished.`,
         );
       try {
-        const type = session.types.get(definition.name) as { tools: string[]; nests: boolean };
+        const type = session.types.get(definition.name) as { tools: string[]; nests: boolean; readOnly: boolean };
         const nested = type.nests && depth + 1 < limits.maxDepth;
         const tools = [...options.buildTools(type.tools)];
+        if (options.sharedTools && definition.tools === undefined && !type.readOnly)
+          for (const shared of options.sharedTools()) if (!tools.some((tool) => tool.name === shared.name)) tools.push(shared);
         if (nested) tools.push(buildAgentTool(session, definition.readOnly ? definitions.filter(isReadOnly) : definitions, depth + 1));
         return await runSubagent(
           {
