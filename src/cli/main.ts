@@ -17,8 +17,8 @@ const commands: Record<string, Command> = {
     run: (args, io) => import("./commands/run.js").then(({ runCommand }) => runCommand(args, io)),
   },
   trace: {
-    usage: "trace show <file or directory>",
-    summary: "draw a trace file as a tree of spans",
+    usage: "trace show|serve <file or dir>",
+    summary: "draw a trace as a tree of spans, or see traces and sessions in the browser",
     run: (args, io) => import("./commands/trace.js").then(({ traceCommand }) => traceCommand(args, io)),
   },
 };

@@ -44,7 +44,10 @@ describe("deferred MCP tools", () => {
     const search = model.requests[0]?.tools.find((tool) => tool.name === "ToolSearch");
     expect(search?.description).toMatch(/Tools to load:\nmcp__everything__echo\n(.|\n)*mcp__filesystem__read_text_file/);
     const [early, loaded, echoed] = results(result.messages);
-    expect(early).toMatchObject({ isError: true, content: expect.stringMatching(/^Tool "mcp__everything__echo" is not available at this step\. Available tools: note, ToolSearch\./) });
+    expect(early).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^Tool "mcp__everything__echo" is not available at this step\. Available tools: note, ToolSearch\./),
+    });
     expect(loaded?.content).toBe(
       "loaded: mcp__everything__echo — Echoes back the input string\nNo tool is named mcp__nowhere__x.\nCall it from your next turn.",
     );
@@ -54,10 +57,16 @@ describe("deferred MCP tools", () => {
 
   it("finds tools by keywords, and a continued conversation keeps what it loaded", async () => {
     const registry = new ToolRegistry();
-    const model = new FakeModel([reply("", toolCall("ToolSearch", { query: "read text file", max_results: 2 }, "1")), "found", "still here"]);
+    const model = new FakeModel([
+      reply("", toolCall("ToolSearch", { query: "read text file", max_results: 2 }, "1")),
+      "found",
+      "still here",
+    ]);
     const agent = new Agent(model, registry, { prepareTurn: mcp.prepareTurn(registry, { deferTools: true }) });
     const first = await agent.run("go");
-    expect(results(first.messages)[0]?.content).toMatch(/^loaded: mcp__filesystem__read_text_file — .+\nloaded: mcp__filesystem__read_\w+ — .+\nCall them from your next turn\.$/);
+    expect(results(first.messages)[0]?.content).toMatch(
+      /^loaded: mcp__filesystem__read_text_file — .+\nloaded: mcp__filesystem__read_\w+ — .+\nCall them from your next turn\.$/,
+    );
     await agent.run("again", { history: first.messages });
     expect(offered(model, 2)).toEqual(expect.arrayContaining(["mcp__filesystem__read_text_file", "ToolSearch"]));
     expect(offered(model, 2)).not.toContain("mcp__everything__echo");
