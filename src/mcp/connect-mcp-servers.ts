@@ -5,6 +5,7 @@ import type { ToolRegistry } from "../tools/tool-registry.js";
 import { compileToolSchema } from "../tools/tool-schema.js";
 import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
 import { type DeferTools, ToolDeferral } from "./defer-tools.js";
+import { loadMcpSdk } from "./load-mcp-sdk.js";
 import { McpServerConnection, type McpServerState, type McpToolAnnotations, type McpToolDefinition } from "./mcp-server-connection.js";
 import { mcpToolName } from "./tool-names.js";
 import type { McpToolResult } from "./tool-result.js";
@@ -111,7 +112,8 @@ export type McpServers = {
 /**
  * Starts the MCP servers of a config (Claude Code's `.mcp.json` shape) at once, in parallel, and gives their tools
  * to minagent's loop as `mcp__<server>__<tool>`. A server that is slow or fails never blocks the others: its state
- * says what went wrong, and with `wait: false` the first turn does not wait for anything.
+ * says what went wrong, and with `wait: false` the first turn does not wait for anything. Rejects with a UsageError
+ * when the MCP SDK (an optional peer dependency) is not installed, or a config or option is malformed.
  * @example
  * const mcp = await connectMcpServers({ mcpServers: { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } } });
  * const registry = new ToolRegistry();
@@ -155,6 +157,8 @@ export async function connectMcpServers(
     starts.push(started);
     return started;
   };
+  // A missing SDK is the program's problem, not a server's: say so once, at once.
+  if (servers.length > 0) await loadMcpSdk();
   const started = add(servers);
   // What each registry was given, by name: the McpTool it came from, to tell a tool that changed from one that did not.
   const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, McpTool> }>();

@@ -15,6 +15,7 @@ test("without js-tiktoken installed, loading the tokenizer says which package to
   mkdirSync(join(directory, "testing"));
   copyFileSync(join(dist, "testing/count-tokens.js"), join(directory, "testing/count-tokens.js"));
   copyFileSync(join(dist, "errors.js"), join(directory, "errors.js"));
+  copyFileSync(join(dist, "optional-peer.js"), join(directory, "optional-peer.js"));
   writeFileSync(join(directory, "package.json"), '{ "type": "module" }');
   const script = `import("./testing/count-tokens.js").then((m) => m.loadO200kTokenizer()).then(
     () => console.log("loaded"),
