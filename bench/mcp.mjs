@@ -1,8 +1,9 @@
 // MCP: what minagent adds to a tool call over the same call made with the MCP SDK's Client, and the start-up of
 // three reference servers at once against the slowest of them alone. Real servers over stdio, run by this Node.
 //   npm run bench:mcp            (MCP_BENCH_CALLS=2000 MCP_BENCH_ROUNDS=5 to change the sizes)
-import { createRequire } from "node:module";
+
 import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -41,7 +42,15 @@ try {
   }
   const perCall = { sdk: [], minagent: [] };
   for (let round = 0; round < rounds; round++) {
-    for (const [name, call] of round % 2 === 0 ? [["sdk", direct], ["minagent", throughMinagent]] : [["minagent", throughMinagent], ["sdk", direct]]) {
+    for (const [name, call] of round % 2 === 0
+      ? [
+          ["sdk", direct],
+          ["minagent", throughMinagent],
+        ]
+      : [
+          ["minagent", throughMinagent],
+          ["sdk", direct],
+        ]) {
       const started = performance.now();
       for (let i = 0; i < calls; i++) await call(i);
       perCall[name].push(((performance.now() - started) * 1000) / calls);
@@ -65,10 +74,16 @@ try {
   const minagent = median(perCall.minagent);
   console.log(`MCP tool call (server-everything echo over stdio, ${calls} sequential calls × ${rounds} rounds, median round)`);
   console.log(`  SDK Client.callTool       ${sdk.toFixed(1)} µs/call   (rounds: ${perCall.sdk.map((v) => v.toFixed(0)).join(", ")})`);
-  console.log(`  minagent registry.execute ${minagent.toFixed(1)} µs/call   (rounds: ${perCall.minagent.map((v) => v.toFixed(0)).join(", ")})`);
-  console.log(`  added by minagent         ${(minagent - sdk).toFixed(1)} µs/call = ${((minagent - sdk) / 1000).toFixed(3)} ms (aim: < 0.5 ms)`);
+  console.log(
+    `  minagent registry.execute ${minagent.toFixed(1)} µs/call   (rounds: ${perCall.minagent.map((v) => v.toFixed(0)).join(", ")})`,
+  );
+  console.log(
+    `  added by minagent         ${(minagent - sdk).toFixed(1)} µs/call = ${((minagent - sdk) / 1000).toFixed(3)} ms (aim: < 0.5 ms)`,
+  );
   console.log(`\nTool schemas on every model call, the three servers' ${whole.names().length} tools`);
-  console.log(`  sent whole                ${wholeCharacters.toLocaleString("en-US")} characters ≈ ${Math.round(wholeCharacters / 4).toLocaleString("en-US")} tokens`);
+  console.log(
+    `  sent whole                ${wholeCharacters.toLocaleString("en-US")} characters ≈ ${Math.round(wholeCharacters / 4).toLocaleString("en-US")} tokens`,
+  );
   console.log(
     `  deferred (ToolSearch)     ${deferredCharacters.toLocaleString("en-US")} characters ≈ ${Math.round(deferredCharacters / 4).toLocaleString("en-US")} tokens (${((100 * deferredCharacters) / wholeCharacters).toFixed(0)} %), plus each loaded tool's own schema`,
   );
@@ -93,11 +108,15 @@ try {
   const together = median(startTimes.all);
   console.log(`\nStart-up to ready (spawn, initialize, tools/list), median of ${rounds}`);
   for (const [name, ms] of Object.entries(alone)) console.log(`  ${name.padEnd(10)} alone   ${ms.toFixed(0)} ms`);
-  console.log(`  all three at once   ${together.toFixed(0)} ms = ${(together / slowest).toFixed(2)}× the slowest alone (${slowest.toFixed(0)} ms)`);
+  console.log(
+    `  all three at once   ${together.toFixed(0)} ms = ${(together / slowest).toFixed(2)}× the slowest alone (${slowest.toFixed(0)} ms)`,
+  );
   const [load] = loadavg();
   console.log(
     `  (${availableParallelism()} cores, load ${load.toFixed(1)}: a server's start is mostly Node loading its code, so three at once need ` +
-      `three cores to take no longer than one; on fewer they share them, and the sum alone is ${Object.values(alone).reduce((a, b) => a + b, 0).toFixed(0)} ms)`,
+      `three cores to take no longer than one; on fewer they share them, and the sum alone is ${Object.values(alone)
+        .reduce((a, b) => a + b, 0)
+        .toFixed(0)} ms)`,
   );
 
   // 3. The same with start-ups that wait rather than compute (a server that connects somewhere first): three
@@ -120,7 +139,9 @@ try {
   }
   const waitAlone = median(waits.alone);
   const waitAll = median(waits.all);
-  console.log(`  servers that wait 500 ms first: one ${waitAlone.toFixed(0)} ms, three at once ${waitAll.toFixed(0)} ms = ${(waitAll / waitAlone).toFixed(2)}× one`);
+  console.log(
+    `  servers that wait 500 ms first: one ${waitAlone.toFixed(0)} ms, three at once ${waitAll.toFixed(0)} ms = ${(waitAll / waitAlone).toFixed(2)}× one`,
+  );
 } finally {
   rmSync(folder, { recursive: true, force: true });
 }

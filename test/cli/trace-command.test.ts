@@ -92,7 +92,9 @@ describe("minagent trace show", () => {
     expect(help.stdout()).toMatch(/^Usage: minagent trace show <file or directory>/);
     const top = fakeIo();
     await main(["--help"], top.io);
-    expect(top.stdout()).toMatch(/minagent trace show\|serve <file or dir>\s+draw a trace as a tree of spans, or see traces and sessions in the browser/);
+    expect(top.stdout()).toMatch(
+      /minagent trace show\|serve <file or dir>\s+draw a trace as a tree of spans, or see traces and sessions in the browser/,
+    );
   });
 
   it("given a directory, draws the newest trace and says how to draw another", async () => {
