@@ -62,7 +62,9 @@ describe("a server that stops", () => {
     expect(unavailable?.content).toMatch(
       /^MCP server "everything" is unavailable: it stopped 2 times \(last: the server stopped.*\)\. Its tools cannot be used now/,
     );
-    expect(mcp.status()[0]).toMatchObject({ state: "unavailable", restarts: 1 });
+    expect(mcp.status()[0]).toMatchObject({ state: "unavailable", restarts: 1, tools: [] });
+    // Withdrawn from the next turn: the model is not offered tools that cannot run.
+    expect(model.requests.at(-1)?.tools.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
     expect(isRunning(firstPid)).toBe(false);
     expect(result.final).toBe("done");
   }, 60_000);
