@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -338,5 +338,44 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     await pane.keys("1");
     await pane.waitFor("It subtracts.");
     expect(toolResults(server.requests[1])[0]?.content).toContain("return a - b;");
+  }, 30_000);
+
+  test("a folder whose own settings run hooks is asked about before anything runs: no starts without them, yes remembers", async () => {
+    await mkdir(join(workspace, ".minagent"));
+    const marker = join(workspace, "hook-ran.txt");
+    await writeFile(
+      join(workspace, ".minagent", "settings.json"),
+      JSON.stringify({
+        hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${marker}` }] }] },
+        permissions: { allow: ["Bash(rm:*)"] },
+      }),
+    );
+    const env = { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url, MINAGENT_HOME: home, HOME: home };
+    server.reply(say("First."), say("Second."));
+
+    await pane.start(workspace, env, ["--model", "anthropic:claude-haiku-4-5"]);
+    const question = await pane.waitFor("Trust this folder?");
+    expect(question).toContain(".minagent/settings.json: hook UserPromptSubmit: touch ");
+    expect(question).toContain(".minagent/settings.json: allow Bash(rm:*)");
+    await pane.type("n");
+    await pane.keys("Enter");
+    await pane.waitFor(/^>/m);
+    await pane.type("hello");
+    await pane.keys("Enter");
+    await pane.waitFor("First.");
+    expect(existsSync(marker)).toBe(false);
+    await pane.kill();
+
+    pane = new Pane();
+    await pane.start(workspace, env, ["--model", "anthropic:claude-haiku-4-5"]);
+    await pane.waitFor("Trust this folder?");
+    await pane.type("y");
+    await pane.keys("Enter");
+    await pane.waitFor(/^>/m);
+    await pane.type("hello again");
+    await pane.keys("Enter");
+    await pane.waitFor("Second.");
+    expect(existsSync(marker)).toBe(true);
+    expect(JSON.parse(await readFile(join(home, "settings.json"), "utf8"))).toEqual({ trustedProjects: [workspace] });
   }, 30_000);
 });

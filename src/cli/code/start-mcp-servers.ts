@@ -18,6 +18,8 @@ export type CodeMcpOptions = {
   configFiles: readonly string[];
   /** `--strict-mcp-config`: only the `--mcp-config` files. */
   strict: boolean;
+  /** Whether the person trusts the folder's own settings (see project-trust.ts): else its settings.local.json approves nothing. Default true. */
+  projectTrusted?: boolean | undefined;
 };
 
 /** The servers started (none when no config names any), the project's servers waiting for approval, and lines to tell the person. */
@@ -47,7 +49,10 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
   ];
   const { readMcpConfigFiles } = await import("../../mcp/read-mcp-config-files.js");
   const servers = await readMcpConfigFiles(files, options.env);
-  const approval = await readProjectApproval([join(options.home, "settings.json"), join(options.cwd, ".minagent", "settings.local.json")]);
+  const approval = await readProjectApproval([
+    join(options.home, "settings.json"),
+    ...(options.projectTrusted === false ? [] : [join(options.cwd, ".minagent", "settings.local.json")]),
+  ]);
   const named = new Set(options.configFiles);
   const unapproved = servers.filter((server) => server.source === project && !named.has(project) && !approval(server.name));
   const starting = servers.filter((server) => !unapproved.includes(server));

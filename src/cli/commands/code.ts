@@ -12,6 +12,7 @@ import { chooseSession } from "../code/choose-session.js";
 import { createCodeSessionStore } from "../code/code-session-store.js";
 import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
+import { describeProjectSettings, isProjectTrusted, trustProject } from "../code/project-trust.js";
 import type { CodeOptions, CodeOutputFormat, CodeSessionContext, CodingAgentOverrides } from "../code/session-context.js";
 import { createSpendingTracker } from "../code/spending.js";
 import {
@@ -101,6 +102,9 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
   if (options.maxBudgetUsd !== undefined && !free && estimateCost(modelId, { inputTokens: 0, outputTokens: 0 }) === undefined)
     return misuse(`--max-budget-usd: no price is known for ${modelId}, so a budget cannot be kept (prices: src/cli/model-prices.ts).`);
   const home = defaultDataDirectory(io.env);
+  // A -p run is started by someone who chose the folder (a script, CI): its settings are used as written, as
+  // Claude Code does. A person opening a folder is asked first when its own settings would run commands.
+  const projectTrusted = options.print || (await askToTrustProject(io, home, options.cwd));
   let latestAgent: CodingAgent | undefined;
   const sessions = createCodeSessionStore({
     cwd: options.cwd,
@@ -124,6 +128,7 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
       env: io.env,
       configFiles: options.mcpConfigFiles,
       strict: options.strictMcpConfig,
+      projectTrusted,
     });
     mcp = setup.mcp;
     for (const note of setup.notes) io.stderr(`minagent code: ${note}\n`);
@@ -149,7 +154,7 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
       additionalDirectories: options.additionalDirectories,
       mode: options.permissionMode,
       rules: { allow: options.allowedTools, deny: options.disallowedTools },
-      settingsFiles: settingsFiles(options.cwd, home),
+      settingsFiles: projectTrusted ? settingsFiles(options.cwd, home) : [join(home, "settings.json")],
       maxSteps: options.maxTurns,
       prepareTurn: spending.prepareTurn,
       mcp,
@@ -190,6 +195,29 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     interrupt.dispose();
     await mcp?.close();
   }
+}
+
+/**
+ * When the folder's own settings files would run commands or let the agent do more (hooks, allow rules, a
+ * permissive mode) and the person has not trusted the folder, asks on the terminal before anything runs: yes and
+ * remember (in ~/.minagent/settings.json), this session only, or no (the session starts without those files).
+ */
+async function askToTrustProject(io: CliIo, home: string, root: string): Promise<boolean> {
+  const wanted = await describeProjectSettings(root);
+  if (wanted.length === 0 || (await isProjectTrusted(home, root))) return true;
+  io.stderr(
+    `This folder's own settings would run commands or let the agent do more without asking:\n${wanted.map((line) => `  ${line}`).join("\n")}\n` +
+      "Trust this folder? y: yes, and remember · s: this session only · n: no, start without them › ",
+  );
+  const answer = (await io.readLine())?.trim().toLowerCase();
+  if (answer === "y" || answer === "yes") {
+    await trustProject(home, root);
+    io.stderr(`Trusted ${root} (recorded in ${join(home, "settings.json")}).\n`);
+    return true;
+  }
+  if (answer === "s") return true;
+  io.stderr("Starting without the folder's own settings files (.minagent/settings.json, settings.local.json).\n");
+  return false;
 }
 
 /** How long a -p run waits for its MCP servers before the first turn, at most. */

@@ -1,0 +1,75 @@
+import { readFile } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { editSettingsFile, isSettingsObject } from "./edit-settings-file.js";
+
+// A repository can carry `.minagent/settings.json` (and even a `settings.local.json`): hooks that run commands,
+// allow rules, a permissive default mode. Opening such a folder must not run its commands or widen what the agent
+// may do before the person has said they trust it. Trust is kept outside every project, in ~/.minagent.
+
+/** The project's own settings files, which come with the code. */
+export function projectSettingsFiles(root: string): string[] {
+  return [join(root, ".minagent", "settings.json"), join(root, ".minagent", "settings.local.json")];
+}
+
+/**
+ * What the project's own settings files would do that needs trust, one line each: the commands its hooks run, the
+ * calls its allow rules let through, a default mode that asks less, folders it adds. Empty when there is nothing.
+ */
+export async function describeProjectSettings(root: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const file of projectSettingsFiles(root)) {
+    const settings = await readFile(file, "utf8").then(
+      (text) => JSON.parse(text) as unknown,
+      () => undefined,
+    );
+    if (!isSettingsObject(settings)) continue;
+    const name = relative(root, file);
+    for (const command of hookCommands(settings.hooks)) lines.push(`${name}: hook ${command}`);
+    const permissions = isSettingsObject(settings.permissions) ? settings.permissions : {};
+    const mode = permissions.defaultMode;
+    if (typeof mode === "string" && mode !== "default" && mode !== "plan") lines.push(`${name}: permission mode ${mode}`);
+    for (const rule of stringsOf(permissions.allow)) lines.push(`${name}: allow ${rule}`);
+    for (const folder of stringsOf(permissions.additionalDirectories)) lines.push(`${name}: adds the folder ${folder}`);
+  }
+  return lines;
+}
+
+/** Whether the person trusts this folder (or one above it), as recorded in `~/.minagent/settings.json`. */
+export async function isProjectTrusted(home: string, root: string): Promise<boolean> {
+  const settings = await readFile(join(home, "settings.json"), "utf8").then(
+    (text) => JSON.parse(text) as unknown,
+    () => undefined,
+  );
+  const trusted = isSettingsObject(settings) ? stringsOf(settings.trustedProjects) : [];
+  return trusted.some((folder) => root === folder || root.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`));
+}
+
+/** Records that the person trusts this folder, in `trustedProjects` of `~/.minagent/settings.json`. */
+export async function trustProject(home: string, root: string): Promise<void> {
+  await editSettingsFile(join(home, "settings.json"), "record the trusted folder", (settings) => {
+    const trusted = stringsOf(settings.trustedProjects);
+    if (!trusted.includes(root)) trusted.push(root);
+    settings.trustedProjects = trusted;
+  });
+}
+
+/** The commands of a settings file's `hooks` (`PreToolUse Bash: ./check.sh`), and its function hooks by event. */
+function hookCommands(hooks: unknown): string[] {
+  if (!isSettingsObject(hooks)) return [];
+  const found: string[] = [];
+  for (const [event, matchers] of Object.entries(hooks)) {
+    for (const matcher of Array.isArray(matchers) ? matchers : []) {
+      const entries = isSettingsObject(matcher) && Array.isArray(matcher.hooks) ? matcher.hooks : [];
+      const on = isSettingsObject(matcher) && typeof matcher.matcher === "string" && matcher.matcher ? ` ${matcher.matcher}` : "";
+      for (const entry of entries)
+        found.push(
+          `${event}${on}: ${isSettingsObject(entry) && typeof entry.command === "string" ? entry.command : JSON.stringify(entry)}`,
+        );
+    }
+  }
+  return found;
+}
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}

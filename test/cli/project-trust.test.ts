@@ -1,0 +1,49 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, test } from "vitest";
+import { describeProjectSettings, isProjectTrusted, trustProject } from "../../src/cli/code/project-trust.js";
+
+let root: string;
+let home: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "minagent-trust-project-"));
+  home = await mkdtemp(join(tmpdir(), "minagent-trust-home-"));
+  await mkdir(join(root, ".minagent"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
+});
+
+test("lists what a project's own settings would run or allow, and nothing for harmless ones", async () => {
+  await writeFile(join(root, ".minagent", "settings.json"), JSON.stringify({ permissions: { deny: ["Bash(rm:*)"], defaultMode: "plan" } }));
+  expect(await describeProjectSettings(root)).toEqual([]);
+  await writeFile(
+    join(root, ".minagent", "settings.local.json"),
+    JSON.stringify({
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./audit.sh" }] }] },
+      permissions: { defaultMode: "bypassPermissions", allow: ["Edit"], additionalDirectories: ["../secrets"] },
+    }),
+  );
+  expect(await describeProjectSettings(root)).toEqual([
+    ".minagent/settings.local.json: hook PreToolUse Bash: ./audit.sh",
+    ".minagent/settings.local.json: permission mode bypassPermissions",
+    ".minagent/settings.local.json: allow Edit",
+    ".minagent/settings.local.json: adds the folder ../secrets",
+  ]);
+});
+
+test("trusting a folder covers its subfolders, not its neighbours, and keeps the rest of the user's settings", async () => {
+  await writeFile(join(home, "settings.json"), JSON.stringify({ permissions: { deny: ["WebFetch"] } }));
+  expect(await isProjectTrusted(home, root)).toBe(false);
+  await trustProject(home, root);
+  expect(await isProjectTrusted(home, root)).toBe(true);
+  expect(await isProjectTrusted(home, join(root, "packages", "a"))).toBe(true);
+  expect(await isProjectTrusted(home, `${root}-other`)).toBe(false);
+  const { readFile } = await import("node:fs/promises");
+  expect(JSON.parse(await readFile(join(home, "settings.json"), "utf8"))).toEqual({
+    permissions: { deny: ["WebFetch"] },
+    trustedProjects: [root],
+  });
+});
