@@ -105,13 +105,6 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
     const message = `event: change\ndata: ${JSON.stringify(change)}\n\n`;
     for (const listener of listeners) listener.write(message);
   };
-  const stopWatching = watchTraceDirectory(directory.root, broadcast, { only: directory.only, pollMs: options.pollMs });
-  // A comment now and then keeps proxies and idle timers from closing a quiet stream.
-  const keepAlive = setInterval(() => {
-    for (const listener of listeners) listener.write(": keep-alive\n\n");
-  }, 15_000);
-  keepAlive.unref();
-
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => {
@@ -120,6 +113,13 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
     });
   });
   port = (server.address() as AddressInfo).port;
+  // Watching starts once the server listens: a start that fails (a busy port) leaves nothing running.
+  const stopWatching = watchTraceDirectory(directory.root, broadcast, { only: directory.only, pollMs: options.pollMs });
+  // A comment now and then keeps proxies and idle timers from closing a quiet stream.
+  const keepAlive = setInterval(() => {
+    for (const listener of listeners) listener.write(": keep-alive\n\n");
+  }, 15_000);
+  keepAlive.unref();
   return {
     url: `http://127.0.0.1:${port}/`,
     port,
