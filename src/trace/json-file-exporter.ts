@@ -101,9 +101,15 @@ export function parseTrace(text: string, source = "trace"): Trace {
     throw new UsageError(`${source} has trace format version ${String(trace.version)}; this minagent reads version 1.`);
   if (typeof trace.traceId !== "string") throw new UsageError(`${source} has no traceId.`);
   if (!Array.isArray(trace.spans) || trace.spans.length === 0) throw new UsageError(`${source} has no spans.`);
+  // A span id names one span: a repeated one would make a span its own ancestor, and a tree walk endless.
+  const seen = new Map<string, number>();
   for (const [index, span] of trace.spans.entries()) {
     const problem = spanProblem(span);
     if (problem) throw new UsageError(`${source}: span ${index} ${problem}.`);
+    const id = (span as { spanId: string }).spanId;
+    const first = seen.get(id);
+    if (first !== undefined) throw new UsageError(`${source}: span ${index} has the spanId ${describe(id)} of span ${first}.`);
+    seen.set(id, index);
   }
   return trace as Trace;
 }

@@ -190,6 +190,12 @@ describe("parseTrace", () => {
     ['{"format": "minagent-trace", "version": 1, "traceId": "ab", "spans": []}', /has no spans/],
     ['{"format": "minagent-trace", "version": 1, "traceId": "ab", "spans": [null]}', /span 0 is not an object/],
     ['{"format": "minagent-trace", "version": 1, "traceId": "ab", "spans": [{"spanId": "a", "name": "x"}]}', /span 0 has no startTime/],
+    [
+      '{"format": "minagent-trace", "version": 1, "traceId": "ab", "spans": [' +
+        '{"spanId": "a", "name": "x", "startTime": 1, "endTime": 2, "durationMs": 1, "status": {"code": "ok"}, "attributes": {}},' +
+        '{"spanId": "a", "parentSpanId": "a", "name": "x", "startTime": 1, "endTime": 2, "durationMs": 1, "status": {"code": "ok"}, "attributes": {}}]}',
+      /span 1 has the spanId "a" of span 0/,
+    ],
   ])("rejects %s", (text, message) => {
     expect(() => parseTrace(text)).toThrow(message);
   });

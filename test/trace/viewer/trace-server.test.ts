@@ -27,6 +27,13 @@ beforeAll(async () => {
   copyFileSync(join(directory, traceName), join(outside, "secret.json"));
   symlinkSync(join(outside, "secret.json"), join(directory, "link-out.json"));
   mkdirSync(join(directory, "sub"));
+  // A span that repeats its parent's id: the page's tree walk would never end on it.
+  const span = { name: "x", startTime: 1, endTime: 2, durationMs: 1, status: { code: "ok" }, attributes: {} };
+  const spans = [
+    { ...span, spanId: "a" },
+    { ...span, spanId: "a", parentSpanId: "a" },
+  ];
+  writeFileSync(join(directory, "repeated-ids.json"), JSON.stringify({ format: "minagent-trace", version: 1, traceId: "ab", spans }));
   server = await startTraceServer({ path: directory, pollMs: 200 });
 });
 
@@ -157,6 +164,13 @@ describe("the trace viewer's JSON API", () => {
     expect((await get("/api/traces", "evil.example:80")).status).toBe(403);
     // The link is not listed either.
     expect((await get("/api/traces")).body).not.toContain("link-out.json");
+  });
+
+  it("refuses a trace whose span ids repeat with a 415 that says which span, and does not list it", async () => {
+    const { status, body } = await get("/api/traces/repeated-ids.json");
+    expect(status).toBe(415);
+    expect(JSON.parse(body)).toEqual({ error: 'repeated-ids.json: span 1 has the spanId "a" of span 0.' });
+    expect((await get("/api/traces")).body).not.toContain("repeated-ids.json");
   });
 
   it("sends a live event when a new trace file is written, and when one is removed", async () => {

@@ -62,23 +62,34 @@ export class TraceModel {
         else children.set(parent, [span]);
       }
     }
-    // Depth-first, without recursion: a trace may nest deeper than the stack allows.
+    // Depth-first, without recursion: a trace may nest deeper than the stack allows. A span whose id is already
+    // drawn is skipped: a repeated id (a span "its own ancestor") would otherwise be walked into forever.
     const stack: { span: TraceSpan; depth: number; parent: number }[] = roots.reverse().map((span) => ({ span, depth: 0, parent: -1 }));
     let start = Number.POSITIVE_INFINITY;
     let end = Number.NEGATIVE_INFINITY;
-    while (stack.length > 0) {
-      const { span, depth, parent } = stack.pop() as { span: TraceSpan; depth: number; parent: number };
-      const index = this.rows.length;
-      // A run under another span is a sub-agent (or a pattern's trial); a session's prompts are its own runs.
-      const parentSpan = this.rows[parent]?.span;
-      const subagent = span.type === "run" && parentSpan !== undefined && parentSpan.attributes["minagent.session.id"] === undefined;
-      this.rows.push({ span, depth, parent, end: index + 1, subagent });
-      this.#index.set(span.spanId, index);
-      start = Math.min(start, span.startTime);
-      end = Math.max(end, span.endTime);
-      const below = children.get(span.spanId) ?? [];
-      for (let child = below.length - 1; child >= 0; child--)
-        stack.push({ span: below[child] as TraceSpan, depth: depth + 1, parent: index });
+    const walk = (): void => {
+      while (stack.length > 0) {
+        const { span, depth, parent } = stack.pop() as { span: TraceSpan; depth: number; parent: number };
+        if (this.#index.has(span.spanId)) continue;
+        const index = this.rows.length;
+        // A run under another span is a sub-agent (or a pattern's trial); a session's prompts are its own runs.
+        const parentSpan = this.rows[parent]?.span;
+        const subagent = span.type === "run" && parentSpan !== undefined && parentSpan.attributes["minagent.session.id"] === undefined;
+        this.rows.push({ span, depth, parent, end: index + 1, subagent });
+        this.#index.set(span.spanId, index);
+        start = Math.min(start, span.startTime);
+        end = Math.max(end, span.endTime);
+        const below = children.get(span.spanId) ?? [];
+        for (let child = below.length - 1; child >= 0; child--)
+          stack.push({ span: below[child] as TraceSpan, depth: depth + 1, parent: index });
+      }
+    };
+    walk();
+    // Spans whose parents form a loop are reached from no root: each is drawn as a root of its own.
+    for (const span of trace.spans) {
+      if (this.#index.has(span.spanId)) continue;
+      stack.push({ span, depth: 0, parent: -1 });
+      walk();
     }
     for (let index = this.rows.length - 1; index >= 0; index--) {
       const row = this.rows[index] as Row;
