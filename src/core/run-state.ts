@@ -116,7 +116,13 @@ function parseState(state: RunResult | string): RunResult {
   return result as RunResult;
 }
 
-function checkDecisions(pendingIds: ReadonlySet<string>, deferredIds: ReadonlySet<string>, decisions: ApprovalDecisions): void {
+/**
+ * Checks decisions against an interrupted run's pending calls as `resume` does: every pending call but a deferred one
+ * is decided, no decision names a call that is not pending, and each is `{ behavior: "allow", arguments? }` or
+ * `{ behavior: "deny", message }`. Throws a UsageError saying what is wrong. (minagent/dbos checks the decisions a
+ * durable run receives with it.)
+ */
+export function checkDecisions(pendingIds: ReadonlySet<string>, deferredIds: ReadonlySet<string>, decisions: ApprovalDecisions): void {
   if (typeof decisions !== "object" || decisions === null)
     throw new UsageError('resume() needs decisions: { [toolCallId]: { behavior: "allow" } | { behavior: "deny", message } }.');
   // A deferred call needs no decision: it waited only for the others.

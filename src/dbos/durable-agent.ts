@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { DBOS, WorkflowHandle } from "@dbos-inc/dbos-sdk";
 import { Agent, type Message, type Model, type RunResult, type ToolExecutor, UsageError } from "../engine.js";
 import { waitForDecisions } from "./approvals.js";
@@ -15,7 +16,21 @@ export type DurableRunRequest = {
   history?: Message[] | undefined;
   /** What the run is, for traces (`RunOptions.name`). */
   name?: string | undefined;
+  /**
+   * The base of the run's ids (see `durableRunId`), and so of its tools' idempotency keys. `start`, `run` and
+   * `enqueueDurableRun` set it to the workflow id. It is part of the workflow's input, which `DBOS.forkWorkflow`
+   * copies: a fork re-executes its tool calls with the original run's keys. Default: the workflow id.
+   */
+  runKey?: string | undefined;
 };
+
+/**
+ * The id of a durable run: `run_<runKey>`, and `run<round>_<runKey>` for the run resumed after its round-th approval
+ * (`run1_refund-42`). A round is digits without `_`, so no two (runKey, round) pairs give the same id.
+ */
+export function durableRunId(runKey: string, round = 0): string {
+  return round === 0 ? `run_${runKey}` : `run${round}_${runKey}`;
+}
 
 /** How an agent runs as a DBOS workflow. */
 export type DurableAgentOptions = {
@@ -31,7 +46,8 @@ export type DurableAgentOptions = {
   approvalTimeoutSeconds?: number | undefined;
   /**
    * Builds the agent that runs inside the workflow from the durable model and tools. Default:
-   * `new Agent(model, tools, agent.options)`. Give one for an Agent subclass (a ReActAgent).
+   * `new Agent(model, tools, agent.options)`. Required for an Agent subclass (a ReActAgent, a PlanAndSolveAgent):
+   * `createAgent: ({ model, tools }) => new ReActAgent(model, tools, options)`.
    */
   createAgent?: ((parts: { model: Model; tools: ToolExecutor }) => Agent) | undefined;
 };
@@ -39,8 +55,9 @@ export type DurableAgentOptions = {
 /** Where and as what a durable run starts. */
 export type DurableStartOptions = {
   /**
-   * The workflow id: the run's identity in Postgres, and the base of its run id (`run_<workflowId>`). Starting a
-   * workflow id that exists returns that run instead of starting another. Default: a new UUID.
+   * The workflow id: the run's identity in Postgres, and the base of its run id (`run_<workflowId>`, as the
+   * request's `runKey`). Starting a workflow id that exists returns that run instead of starting another. Default: a
+   * new UUID.
    */
   workflowId?: string | undefined;
   /** Run it from this DBOS queue (registered with `DBOS.registerQueue`) on whichever worker dequeues it. */
@@ -81,6 +98,12 @@ export function registerDurableAgent(agent: Agent, options: DurableAgentOptions)
   if (typeof name !== "string" || name === "") throw new UsageError("registerDurableAgent needs options.name: the workflow's name.");
   if (approvalTimeoutSeconds !== undefined && !(approvalTimeoutSeconds >= 0))
     throw new UsageError(`approvalTimeoutSeconds must be a number of seconds, got ${approvalTimeoutSeconds}.`);
+  if (!options.createAgent && agent.constructor !== Agent) {
+    const className = agent.constructor.name || "YourAgent";
+    throw new UsageError(
+      `registerDurableAgent: the agent is a ${className}, which would run as a plain Agent inside the workflow. Pass createAgent: ({ model, tools }) => new ${className}(model, tools, …) to rebuild it around the durable model and tools.`,
+    );
+  }
   const { DBOS } = loadDbosSdk();
   const parts = { model: durableModel(agent.model), tools: durableTools(agent.registry) };
   const inner = options.createAgent ? options.createAgent(parts) : new Agent(parts.model, parts.tools, agent.options);
@@ -88,24 +111,31 @@ export function registerDurableAgent(agent: Agent, options: DurableAgentOptions)
   async function runAgent(request: DurableRunRequest): Promise<RunResult> {
     const workflowId = DBOS.workflowID;
     if (workflowId === undefined) throw new UsageError("A durable run must be started as a DBOS workflow (durable.start or durable.run).");
-    // Ids derived from the workflow's: a recovered run keeps its run id, and so its tools' idempotency keys.
+    // Ids derived from the run key in the workflow's input (its first workflow id): a recovered run keeps its run
+    // id, and so its tools' idempotency keys, and so does a fork, which copies the input.
+    const runKey = request.runKey ?? workflowId;
     const attributes = { [workflowIdAttribute]: workflowId };
-    let result = await inner.run(request.input, { history: request.history, name: request.name, runId: `run_${workflowId}`, attributes });
+    let result = await inner.run(request.input, { history: request.history, name: request.name, runId: durableRunId(runKey), attributes });
     for (let round = 1; result.status === "interrupted"; round++) {
       const decisions = await waitForDecisions(result.pending, approvalTimeoutSeconds);
       if (!decisions) return result;
-      result = await inner.resume(result, decisions, { name: request.name, runId: `run_${workflowId}_${round}`, attributes });
+      result = await inner.resume(result, decisions, { name: request.name, runId: durableRunId(runKey, round), attributes });
     }
     return result;
   }
   const workflow = DBOS.registerWorkflow(runAgent, { name });
 
   const start = (input: string | DurableRunRequest, startOptions: DurableStartOptions = {}) => {
+    // Inside a workflow, DBOS gives a child without an id a deterministic one, which a random id would break; the
+    // run key then defaults, in the child, to that id.
+    const workflowId = startOptions.workflowId ?? (DBOS.isWithinWorkflow() ? undefined : randomUUID());
     const params: NonNullable<Parameters<typeof DBOS.startWorkflow>[1]> = {};
-    if (startOptions.workflowId !== undefined) params.workflowID = startOptions.workflowId;
+    if (workflowId !== undefined) params.workflowID = workflowId;
     if (startOptions.queueName !== undefined) params.queueName = startOptions.queueName;
     if (startOptions.timeoutMs !== undefined) params.timeoutMS = startOptions.timeoutMs;
-    return DBOS.startWorkflow(workflow, params)(typeof input === "string" ? { input } : input);
+    const request: DurableRunRequest = typeof input === "string" ? { input } : input;
+    const runKey = request.runKey ?? workflowId;
+    return DBOS.startWorkflow(workflow, params)(runKey === undefined ? request : { ...request, runKey });
   };
   return {
     name,

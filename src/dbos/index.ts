@@ -14,6 +14,7 @@ export {
   type DurableAgentOptions,
   type DurableRunRequest,
   type DurableStartOptions,
+  durableRunId,
   registerDurableAgent,
   workflowIdAttribute,
 } from "./durable-agent.js";

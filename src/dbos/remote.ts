@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { DBOSClient, WorkflowHandle } from "@dbos-inc/dbos-sdk";
 import type { RunResult } from "../engine.js";
 import type { DurableRunRequest } from "./durable-agent.js";
@@ -30,14 +31,15 @@ export function enqueueDurableRun(
   input: string | DurableRunRequest,
 ): Promise<WorkflowHandle<RunResult>> {
   const request: DurableRunRequest = typeof input === "string" ? { input } : input;
+  const workflowId = options.workflowId ?? randomUUID();
   return client.enqueue<(request: DurableRunRequest) => Promise<RunResult>>(
     {
       workflowName: options.agentName,
       queueName: options.queueName,
-      ...(options.workflowId !== undefined && { workflowID: options.workflowId }),
+      workflowID: workflowId,
       ...(options.applicationVersion !== undefined && { appVersion: options.applicationVersion }),
     },
-    request,
+    { ...request, runKey: request.runKey ?? workflowId },
   );
 }
 

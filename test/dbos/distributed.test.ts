@@ -108,7 +108,7 @@ describe("distributed durable runs", () => {
     const interrupted = await agent.run("task h 9");
     const reference = await agent.resume(interrupted, { h_t2_0: { behavior: "allow" } });
     expect(result).toMatchObject({ status: "completed", final: reference.final, messages: reference.messages, turns: 5 });
-    expect(result.runId).toBe("run_approval-h_1");
+    expect(result.runId).toBe("run1_approval-h");
     expect(await readPendingApproval(harness.client, "approval-h", 1)).toEqual([]);
 
     // Nothing ran twice: the process died while the run waited, between steps.

@@ -4,8 +4,10 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  approvalTopic,
   type DurableAgent,
   durableModel,
+  durableRunId,
   durableTools,
   modelStepName,
   readPendingApproval,
@@ -15,7 +17,17 @@ import {
   toolStepName,
   workflowIdAttribute,
 } from "../../src/dbos/index.js";
-import { Agent, type Message, type Model, type ModelResponse, type RunResult, ToolRegistry, UsageError } from "../../src/index.js";
+import {
+  Agent,
+  type Message,
+  type Model,
+  type ModelResponse,
+  PlanAndSolveAgent,
+  ReActAgent,
+  type RunResult,
+  ToolRegistry,
+  UsageError,
+} from "../../src/index.js";
 import { MemoryTraceExporter } from "../../src/trace/memory-trace-exporter.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { databaseUrl, findPostgresBin, postgresNotFound, startPostgres, type TestPostgres } from "../helpers/postgres.mjs";
@@ -94,6 +106,11 @@ beforeAll(async () => {
     name: "rebuilt",
     createAgent: ({ model, tools }) => new Agent(model, tools, { maxSteps: 2 }),
   });
+  // A subclass is accepted with createAgent, which rebuilds it.
+  registerDurableAgent(new ReActAgent(richModel, notes), {
+    name: "react",
+    createAgent: ({ model, tools }) => new ReActAgent(model, tools),
+  });
   DBOS.setConfig({ name: "minagent-inprocess", systemDatabaseUrl: databaseUrl(server.url, "minagent_inprocess"), logLevel: "error" });
   await DBOS.launch();
 }, 120_000);
@@ -145,7 +162,7 @@ describe("durable agent in one process", () => {
     await sendApproval(DBOS, "approval-1", {});
     await sendApproval(DBOS, "approval-1", { ask_1: { behavior: "deny", message: "Not today." } });
     const result = await handle.getResult();
-    expect(result).toMatchObject({ status: "completed", final: "final after: Not today.", runId: "run_approval-1_1" });
+    expect(result).toMatchObject({ status: "completed", final: "final after: Not today.", runId: "run1_approval-1" });
     expect(noteExecutions).toEqual([]);
     expect(await readPendingApproval(DBOS, "approval-1", 1)).toEqual([]);
   });
@@ -155,13 +172,75 @@ describe("durable agent in one process", () => {
     const handle = await approving.start("note it", { workflowId: "approval-2" });
     await sendApproval(DBOS, "approval-2", { ask_1: { behavior: "allow" } });
     expect((await handle.getResult()).final).toBe("final after: noted needs-approval");
-    expect(noteExecutions).toEqual(["needs-approval@run_approval-2_1/ask_1"]);
+    expect(noteExecutions).toEqual(["needs-approval@run1_approval-2/ask_1"]);
+  });
+
+  it("run ids do not collide: a workflow after its first approval and the workflow named <id>_1", async () => {
+    expect((await rich.run("go", { workflowId: "approval-2_1" })).runId).toBe("run_approval-2_1");
+    expect(durableRunId("approval-2", 1)).toBe("run1_approval-2");
+    const ids = ["x", "x_1", "1_x", "x_1_1", "_1", "1"].flatMap((key) => [0, 1, 2, 11].map((round) => durableRunId(key, round)));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  async function statusOf(workflowId: string): Promise<string | undefined> {
+    return (await DBOS.getWorkflowStatus(workflowId))?.status;
+  }
+
+  it("decisions resume would refuse are ignored: the run waits on, and a later valid decision completes it", async () => {
+    noteExecutions.length = 0;
+    const handle = await approving.start("note it", { workflowId: "approval-bad" });
+    expect((await readPendingApproval(DBOS, "approval-bad", 30))?.map(({ toolCall }) => toolCall.id)).toEqual(["ask_1"]);
+    // Sent past sendApproval's own check, as a buggy or older sender might.
+    await DBOS.send("approval-bad", { ask_1: { behavior: "deny" } }, approvalTopic);
+    await DBOS.send("approval-bad", "allow", approvalTopic);
+    await DBOS.send("approval-bad", { stale_call: { behavior: "allow" } }, approvalTopic);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await statusOf("approval-bad")).toBe("PENDING");
+    expect((await readPendingApproval(DBOS, "approval-bad", 1))?.map(({ toolCall }) => toolCall.id)).toEqual(["ask_1"]);
+    // A decision for a call that is not pending (a stale id, even a malformed one) is dropped, the others used.
+    await DBOS.send("approval-bad", { ask_1: { behavior: "allow" }, stale_call: { behavior: "maybe" } }, approvalTopic);
+    const result = await handle.getResult();
+    expect(result).toMatchObject({ status: "completed", final: "final after: noted needs-approval", runId: "run1_approval-bad" });
+    expect(noteExecutions).toEqual(["needs-approval@run1_approval-bad/ask_1"]);
+    expect(await statusOf("approval-bad")).toBe("SUCCESS");
+  });
+
+  it("sendApproval refuses a malformed decision with a UsageError before sending it", async () => {
+    await expect(sendApproval(DBOS, "approval-nobody", { ask_1: { behavior: "deny" } as never })).rejects.toThrow(
+      /^sendApproval\(\): the decision for "ask_1" must be/,
+    );
+    await expect(sendApproval(DBOS, "approval-nobody", null as never)).rejects.toThrow(UsageError);
+    // Well-formed decisions are sent (to an ended run here, which drops them).
+    await expect(sendApproval(DBOS, "approval-1", { a: { behavior: "allow" }, b: { behavior: "deny", message: "no" } })).resolves.toBe(
+      undefined,
+    );
   });
 
   it("with approvalTimeoutSeconds, a run nobody answers ends interrupted", async () => {
     const result = await impatient.run("delete it", { workflowId: "approval-timeout" });
     expect(result.status).toBe("interrupted");
     expect(result.pending.map(({ toolCall }) => toolCall.id)).toEqual(["ask_1"]);
+    // The run no longer waits, and says so; a decision sent now is dropped.
+    expect(await readPendingApproval(DBOS, "approval-timeout", 1)).toEqual([]);
+    await sendApproval(DBOS, "approval-timeout", { ask_1: { behavior: "allow" } });
+    expect(await statusOf("approval-timeout")).toBe("SUCCESS");
+  });
+
+  it("a fork re-executes its tool calls with the original run's id and idempotency keys", async () => {
+    noteExecutions.length = 0;
+    const original = await rich.run("go", { workflowId: "rich-forked" });
+    expect(noteExecutions[0]).toBe("n0@run_rich-forked/c0a");
+    const steps = (await DBOS.listWorkflowSteps("rich-forked")) ?? [];
+    const firstTool = steps.findIndex((step) => step.name === toolStepName("note"));
+    expect(firstTool).toBe(1);
+    noteExecutions.length = 0;
+    const fork = await DBOS.forkWorkflow<RunResult>("rich-forked", firstTool);
+    expect(fork.workflowID).not.toBe("rich-forked");
+    const forked = await fork.getResult();
+    expect(noteExecutions).toEqual(["n0@run_rich-forked/c0a", "n1@run_rich-forked/c1a", "n2@run_rich-forked/c2a"]);
+    expect(forked).toEqual(original);
+    const runSpan = traces.traces.at(-1)?.spans[0];
+    expect(runSpan?.attributes).toMatchObject({ [workflowIdAttribute]: fork.workflowID, "minagent.run.id": "run_rich-forked" });
   });
 
   it("createAgent builds the agent that runs in the workflow, around the durable model and tools", async () => {
@@ -187,6 +266,13 @@ describe("durable agent in one process", () => {
     expect(() => registerDurableAgent({} as Agent, { name: "x" })).toThrow(UsageError);
     expect(() => registerDurableAgent(new Agent(richModel, notes), { name: "" })).toThrow(/options.name/);
     expect(() => registerDurableAgent(new Agent(richModel, notes), { name: "y", approvalTimeoutSeconds: -1 })).toThrow(UsageError);
+  });
+
+  it("refuses an Agent subclass without createAgent, which would silently run as a plain Agent", () => {
+    expect(() => registerDurableAgent(new ReActAgent(richModel, notes), { name: "react-x" })).toThrow(
+      /the agent is a ReActAgent.*createAgent: \(\{ model, tools \}\) => new ReActAgent\(model, tools, …\)/,
+    );
+    expect(() => registerDurableAgent(new PlanAndSolveAgent(richModel, notes), { name: "plan-x" })).toThrow(UsageError);
   });
 
   it("a machine without PostgreSQL gets one message saying how to install it", () => {

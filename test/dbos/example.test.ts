@@ -51,7 +51,7 @@ it("examples/durable/refund.mjs: start, approve from another process, resume", a
   const resumed = await example("resume", "refund-42");
   expect(resumed).toMatchObject({
     code: 0,
-    stdout: "completed: Done: refunded 4999 cents on order 1234 (idempotency key run_refund-42_1/call_1)\n",
+    stdout: "completed: Done: refunded 4999 cents on order 1234 (idempotency key run1_refund-42/call_1)\n",
   });
   expect(`${started.stderr}${approved.stderr}${resumed.stderr}`).not.toContain(server.password);
 }, 120_000);
