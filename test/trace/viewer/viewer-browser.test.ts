@@ -1,5 +1,5 @@
 // biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright locators, whose innerText() is what a person sees (textContent would include hidden text)
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
@@ -246,5 +246,63 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
       return Promise.all(paths.map(async (path) => (await fetch(path)).status));
     });
     expect(statuses).toEqual([400, 400, 400]);
+  });
+
+  it("shows a model call whose messages have an unexpected shape, with a search active, without an error", async () => {
+    // Messages as no tracer writes them: no role, a numeric role, numbers and objects for text, a tool call
+    // without arguments, parts that are not a list, a message that is null.
+    const input = [
+      { parts: [{ type: "text", content: 42 }] },
+      null,
+      { role: 7, parts: "not a list" },
+      {
+        role: "assistant",
+        parts: [
+          { type: "tool_call", id: "c1", name: "weather" },
+          { type: "tool_call_response", id: "c1", response: { ok: true } },
+          { type: "reasoning" },
+          null,
+        ],
+      },
+    ];
+    const output = [{ role: "assistant", parts: [{ type: "text", content: { weather: "odd" } }], finish_reason: 3 }];
+    const base = { kind: "internal", startTime: 1000, endTime: 1200, durationMs: 200, status: { code: "ok" } };
+    const spans = [
+      { ...base, spanId: "aa01", name: "invoke_agent odd", type: "run", attributes: {} },
+      {
+        ...base,
+        spanId: "bb02",
+        parentSpanId: "aa01",
+        name: "chat odd-model",
+        type: "model-call",
+        status: { code: "error", message: 404 },
+        attributes: { "gen_ai.input.messages": JSON.stringify(input), "gen_ai.output.messages": JSON.stringify(output) },
+      },
+    ];
+    const odd = temporaryFolder("minagent-viewer-odd-");
+    writeFileSync(join(odd, "odd.json"), JSON.stringify({ format: "minagent-trace", version: 1, traceId: "ab".repeat(16), spans }));
+    const oddServer = await startTraceServer({ path: odd, assetsDirectory: assets });
+    const errors: string[] = [];
+    const onError = (error: Error) => errors.push(error.message);
+    page.on("pageerror", onError);
+    try {
+      await page.goto(`${oddServer.url}#/trace/odd.json/bb02`);
+      await page.locator("body[data-view=trace] .detail h2", { hasText: "chat odd-model" }).waitFor();
+      await page.locator("input.search").fill("weather");
+      await page.locator(".search-status", { hasText: "1 of 1" }).waitFor();
+      const detail = page.locator(".detail");
+      await detail.locator("mark").first().waitFor();
+      const text = await detail.innerText();
+      expect(text).toContain("42");
+      expect(text).toContain("→ weather");
+      expect(text).toContain('{"ok":true}');
+      expect(text).toContain('{"weather":"odd"}');
+      expect(text).toContain("404");
+      expect(await detail.locator(".message").count()).toBe(4);
+      expect(errors).toEqual([]);
+    } finally {
+      page.off("pageerror", onError);
+      await oddServer.close();
+    }
   });
 });

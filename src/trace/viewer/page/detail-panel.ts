@@ -40,12 +40,35 @@ const shown = new Set([
   "minagent.turn.index",
 ]);
 
-/** Draws the selected span: what a person asks of it depends on its type. `query` is marked in its text. */
+/**
+ * Draws the selected span: what a person asks of it depends on its type. `query` is marked in its text. A span
+ * of a shape the panel does not expect (a trace file is untrusted) is shown as its JSON, never as an error.
+ */
 export function renderDetail(model: TraceModel, index: number, query: string): HTMLElement {
   const row = model.rows[index];
   if (!row) return h("div.detail.empty", null, "Select a span to see its messages, arguments and results.");
+  try {
+    return spanDetail(model, row, index, query);
+  } catch (error) {
+    let json: string;
+    try {
+      json = JSON.stringify(row.span, null, 2) ?? String(row.span);
+    } catch {
+      json = String(row.span);
+    }
+    return h(
+      "div.detail",
+      null,
+      h("h2", null, h("span.type-dot"), String(row.span.name)),
+      h("p.muted", null, `This span could not be drawn (${error instanceof Error ? error.message : String(error)}); its JSON:`),
+      code(json, query),
+    );
+  }
+}
+
+function spanDetail(model: TraceModel, row: Row, index: number, query: string): HTMLElement {
   const span = row.span;
-  const error = span.status.code === "error" ? span.status.message : undefined;
+  const error = span.status.code === "error" ? String(span.status.message) : undefined;
   const panel = h(
     "div.detail",
     { "data-span-type": span.type },
@@ -191,33 +214,60 @@ function messagesView(json: string, query: string): HTMLElement {
   return h("div.messages", null, ...messages.map((message) => messageView(message, query)));
 }
 
+// A message's JSON comes from a file: every field is checked before it is used (a role that is not a string,
+// text that is a number, a tool call without arguments are shown, not thrown on).
 function messageView(message: TracedMessage, query: string): HTMLElement {
+  if (typeof message !== "object" || message === null) return code(jsonText(message), query);
+  const role = typeof message.role === "string" ? message.role : message.role === undefined ? "(no role)" : jsonText(message.role);
+  const parts: unknown[] = Array.isArray(message.parts) ? message.parts : message.parts === undefined ? [] : [message.parts];
   return h(
-    `div.message.role-${message.role.replace(/[^a-z]/g, "")}` as "div",
+    `div.message.role-${role.replace(/[^a-z]/g, "")}` as "div",
     null,
-    h("div.role", null, message.role, message.finish_reason ? h("span.muted", null, ` · ${message.finish_reason}`) : null),
-    ...(message.parts ?? []).map((part) => partView(part, query)),
+    h("div.role", null, role, message.finish_reason ? h("span.muted", null, ` · ${textOf(message.finish_reason)}`) : null),
+    ...parts.map((part) => partView(part, query)),
   );
 }
 
-function partView(part: MessagePart, query: string): HTMLElement {
+function partView(value: unknown, query: string): HTMLElement {
+  if (typeof value !== "object" || value === null) return code(jsonText(value), query);
+  const part = value as MessagePart;
   switch (part.type) {
     case "text":
-      return h("div.text", null, highlighted(part.content, query));
+      return h("div.text", null, highlighted(textOf(part.content), query));
     case "reasoning":
-      return h("details.thinking", { open: true }, h("summary", null, "Thinking"), h("div.text", null, highlighted(part.content, query)));
+      return h(
+        "details.thinking",
+        { open: true },
+        h("summary", null, "Thinking"),
+        h("div.text", null, highlighted(textOf(part.content), query)),
+      );
     case "tool_call":
       return h(
         "div.tool-call-part",
         null,
-        h("span.call-name", null, `→ ${part.name}`),
-        h("span.muted", null, ` ${part.id}`),
-        code(JSON.stringify(part.arguments, null, 2), query),
+        h("span.call-name", null, `→ ${textOf(part.name)}`),
+        h("span.muted", null, ` ${textOf(part.id)}`),
+        "arguments" in part ? code(jsonText(part.arguments, 2), query) : h("p.muted", null, "No arguments recorded."),
       );
     case "tool_call_response":
-      return h("div.tool-result-part", null, h("span.muted", null, `result of ${part.id}`), code(part.response, query));
+      return h("div.tool-result-part", null, h("span.muted", null, `result of ${textOf(part.id)}`), code(textOf(part.response), query));
     default:
-      return code(JSON.stringify(part), query);
+      return code(jsonText(part), query);
+  }
+}
+
+/** A string as it is; anything else as its JSON ("" for nothing). */
+function textOf(value: unknown): string {
+  return typeof value === "string" ? value : jsonText(value);
+}
+
+/** JSON text of any value: never undefined, never throws. */
+function jsonText(value: unknown, indent?: number): string {
+  if (value === undefined) return "";
+  try {
+    return JSON.stringify(value, null, indent) ?? String(value);
+  } catch {
+    return String(value);
   }
 }
 

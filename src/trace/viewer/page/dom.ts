@@ -31,7 +31,9 @@ export function append(parent: Node, children: readonly Child[]): void {
 }
 
 /** Text with every occurrence of `query` (case-insensitive) wrapped in <mark>, as nodes. */
-export function highlighted(text: string, query: string): Node {
+export function highlighted(value: string, query: string): Node {
+  // A trace file is untrusted: what should be text may be a number.
+  const text = typeof value === "string" ? value : String(value ?? "");
   const fragment = document.createDocumentFragment();
   if (!query) {
     fragment.append(text);

@@ -26,11 +26,17 @@ export function parseMessages(text: string): TracedMessage[] | undefined {
 export function messagesText(messages: TracedMessage[] | string): string {
   if (typeof messages === "string") return messages;
   const parts: string[] = [];
+  // The JSON comes from a file: messages or parts that are not objects, and fields that are not strings, are
+  // searched as their JSON rather than thrown on.
+  const text = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
   for (const message of messages) {
-    for (const part of message.parts ?? []) {
-      if (part.type === "text" || part.type === "reasoning") parts.push(part.content);
-      else if (part.type === "tool_call") parts.push(part.name, JSON.stringify(part.arguments));
-      else if (part.type === "tool_call_response") parts.push(part.response);
+    if (typeof message !== "object" || message === null) continue;
+    for (const part of Array.isArray(message.parts) ? (message.parts as unknown[]) : []) {
+      if (typeof part !== "object" || part === null) continue;
+      const typed = part as MessagePart;
+      if (typed.type === "text" || typed.type === "reasoning") parts.push(text(typed.content));
+      else if (typed.type === "tool_call") parts.push(text(typed.name), text(typed.arguments));
+      else if (typed.type === "tool_call_response") parts.push(text(typed.response));
     }
   }
   return parts.join("\n");
