@@ -4,7 +4,7 @@ import { UsageError } from "../../errors.js";
 import { parseTrace } from "../json-file-exporter.js";
 import type { Trace } from "../trace.js";
 import { readSessionAsTrace } from "./session-trace.js";
-import { summarizeTrace, type TraceSummary } from "./trace-summary.js";
+import { summarizeTrace, type TraceSummary, unreadableSummary } from "./trace-summary.js";
 
 /** Why a file cannot be served, with the HTTP status that says it. */
 export class TraceFileError extends Error {
@@ -99,10 +99,16 @@ export class TraceDirectory {
     const cached = this.#cache.get(name);
     if (cached && cached.size === stats.size && cached.modifiedAt === stats.mtimeMs) return cached.summary;
     let summary: TraceSummary | undefined;
+    const text = await readFile(path, "utf8");
     try {
-      summary = summarizeTrace(parse(await readFile(path, "utf8"), name), name, kindOf(name), stats.mtimeMs);
-    } catch {
-      summary = undefined; // a .json file that is not a trace (a package.json) is not listed
+      summary = summarizeTrace(parse(text, name), name, kindOf(name), stats.mtimeMs);
+    } catch (error) {
+      // A .json file that is not a trace (a package.json) is not listed; one that says it is a minagent trace but
+      // is not a valid one is listed as unreadable, with the reason.
+      summary =
+        kindOf(name) === "trace" && claimsToBeTrace(text)
+          ? unreadableSummary(name, error instanceof Error ? error.message : String(error), stats.mtimeMs)
+          : undefined;
     }
     this.#cache.set(name, { size: stats.size, modifiedAt: stats.mtimeMs, summary });
     return summary;
@@ -114,6 +120,16 @@ function parse(text: string, name: string): Trace {
     return kindOf(name) === "session" ? readSessionAsTrace(text, name) : parseTrace(text, name);
   } catch (error) {
     throw new TraceFileError(415, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Whether a file's JSON says it is a minagent trace (`"format": "minagent-trace"`). */
+function claimsToBeTrace(text: string): boolean {
+  try {
+    const value = JSON.parse(text) as { format?: unknown } | null;
+    return typeof value === "object" && value !== null && value.format === "minagent-trace";
+  } catch {
+    return false;
   }
 }
 

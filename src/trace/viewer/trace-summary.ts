@@ -11,9 +11,12 @@ export type TraceSummary = {
   traceId: string;
   agent: string | undefined;
   model: string | undefined;
-  /** `completed`, `max_steps`, `interrupted`, `error` (the run failed), or for a session `running` (still open) or `failed` (its last run). */
+  /**
+   * `completed`, `max_steps`, `interrupted`, `error` (the run failed), or for a session `running` (still open) or
+   * `failed` (its last run); `unreadable` for a file that says it is a minagent trace but is not a valid one.
+   */
   status: string;
-  /** The error of a failed top-level run. */
+  /** The error of a failed top-level run; for an unreadable file, what is wrong with it. */
   error: string | undefined;
   turns: number;
   inputTokens: number;
@@ -108,4 +111,29 @@ function numberOf(value: unknown): number {
 
 function stringOf(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * The list's row for a file that says it is a minagent trace but cannot be read as one (a repeated span id, a
+ * span without times…): it is listed, marked, with the reason, rather than left out like a file that is no trace.
+ */
+export function unreadableSummary(name: string, reason: string, modifiedAt: number): TraceSummary {
+  return {
+    name,
+    kind: "trace",
+    traceId: "",
+    agent: undefined,
+    model: undefined,
+    status: "unreadable",
+    error: reason,
+    turns: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cost: undefined,
+    startTime: modifiedAt,
+    durationMs: 0,
+    spanCount: 0,
+    errorCount: 0,
+    modifiedAt,
+  };
 }

@@ -90,7 +90,7 @@ describe("the trace viewer's JSON API", () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const { status, body } = await get("/api/traces");
     expect(status).toBe(200);
-    const list = JSON.parse(body) as TraceSummary[];
+    const list = (JSON.parse(body) as TraceSummary[]).filter((entry) => entry.status !== "unreadable");
     expect(list.map((entry) => entry.name)).toEqual([sessionName, traceName]);
     const trace = list.find((entry) => entry.name === traceName) as TraceSummary;
     expect(trace).toMatchObject({
@@ -166,11 +166,15 @@ describe("the trace viewer's JSON API", () => {
     expect((await get("/api/traces")).body).not.toContain("link-out.json");
   });
 
-  it("refuses a trace whose span ids repeat with a 415 that says which span, and does not list it", async () => {
+  it("refuses a trace whose span ids repeat with a 415 that says which span, and lists it as unreadable", async () => {
     const { status, body } = await get("/api/traces/repeated-ids.json");
     expect(status).toBe(415);
-    expect(JSON.parse(body)).toEqual({ error: 'repeated-ids.json: span 1 has the spanId "a" of span 0.' });
-    expect((await get("/api/traces")).body).not.toContain("repeated-ids.json");
+    const reason = 'repeated-ids.json: span 1 has the spanId "a" of span 0.';
+    expect(JSON.parse(body)).toEqual({ error: reason });
+    const list = JSON.parse((await get("/api/traces")).body) as TraceSummary[];
+    expect(list.find((entry) => entry.name === "repeated-ids.json")).toMatchObject({ status: "unreadable", error: reason, spanCount: 0 });
+    // Files that do not say they are minagent traces are still left out.
+    expect(list.filter((entry) => entry.status === "unreadable").map((entry) => entry.name)).toEqual(["repeated-ids.json"]);
   });
 
   it("sends a live event when a new trace file is written, and when one is removed", async () => {

@@ -64,6 +64,7 @@ export function renderTraceList(traces: readonly TraceSummary[], fresh: Readonly
 
 function statusText(trace: TraceSummary): string {
   const errors = trace.errorCount > 0 && trace.status !== "error" ? ` · ${trace.errorCount} error${trace.errorCount === 1 ? "" : "s"}` : "";
+  if (trace.status === "unreadable") return `✗ unreadable: ${trace.error ?? "not a valid trace"}`;
   const mark = trace.status === "completed" ? "✓" : trace.status === "running" ? "●" : trace.status === "interrupted" ? "⏸" : "✗";
   return `${mark} ${trace.status}${errors}`;
 }
