@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { accessSync, constants, copyFileSync, existsSync, mkdtempSync } from "node:fs";
+import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -42,10 +42,11 @@ export function findChromium(): string {
   );
 }
 
-/** A headless Chromium with a fresh profile in a temporary folder. Close it (context.close()) when done. */
+/** A headless Chromium with a fresh profile in a temporary folder, removed when it closes. Close it (context.close()) when done. */
 export async function launchChromium(): Promise<BrowserContext> {
   const executablePath = findChromium();
-  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "minagent-chromium-")), {
+  const profile = mkdtempSync(join(tmpdir(), "minagent-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
     args: chromiumArguments,
@@ -55,6 +56,14 @@ export async function launchChromium(): Promise<BrowserContext> {
     locale: "en-US",
     timeout: 60_000,
   });
+  // The profile is the browser's own: it goes when the browser does.
+  // The profile goes with the browser: once close() has waited for Chromium to exit, nothing writes to it.
+  const close = context.close.bind(context);
+  context.close = async (...args: Parameters<BrowserContext["close"]>) => {
+    await close(...args);
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  };
+  return context;
 }
 
 /**
