@@ -44,6 +44,7 @@ export { type RetryEvent, type RetryOptions, withRetry } from "./models/with-ret
 export type { CanUseTool, PermissionContext, PermissionDecision } from "./tools/permission.js";
 export {
   defineTool,
+  isReadOnlyCall,
   type StandardToolSchema,
   type Tool,
   type ToolArguments,

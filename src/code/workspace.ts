@@ -190,7 +190,8 @@ function isWritable(path: string): Promise<boolean> {
   );
 }
 
-function isInside(path: string, directories: readonly string[]): boolean {
+/** Whether `path` is one of `directories` or inside one of them (paths absolute and resolved). */
+export function isInside(path: string, directories: readonly string[]): boolean {
   return directories.some((directory) => path === directory || path.startsWith(directory.endsWith(sep) ? directory : directory + sep));
 }
 

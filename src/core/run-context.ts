@@ -33,7 +33,12 @@ export class RunContext {
   readonly signal: AbortSignal | undefined;
   /** Tokens this run has used so far, its finished child runs' included. */
   readonly usage: Usage = emptyUsage();
-  readonly #listeners: AgentEventListener[];
+  /**
+   * Who hears this run's events, in order: its own listeners, then each ancestor's, every listener once (one
+   * listener on a run and on its child hears a child's event once). Listeners are fixed when a run is made, so the
+   * list is made once, not per event.
+   */
+  readonly #audience: AgentEventListener[];
   /** Callbacks waiting for this run's abort, behind one listener on its signal (removed when the run settles). */
   #abortCallbacks: Set<() => void> | undefined;
   readonly #onAbort = () => {
@@ -48,7 +53,9 @@ export class RunContext {
     // Under a tool call, its own signal: aborted with the run, and also when the call times out.
     const parentSignal = parent instanceof RunContext ? parent.signal : (parent?.signal ?? parent?.run.signal);
     this.signal = combineSignals(parentSignal, options.signal);
-    this.#listeners = (options.listeners ?? []).filter((listener) => listener !== undefined);
+    const own = (options.listeners ?? []).filter((listener) => listener !== undefined);
+    const inherited = this.parent ? this.parent.#audience : [];
+    this.#audience = [...new Set([...own, ...inherited])];
   }
 
   /**
@@ -57,23 +64,13 @@ export class RunContext {
    * (`MinagentListenerWarning`) and the run goes on, so no tool is left running behind a failed run.
    */
   emit(event: AgentEvent): void {
-    this.#deliver(event, undefined);
-  }
-
-  /** `heard`: the listeners a descendant already called with this event (one listener on two runs hears it once). */
-  #deliver(event: AgentEvent, heard: Set<AgentEventListener> | undefined): void {
-    for (const listener of this.#listeners) {
-      if (heard?.has(listener)) continue;
+    for (const listener of this.#audience) {
       try {
         listener(event);
       } catch (error) {
         reportListenerError(error, event);
       }
     }
-    if (!this.parent) return;
-    const passed = heard ?? new Set<AgentEventListener>();
-    for (const listener of this.#listeners) passed.add(listener);
-    this.parent.#deliver(event, passed);
   }
 
   /**

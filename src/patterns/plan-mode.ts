@@ -1,4 +1,4 @@
-import type { CanUseTool, Tool, ToolRegistry } from "../engine.js";
+import { type CanUseTool, isReadOnlyCall, type Tool, type ToolRegistry } from "../engine.js";
 
 const allow = Object.freeze({ behavior: "allow" as const });
 
@@ -71,7 +71,7 @@ export function planMode(options: PlanModeOptions): PlanMode {
     },
   };
   const check: CanUseTool = (call, { tool }) =>
-    active && !(tool.readOnlyCall ? tool.readOnlyCall(call.arguments) : tool.readOnly)
+    active && !isReadOnlyCall(tool, call.arguments)
       ? {
           behavior: "deny",
           message: `"${call.name}" is not allowed in plan mode because it can change things. Finish planning with read-only tools and call ExitPlanMode with your plan; once it is approved you can use "${call.name}".`,

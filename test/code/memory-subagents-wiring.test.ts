@@ -55,10 +55,7 @@ it("default mode: Explore starts without asking; a writer's Write asks the perso
   expect(model.requests[1]?.messages[0]?.content).toContain("Use tabs.");
   expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("b");
   expect(asked).toEqual([expect.stringMatching(/^Write: /)]);
-  console.log(
-    asked,
-    agent.memory.files.map((f) => f.path),
-  );
+  expect(agent.memory.files.map((f) => f.path)).toEqual([join(root, "AGENTS.md")]);
 });
 
 it("plan mode: Explore runs, general-purpose is refused", async () => {
@@ -70,6 +67,9 @@ it("plan mode: Explore runs, general-purpose is refused", async () => {
   ]);
   const agent = await CodingAgent.create(model, { workspace: root, settingsFiles: [], userDirectory: user, mode: "plan" });
   const result = await agent.run("Plan.");
-  console.log(result.messages.filter((m) => m.role === "tool").map((m) => m.content));
+  expect(result.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+    expect.stringMatching(/^Permission denied: the tool `Agent` can change things, which plan mode does not allow\./),
+    "explored",
+  ]);
   expect(result.final).toBe("done");
 });

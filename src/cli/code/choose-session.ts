@@ -1,4 +1,5 @@
 import { UsageError } from "../../errors.js";
+import { toOneLine } from "../describe-progress.js";
 import type { CodeOptions, CodeSession, CodeSessionStore, CodeSessionSummary } from "./session-context.js";
 
 /**
@@ -26,8 +27,7 @@ export async function chooseSession(store: CodeSessionStore, options: CodeOption
 function recent(sessions: readonly CodeSessionSummary[], cwd: string): string {
   if (sessions.length === 0) return ` There are no sessions in ${cwd} yet.`;
   const lines = sessions.slice(0, 5).map((session) => {
-    const prompt = (session.firstPrompt ?? "").replace(/\s+/g, " ").trim();
-    return `  ${session.id}  ${session.updatedAt}  ${prompt.length > 60 ? `${prompt.slice(0, 59)}…` : prompt}`;
+    return `  ${session.id}  ${session.updatedAt}  ${toOneLine(session.firstPrompt ?? "", 60)}`;
   });
   return ` Recent sessions in ${cwd}:\n${lines.join("\n")}`;
 }

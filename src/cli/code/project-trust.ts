@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { join, relative } from "node:path";
+import { isInside } from "../../code/workspace.js";
 import { editSettingsFile, isSettingsObject } from "./edit-settings-file.js";
 
 // A repository can carry `.minagent/settings.json` (and even a `settings.local.json`): hooks that run commands,
@@ -7,7 +8,7 @@ import { editSettingsFile, isSettingsObject } from "./edit-settings-file.js";
 // may do before the person has said they trust it. Trust is kept outside every project, in ~/.minagent.
 
 /** The project's own settings files, which come with the code. */
-export function projectSettingsFiles(root: string): string[] {
+function projectSettingsFiles(root: string): string[] {
   return [join(root, ".minagent", "settings.json"), join(root, ".minagent", "settings.local.json")];
 }
 
@@ -41,7 +42,7 @@ export async function isProjectTrusted(home: string, root: string): Promise<bool
     () => undefined,
   );
   const trusted = isSettingsObject(settings) ? stringsOf(settings.trustedProjects) : [];
-  return trusted.some((folder) => root === folder || root.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`));
+  return isInside(root, trusted);
 }
 
 /** Records that the person trusts this folder, in `trustedProjects` of `~/.minagent/settings.json`. */

@@ -94,13 +94,6 @@ export function countLines(text: string): number {
   return lines;
 }
 
-/** The 1-based number of the line on which `index` of `text` falls. */
-export function lineNumberAt(text: string, index: number): number {
-  let line = 1;
-  for (let at = text.indexOf("\n"); at !== -1 && at < index; at = text.indexOf("\n", at + 1)) line++;
-  return line;
-}
-
 /** "1,234 bytes", "2.5 MB": a size a model can take in at a glance. */
 export function formatSize(bytes: number): string {
   if (bytes < 1024 * 1024) return `${bytes.toLocaleString("en-US")} byte${bytes === 1 ? "" : "s"}`;

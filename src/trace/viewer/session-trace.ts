@@ -1,4 +1,5 @@
 import type { Message, ToolCall, Usage } from "../../core/types.js";
+import { addUsage } from "../../core/usage.js";
 import { UsageError } from "../../errors.js";
 import { genAiOperations, toGenAiMessages, traceAttributes, usageAttributes } from "../gen-ai-attributes.js";
 import type { SpanAttributes, SpanStatus, SpanType, Trace, TraceSpan } from "../trace.js";
@@ -173,12 +174,10 @@ class SessionSpans {
   }
 
   #addUsage(usage: Usage): void {
-    for (const total of [this.#usage, this.#runUsage]) {
-      total.inputTokens += usage.inputTokens ?? 0;
-      total.outputTokens += usage.outputTokens ?? 0;
-      if (usage.cacheReadTokens !== undefined) total.cacheReadTokens = (total.cacheReadTokens ?? 0) + usage.cacheReadTokens;
-      if (usage.cacheWriteTokens !== undefined) total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + usage.cacheWriteTokens;
-    }
+    // A session file is read as written: counters it lacks count as none.
+    const counted = { ...usage, inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
+    addUsage(this.#usage, counted);
+    addUsage(this.#runUsage, counted);
   }
 
   #modelAttributes(): SpanAttributes {
