@@ -60,6 +60,19 @@ export {
   permissionSettingsFiles,
 } from "./permissions/index.js";
 export {
+  createSandbox,
+  type NetworkDecision,
+  type NetworkRequest,
+  type ReadDenial,
+  type ResolvedSandboxSettings,
+  readSandboxSettings,
+  type Sandbox,
+  type SandboxOptions,
+  type SandboxSettings,
+  type SandboxStatus,
+  startNetworkProxy,
+} from "./sandbox/index.js";
+export {
   checkSessionId,
   createSessionScrubber,
   defaultDataDirectory,

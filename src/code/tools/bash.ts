@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { ToolError, UsageError } from "../../errors.js";
 import type { Tool } from "../../tools/tool.js";
+import type { ConfinedCommand, Sandbox } from "../sandbox/create-sandbox.js";
 import type { Workspace } from "../workspace.js";
 
 /** Settings of the {@link createBashTool Bash tool}. */
@@ -22,6 +23,12 @@ export type BashToolOptions = {
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Milliseconds between SIGTERM and SIGKILL when a command is stopped (default 2,000). */
   killGraceMs?: number | undefined;
+  /**
+   * The OS sandbox every command runs in (`createSandbox`). While it is enabled the tool offers the model a
+   * `dangerouslyDisableSandbox` argument; the permission check decides who may approve such a call, and
+   * `allowUnsandboxedCommands: false` in its settings refuses it here.
+   */
+  sandbox?: Sandbox | undefined;
 };
 
 /** The {@link createBashTool Bash tool}: a Tool that also says where its next command will start. */
@@ -32,9 +39,19 @@ export type BashTool = Tool & {
    * (Should that folder be deleted, the next command runs in the root instead, and says so.)
    */
   workingDirectory(): string;
+  /**
+   * Whether a call with these arguments runs in the OS sandbox: `confined`, `unconfined` (the sandbox is on but the
+   * call asks to run outside it) or `off` (no sandbox this session). The permission check reads it.
+   */
+  sandboxing(args: Readonly<Record<string, unknown>>): "confined" | "unconfined" | "off";
 };
 
-type BashArguments = { command: string; timeout?: number | undefined; description?: string | undefined };
+type BashArguments = {
+  command: string;
+  timeout?: number | undefined;
+  description?: string | undefined;
+  dangerouslyDisableSandbox?: boolean | undefined;
+};
 
 /** How one command ended. */
 type CommandRun = {
@@ -55,6 +72,12 @@ const credentialName =
  * complete (its process group has been sent SIGTERM, then SIGKILL).
  */
 const exitGraceMs = 500;
+
+/**
+ * The longest command line one argument can hold on Linux (MAX_ARG_STRLEN, 32 pages): the command reaches bash as
+ * one argument, and a longer one would fail as `spawn E2BIG`.
+ */
+const maxCommandBytes = 131_072 - 1;
 
 /**
  * Claude Code's `Bash { command, timeout?, description? }`: runs `command` with `bash -c` in a new process (and a
@@ -81,10 +104,14 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
     throw new UsageError(`Bash tool option defaultTimeoutMs (${defaultTimeoutMs}) must not exceed maxTimeoutMs (${maxTimeoutMs}).`);
   // No editor can open without a terminal: git commit without -m fails at once instead of waiting for one.
   const env = options.env ?? { ...withoutCredentials(process.env), GIT_EDITOR: "true" };
+  const sandbox = options.sandbox?.status.enabled ? options.sandbox : undefined;
   let directory = workspace.root;
+  const sandboxing = (args: Readonly<Record<string, unknown>>) =>
+    sandbox === undefined ? "off" : args.dangerouslyDisableSandbox === true ? "unconfined" : "confined";
   return {
     name: "Bash",
     workingDirectory: () => directory,
+    sandboxing,
     description: [
       "Run a bash command in a new process and get its output (stdout and stderr together) and exit code.",
       "The working directory carries over to the next call when a command ends in another folder of the workspace (cd src);",
@@ -94,6 +121,7 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
       "Background processes (cmd &) end when the command does.",
       `Output over ${maxOutputLength.toLocaleString("en-US")} characters is cut in the middle.`,
       "Prefer Grep, Glob and Read to grep, find and cat; quote paths that contain spaces.",
+      ...(sandbox ? [sandboxDescription(sandbox)] : []),
     ].join(" "),
     parameters: {
       type: "object",
@@ -106,6 +134,13 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
           description: `Milliseconds before the command is stopped (default ${defaultTimeoutMs}).`,
         },
         description: { type: "string", description: "What the command does, in a few words (for the people watching)." },
+        ...(sandbox && {
+          dangerouslyDisableSandbox: {
+            type: "boolean",
+            description:
+              "Run this command outside the sandbox. Only when it cannot work inside (it must write outside the workspace or reach a refused host) and the user agrees: a person is always asked.",
+          },
+        }),
       },
       required: ["command"],
     },
@@ -115,8 +150,18 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
       const { command, timeout } = args as BashArguments;
       if (command.trim() === "") throw new ToolError("The command is empty.");
       if (command.includes("\0")) throw new ToolError("The command contains a NUL character, which no command line can hold.");
+      const bytes = Buffer.byteLength(command);
+      if (bytes > maxCommandBytes)
+        throw new ToolError(
+          `The command is ${bytes.toLocaleString("en-US")} bytes, over the ${maxCommandBytes.toLocaleString("en-US")} bytes the system lets one command line hold. Write the script to a file with the Write tool and run that file instead.`,
+        );
+      const confined = sandboxing(args as Record<string, unknown>) === "confined" ? sandbox : undefined;
+      if (sandbox && !confined && sandbox.status.allowUnsandboxedCommands === false)
+        throw new ToolError(
+          "Running outside the sandbox is turned off here (sandbox.allowUnsandboxedCommands is false). Run the command inside it, or ask the user to run it.",
+        );
       const timeoutMs = timeout ?? defaultTimeoutMs;
-      const settings = { env, timeoutMs, maxOutputLength, killGraceMs, signal: context.signal };
+      const settings = { env, timeoutMs, maxOutputLength, killGraceMs, signal: context.signal, sandbox: confined };
       const notes: string[] = [];
       let run: CommandRun;
       try {
@@ -146,12 +191,14 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
       if (run.stopped === "abort")
         throw new ToolError(`The command was stopped (the call was aborted). Output so far:\n${output || "(none)"}`);
       const status = run.exitCode !== null ? `Exit code: ${run.exitCode}` : `Killed by ${run.signal ?? "a signal"}`;
+      if (confined && run.exitCode !== 0 && sandboxRefusal.test(output)) notes.push(sandboxNote(confined));
       return [output === "" ? "(no output)" : output, "", status, ...notes].join("\n");
     },
   };
 }
 
 type RunSettings = {
+  sandbox: Sandbox | undefined;
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
   timeoutMs: number;
@@ -165,14 +212,35 @@ type RunSettings = {
  * writes the final `pwd` to descriptor 3 (also after an `exit` in the command), and the command, passed as `$1`,
  * is run by `eval` with no positional parameters: its error messages count its own lines and never show this.
  * A lifeline watches descriptor 4, whose other end this process holds: if this process dies (even by SIGKILL,
- * when nothing of ours runs), the read ends and the whole group is killed, so no command outlives the agent.
+ * when nothing of ours runs), the read ends and the whole group is killed, so no command outlives the agent. It runs
+ * in a subshell of its own, so it is not the shell's child and a bare `wait` in the command does not wait for it.
  */
 const shellScript =
-  `exec 2>&1; { trap - EXIT; read -r -u 4 _; kill -KILL -- -$$; } </dev/null >/dev/null 2>&1 3>&- & ` +
+  `exec 2>&1; ( { trap - EXIT; read -r -u 4 _; kill -KILL -- -$$; } </dev/null >/dev/null 2>&1 3>&- & ); ` +
   `trap 'pwd >&3' EXIT; __minagent_command=$1; set --; eval "$__minagent_command"`;
 
-/** Runs one command and resolves when its output is complete. Rejects only when the shell cannot be started. */
-function runCommand(command: string, settings: RunSettings): Promise<CommandRun> {
+/**
+ * Runs one command (confined, when a sandbox is given) and resolves when its output is complete. Rejects only when
+ * the shell cannot be started.
+ */
+async function runCommand(command: string, settings: RunSettings): Promise<CommandRun> {
+  const argv = ["bash", "-c", shellScript, "bash", command];
+  // With PWD naming the directory, bash's pwd keeps the path as given (a symlinked workspace stays inside).
+  const env = { ...settings.env, PWD: settings.cwd };
+  const confined = await settings.sandbox?.confine({ argv, cwd: settings.cwd, env, firstFreeDescriptor: 5 });
+  try {
+    return await spawnCommand(argv, env, confined, settings);
+  } finally {
+    await confined?.release();
+  }
+}
+
+function spawnCommand(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  confined: ConfinedCommand | undefined,
+  settings: RunSettings,
+): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
     const output = new OutputTail(settings.maxOutputLength);
     let finalDirectory = "";
@@ -180,13 +248,15 @@ function runCommand(command: string, settings: RunSettings): Promise<CommandRun>
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     let settled = false;
-    const child = spawn("bash", ["-c", shellScript, "bash", command], {
+    const inputs = confined?.inputs ?? [];
+    const child = spawn(confined?.file ?? (argv[0] as string), confined?.args ?? argv.slice(1), {
       cwd: settings.cwd,
-      // With PWD naming the directory, bash's pwd keeps the path as given (a symlinked workspace stays inside).
-      env: { ...settings.env, PWD: settings.cwd },
+      env: confined?.env ?? env,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+      stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", ...inputs.map(() => "pipe" as const)],
     });
+    // The sandbox's own inputs (its seccomp filter), read once by bubblewrap before the command starts.
+    for (const { descriptor, bytes } of inputs) (child.stdio[descriptor] as NodeJS.WritableStream | null)?.end(bytes);
     const streams = [child.stdout, child.stderr, child.stdio[3] as Readable | null, child.stdio[4] as Readable | null];
     for (const stream of streams.slice(0, 2)) stream?.setEncoding("utf8").on("data", (text: string) => output.add(text));
     streams[2]?.setEncoding("utf8").on("data", (text: string) => {
@@ -221,7 +291,13 @@ function runCommand(command: string, settings: RunSettings): Promise<CommandRun>
     const onAbort = () => stop("abort");
     if (settings.signal.aborted) stop("abort");
     else settings.signal.addEventListener("abort", onAbort, { once: true });
-    child.on("error", (error) => settle(new ToolError(`Could not run the command: ${error.message}`, { cause: error })));
+    child.on("error", (error) => {
+      const tooLong = (error as NodeJS.ErrnoException).code === "E2BIG";
+      const message = tooLong
+        ? "The command and its environment are over the system's limit for a new process (E2BIG). Write the script to a file with the Write tool and run that file instead."
+        : `Could not run the command: ${error.message}`;
+      settle(new ToolError(message, { cause: error }));
+    });
     child.on("exit", (code, signal) => {
       exit = { code, signal };
       clearTimeout(timer);
@@ -305,6 +381,24 @@ class OutputTail {
     this.#tailLength -= text.length;
     for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) this.#cutLines += 1;
   }
+}
+
+// What a command says when the sandbox stopped it: a read-only file system, a refused host, no route out.
+const sandboxRefusal = /Read-only file system|refused network access|Network is unreachable|Could not resolve host|Temporary failure in name resolution|Address family not supported/i;
+
+function sandboxDescription(sandbox: Sandbox): string {
+  const domains = sandbox.status.allowedDomains;
+  return [
+    "Commands run in a sandbox: they may write only in the workspace, its added directories and $TMPDIR (also /tmp);",
+    "the agent's settings and git hooks are read-only;",
+    domains.length > 0 ? `the network goes through a proxy that allows ${domains.join(", ")}${sandbox.status.asksForNewDomains ? " and asks the user about other hosts" : ""};` : sandbox.status.asksForNewDomains ? "the network goes through a proxy that asks the user about each new host;" : "there is no network;",
+    "nothing they start outlives them.",
+  ].join(" ");
+}
+
+function sandboxNote(sandbox: Sandbox): string {
+  const writable = sandbox.status.writable.join(", ");
+  return `[The command ran in the sandbox: it may write only in ${writable} and $TMPDIR, and reach only the hosts the sandbox allows. If it cannot work inside, say why and call Bash again with dangerouslyDisableSandbox: true — the user will be asked.]`;
 }
 
 /** `env` without the variables whose names look like credentials (see {@link BashToolOptions.env}). */

@@ -1,0 +1,96 @@
+import { execFile } from "node:child_process";
+import { access, constants } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import { seccompSupported } from "./seccomp-filter.js";
+
+/** The programs a Linux sandbox is made of, found on `PATH`. */
+export type BubblewrapPrograms = { bwrap: string; nsenter: string; socat: string | undefined };
+
+/**
+ * Finds bubblewrap and nsenter on `PATH` and checks that bubblewrap can make the namespaces the sandbox needs here
+ * (a container may forbid user namespaces). Resolves with the programs, or with why the sandbox cannot run.
+ */
+export async function findBubblewrap(env: Readonly<Record<string, string | undefined>> = process.env): Promise<BubblewrapPrograms | { problem: string }> {
+  if (process.platform !== "linux") return { problem: `bubblewrap runs on Linux, not ${process.platform}` };
+  if (!seccompSupported()) return { problem: `the sandbox's seccomp filter knows x64 and arm64, not ${process.arch}` };
+  const bwrap = await findProgram("bwrap", env);
+  if (!bwrap) return { problem: "bubblewrap is not installed (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)" };
+  const nsenter = await findProgram("nsenter", env);
+  if (!nsenter) return { problem: "nsenter (util-linux) is not installed" };
+  const probe = await run(bwrap, ["--unshare-user", "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--", "true"]);
+  if (probe !== undefined) return { problem: `bubblewrap cannot create its namespaces here: ${probe}` };
+  return { bwrap, nsenter, socat: await findProgram("socat", env) };
+}
+
+async function findProgram(name: string, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
+  for (const directory of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter)) {
+    if (directory === "") continue;
+    const path = join(directory, name);
+    if (await access(path, constants.X_OK).then(() => true, () => false)) return path;
+  }
+  return undefined;
+}
+
+/** Runs a probe; resolves undefined when it succeeded, else its error output's first line. */
+function run(file: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: 5000 }, (error, _stdout, stderr) => {
+      resolve(error ? (stderr.trim().split("\n")[0] || error.message) : undefined);
+    });
+  });
+}
+
+/** Everything one confined command's bubblewrap line is made from. */
+export type ConfinedCommandPlan = {
+  /** Folders mounted writable at their own paths. */
+  writable: readonly string[];
+  /** The session's temporary folder: writable at its own path and at /tmp. */
+  temporary: string;
+  /** Paths mounted read-only over the writable ones (control files that exist). */
+  readOnly: readonly string[];
+  /** Paths that do not exist yet, held by an empty read-only folder so that nothing can create them. */
+  placeholders: readonly string[];
+  /** An empty folder to mount as each placeholder. */
+  emptyDirectory: string;
+  /** Files and folders hidden from reads. */
+  hiddenFiles: readonly string[];
+  hiddenDirectories: readonly string[];
+  /** The descriptor bubblewrap reads the seccomp filter from. */
+  seccompDescriptor: number;
+  cwd: string;
+};
+
+/** The bubblewrap arguments that confine one command, up to and including the `--` before it. */
+export function bubblewrapArguments(plan: ConfinedCommandPlan): string[] {
+  const args = [
+    // Its own user, process, IPC, host-name and cgroup namespaces (the network one is the session's, entered by nsenter).
+    "--unshare-user",
+    "--disable-userns",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--die-with-parent",
+    // A new session: no access to the agent's terminal (TIOCSTI).
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--bind",
+    plan.temporary,
+    "/tmp",
+  ];
+  for (const directory of [...plan.writable, plan.temporary]) args.push("--bind", directory, directory);
+  for (const path of plan.readOnly) args.push("--ro-bind", path, path);
+  for (const path of plan.placeholders) args.push("--ro-bind", plan.emptyDirectory, path);
+  for (const directory of plan.hiddenDirectories) args.push("--tmpfs", directory, "--remount-ro", directory);
+  for (const file of plan.hiddenFiles) args.push("--ro-bind", "/dev/null", file);
+  args.push("--seccomp", String(plan.seccompDescriptor), "--chdir", plan.cwd, "--");
+  return args;
+}
