@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { access, mkdir, open, readlink, realpath, rename, rm, stat } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { access, type FileHandle, lstat, mkdir, open, readlink, realpath, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "../errors.js";
 
@@ -22,6 +22,11 @@ export type FileVersion = {
 
 const maxLinkHops = 40;
 
+// Flags Windows lacks count as none there.
+const noFollow = constants.O_NOFOLLOW ?? 0;
+const directoryOnly = constants.O_DIRECTORY ?? 0;
+const nonBlocking = constants.O_NONBLOCK ?? 0;
+
 /**
  * The folders an agent's tools may touch, and what the agent has read of them. Every path is resolved against
  * the root and must stay inside the root or an added directory once symlinks are followed (dangling ones too):
@@ -29,8 +34,13 @@ const maxLinkHops = 40;
  * must have been read before Edit or Write may change it, and not changed on disk since; writes are atomic and
  * go through symlinks to the file they point to; changes to one file are made one at a time ({@link exclusive}).
  *
- * The checks are made when a path is resolved: a link swapped between that moment and the file operation is
- * not caught. They keep a model inside its folders; they are not a sandbox against a hostile local process.
+ * {@link writeAtomic} and {@link openFile} resolve the path again and work through the folder it leads to, held
+ * open: a folder on the way swapped for a symlink that leads out between the check and the write makes the call
+ * fail instead of writing or reading outside. On Linux that is closed; elsewhere a lost race may leave an empty
+ * file or folder outside, never content, but for a window inside one rename (see HeldFolder).
+ * Resolving, reading metadata
+ * and listing folders still go by path. These checks keep a model inside its folders; they are not a sandbox
+ * against a hostile local process.
  */
 export class Workspace {
   /** The root folder, absolute. */
@@ -110,36 +120,80 @@ export class Workspace {
    * never leaves half a file and a failure leaves the original as it was (and no temporary file behind). A
    * symlink is written through: the file it points to changes, the link stays. Missing parent directories are
    * created. Keeps an existing file's permission bits. Remembers the new version. Failures are ToolErrors.
+   *
+   * The target is resolved again here and its folder opened and held: the temporary file is made in that folder,
+   * and renamed into place only if the folder is, once the temporary file exists, still where it was resolved or
+   * inside the workspace. A hard-linked target loses the link: its other names keep the old content.
    */
   async writeAtomic(absolute: string, content: string): Promise<void> {
-    const target = await realExisting(absolute);
     const shown = this.display(absolute);
+    const target = await this.#realInside(absolute, shown);
+    const name = basename(target);
+    let folder: HeldFolder;
     try {
-      await mkdir(dirname(target), { recursive: true });
+      folder = await this.#holdFolder(dirname(target), shown, true);
     } catch (error) {
       throw fileError(error, `create the folder for ${shown}`);
     }
-    const existingMode = await stat(target).then(
-      (info) => info.mode & 0o7777,
-      () => undefined,
-    );
-    const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.minagent-tmp`);
+    const temporaryName = `.${name}.${randomBytes(6).toString("hex")}.minagent-tmp`;
+    const temporary = folder.entry(temporaryName);
+    let version: Stats;
     try {
-      // A new file gets the usual 0o666 less the umask; an existing one keeps its bits exactly (open would apply the umask).
-      const handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, existingMode ?? 0o666);
+      const existing = await lstat(folder.entry(name)).catch(() => undefined);
+      // The target was resolved with every link followed: a link there now was put in its place since.
+      if (existing?.isSymbolicLink())
+        throw new ToolError(`${shown} was replaced by a symbolic link while it was being written; it was left unchanged.`);
+      const existingMode = existing === undefined ? undefined : existing.mode & 0o7777;
+      // O_EXCL refuses any file or link already there; a new file gets the usual 0o666 less the umask, an existing
+      // one keeps its bits exactly (open would apply the umask).
+      const handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | noFollow, existingMode ?? 0o666);
       try {
+        // Checked before any content goes in: where the temporary file cannot be made through the held folder, a
+        // swap may have put it elsewhere, and then it stays there, empty.
+        await this.#checkHeld(folder, shown, { name: temporaryName, identity: await handle.stat() });
         if (existingMode !== undefined) await handle.chmod(existingMode);
         await handle.writeFile(content, "utf8");
         await handle.sync();
+        version = await handle.stat();
       } finally {
         await handle.close();
       }
-      await rename(temporary, target);
+      // Checked again once the file is complete: the folder may have moved out meanwhile.
+      await this.#checkHeld(folder, shown, { name: temporaryName, identity: version });
+      // Within one folder, so the file cannot leave it; a symlink swapped in at the target's name is replaced, not followed.
+      await rename(temporary, folder.entry(name));
     } catch (error) {
       await rm(temporary, { force: true });
       throw fileError(error, `write ${shown}`);
+    } finally {
+      await folder.close();
     }
-    await this.remember(target);
+    await this.remember(target, version);
+  }
+
+  /**
+   * Opens the existing file `absolute` for reading, through the folder it resolves to (held open as
+   * {@link writeAtomic} does) and without following a symlink in the file's own place: a link that resolved
+   * inside is followed when the path is resolved, but one swapped in since, or a folder on the way swapped for a
+   * link that leads out, makes the open fail. A FIFO does not block it; the caller checks what it opened. Errors
+   * are the file system's (ENOENT, EACCES…) or a ToolError for a path that now leads outside.
+   */
+  async openFile(absolute: string): Promise<FileHandle> {
+    const shown = this.display(absolute);
+    const target = await this.#realInside(absolute, shown);
+    const folder = await this.#holdFolder(dirname(target), shown, false);
+    try {
+      const handle = await open(folder.entry(basename(target)), constants.O_RDONLY | noFollow | nonBlocking);
+      try {
+        await this.#checkHeld(folder, shown, { name: basename(target), identity: await handle.stat() });
+        return handle;
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    } finally {
+      await folder.close();
+    }
   }
 
   /**
@@ -166,6 +220,68 @@ export class Workspace {
     }
   }
 
+  /** The real path of `absolute`, checked again to lie inside: a link may have changed since it was resolved. */
+  async #realInside(absolute: string, shown: string): Promise<string> {
+    const real = await realExisting(absolute);
+    if (!isInside(real, await this.#realDirs())) throw this.#movedOut(shown);
+    return real;
+  }
+
+  /**
+   * The folder at the real path `path`, opened and checked to be there still or inside the workspace. With
+   * `create`, missing folders are made one at a time, each inside the one opened before it.
+   */
+  async #holdFolder(path: string, shown: string, create: boolean): Promise<HeldFolder> {
+    let folder: HeldFolder;
+    try {
+      folder = await this.#openFolder(path, path, shown);
+    } catch (error) {
+      const parent = dirname(path);
+      if (!create || (error as NodeJS.ErrnoException).code !== "ENOENT" || parent === path) throw error;
+      const above = await this.#holdFolder(parent, shown, true);
+      try {
+        await mkdir(above.entry(basename(path))).catch((failure: NodeJS.ErrnoException) => {
+          if (failure.code !== "EEXIST") throw failure;
+        });
+        folder = await this.#openFolder(path, above.entry(basename(path)), shown);
+      } finally {
+        await above.close();
+      }
+    }
+    try {
+      await this.#checkHeld(folder, shown);
+    } catch (error) {
+      await folder.close();
+      throw error;
+    }
+    return folder;
+  }
+
+  /** {@link HeldFolder.open}, with a symlink found in the folder's place (it resolved as a folder) said so. */
+  async #openFolder(path: string, openedAs: string, shown: string): Promise<HeldFolder> {
+    try {
+      return await HeldFolder.open(path, openedAs);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === "ENOTDIR" || code === "ELOOP") && (await lstat(openedAs).catch(() => undefined))?.isSymbolicLink())
+        throw this.#movedOut(shown);
+      throw error;
+    }
+  }
+
+  /**
+   * Throws a ToolError unless `folder` is now where it was opened, or anywhere inside the workspace (moved within
+   * it). Where its entries are named by path, the `entry` named must also be the very file opened or made there.
+   */
+  async #checkHeld(folder: HeldFolder, shown: string, entry?: { name: string; identity: Stats }): Promise<void> {
+    const where = await folder.location();
+    if (where === undefined || (where !== folder.path && !isInside(where, await this.#realDirs()))) throw this.#movedOut(shown);
+    if (entry && !folder.throughDescriptor) {
+      const found = await lstat(join(where, entry.name)).catch(() => undefined);
+      if (!found || !sameFile(found, entry.identity)) throw this.#movedOut(shown);
+    }
+  }
+
   #realDirs(): Promise<string[]> {
     this.#realDirectories ??= Promise.all(this.directories.map((directory) => realExisting(directory)));
     return this.#realDirectories;
@@ -177,6 +293,89 @@ export class Workspace {
       `${JSON.stringify(path)} leads outside the workspace${how}; only paths inside ${this.directories.join(", ")} may be used.`,
     );
   }
+
+  #movedOut(shown: string): ToolError {
+    return new ToolError(
+      `${shown} now leads outside the workspace: a folder or link on its way changed while it was being used, so it was left alone. Check the path and try again.`,
+    );
+  }
+}
+
+/**
+ * A folder held open while a file in it is read or written, so that the file lands in the folder that was checked.
+ *
+ * On Linux its entries are named through the open descriptor (`/proc/self/fd/N/name`): the kernel resolves that
+ * to this very folder, wherever it is now and whatever its path's components have become, so open, mkdir and
+ * rename act as openat, mkdirat and renameat would (Node has none of them). What stays open: the folder itself
+ * moved out of the workspace (a rename of it, not a link) after the last {@link location} check.
+ *
+ * Elsewhere (macOS, Linux without /proc) entries are named by the path the folder was opened at, and every step
+ * is checked after it is taken: {@link location} says whether that path still leads to this folder, and the
+ * Workspace checks that the file found at the entry is the one it opened. A component swapped for a link out
+ * just as a folder or the temporary file is made puts that empty folder or file outside (where it stays if the
+ * link is gone again before it can be removed); the content is written only once the check has passed, and a
+ * swap after the last check makes the rename miss its source (ENOENT). Left open: a swap between the two path
+ * lookups inside the one rename call. On Windows a folder cannot be opened, so it is held by its identity only.
+ */
+class HeldFolder {
+  private constructor(
+    /** The real path it was opened at. */
+    readonly path: string,
+    readonly handle: FileHandle | undefined,
+    readonly identity: Stats,
+    /** Whether {@link entry} names entries through the open descriptor (Linux). */
+    readonly throughDescriptor: boolean,
+  ) {}
+
+  /**
+   * Opens the folder at the real path `path`, by the name `openedAs` (an entry of its open parent, or `path`
+   * itself), refusing a symlink in its own place.
+   */
+  static async open(path: string, openedAs = path): Promise<HeldFolder> {
+    if (process.platform === "win32") {
+      const info = await stat(openedAs);
+      if (!info.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, ${path}`), { code: "ENOTDIR" });
+      return new HeldFolder(path, undefined, info, false);
+    }
+    const handle = await open(openedAs, constants.O_RDONLY | directoryOnly | noFollow);
+    try {
+      const info = await handle.stat();
+      // /proc may be missing (a container, a chroot): then the path is used, and checked.
+      const linked = process.platform === "linux" ? await stat(descriptorPath(handle)).catch(() => undefined) : undefined;
+      return new HeldFolder(path, handle, info, linked !== undefined && sameFile(linked, info));
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** A path naming the entry `name` of this folder. */
+  entry(name: string): string {
+    return this.throughDescriptor && this.handle ? `${descriptorPath(this.handle)}/${name}` : join(this.path, name);
+  }
+
+  /** The folder's real path now, or undefined when no path leads to it (deleted, or its path now leads elsewhere). */
+  async location(): Promise<string | undefined> {
+    const where =
+      this.throughDescriptor && this.handle
+        ? await readlink(descriptorPath(this.handle)).catch(() => undefined)
+        : await realpath(this.path).catch(() => undefined);
+    // A deleted folder reads as "path (deleted)", and a realpath may lead to another folder: the identity decides.
+    const found = where === undefined ? undefined : await stat(where).catch(() => undefined);
+    return found && sameFile(found, this.identity) ? where : undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.handle?.close();
+  }
+}
+
+function descriptorPath(handle: FileHandle): string {
+  return `/proc/self/fd/${handle.fd}`;
+}
+
+function sameFile(one: Stats, other: Stats): boolean {
+  return one.dev === other.dev && one.ino === other.ino;
 }
 
 function ignore(): undefined {
@@ -238,6 +437,7 @@ export function fileError(error: unknown, action: string): ToolError {
     EEXIST: "something is already there",
     EDQUOT: "the disk quota is exceeded",
     ENAMETOOLONG: "the name is too long",
+    ELOOP: "a symbolic link was found where a file or folder was expected",
   };
   const reason = (code && reasons[code]) ?? (error instanceof Error ? error.message : String(error));
   return new ToolError(`Could not ${action}: ${reason}${code ? ` (${code})` : ""}.`, { cause: error });

@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { ToolError } from "../../errors.js";
 import type { Tool } from "../../tools/tool.js";
 import { fileError, type Workspace } from "../workspace.js";
@@ -85,7 +85,7 @@ async function editFile(workspace: Workspace, absolute: string, edit: EditArgume
     return `Created ${shown} (${plural(countLines(edit.new_string), "line")}, ${formatSize(Buffer.byteLength(edit.new_string))}).`;
   }
   await workspace.checkWritable(absolute);
-  const bytes = await readFile(absolute).catch((error: unknown) => {
+  const bytes = await readWhole(workspace, absolute).catch((error: unknown) => {
     throw fileError(error, `read ${shown}`);
   });
   const { bom, body } = splitByteOrderMark(decodeText(bytes, shown, "Edit"));
@@ -94,6 +94,15 @@ async function editFile(workspace: Workspace, absolute: string, edit: EditArgume
   if (edit.old_string === "")
     return `Wrote ${shown}, which was empty (${plural(countLines(change.text), "line")}, ${formatSize(Buffer.byteLength(change.text))}).`;
   return describeChange(change, shown);
+}
+
+async function readWhole(workspace: Workspace, absolute: string): Promise<Buffer> {
+  const handle = await workspace.openFile(absolute);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 type Change = { text: string; positions: number[]; replacement: string };

@@ -1,4 +1,4 @@
-import { type FileHandle, open, opendir, stat } from "node:fs/promises";
+import { type FileHandle, opendir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError, UsageError } from "../../errors.js";
 import type { Tool } from "../../tools/tool.js";
@@ -83,12 +83,14 @@ async function readLines(workspace: Workspace, absolute: string, request: ReadRe
   if (!info.isFile()) throw new ToolError(`${shown} is not a regular file (a device, socket or pipe); Read only reads files.`);
   let handle: FileHandle;
   try {
-    handle = await open(absolute, "r");
+    handle = await workspace.openFile(absolute);
   } catch (error) {
     throw fileError(error, `read ${shown}`);
   }
   try {
     const version = await handle.stat();
+    // Checked by path above; this is what was opened, should the path have changed since.
+    if (!version.isFile()) throw new ToolError(`${shown} is not a regular file (it changed while being read); Read only reads files.`);
     if (version.size === 0) {
       await workspace.remember(absolute, version);
       return `${shown} exists but is empty (0 bytes).`;

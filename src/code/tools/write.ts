@@ -1,6 +1,6 @@
-import { open, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import type { Tool } from "../../tools/tool.js";
-import type { Workspace } from "../workspace.js";
+import { fileError, type Workspace } from "../workspace.js";
 import {
   countLines,
   detectLineEnding,
@@ -48,7 +48,7 @@ export function createWriteTool(workspace: Workspace): Tool {
 async function writeFile(workspace: Workspace, absolute: string, content: string): Promise<string> {
   await workspace.checkWritable(absolute);
   const before = await stat(absolute).catch(() => undefined);
-  const { text, kept } = before ? keepConventions(content, await readHead(absolute)) : { text: content, kept: [] };
+  const { text, kept } = before ? keepConventions(content, await readHead(workspace, absolute)) : { text: content, kept: [] };
   await workspace.writeAtomic(absolute, text);
   const size = `${plural(countLines(text), "line")}, ${formatSize(Buffer.byteLength(text))}`;
   const shown = workspace.display(absolute);
@@ -57,8 +57,10 @@ async function writeFile(workspace: Workspace, absolute: string, content: string
   return `Overwrote ${shown} (${size}; it had ${formatSize(before.size)}).${note}`;
 }
 
-async function readHead(absolute: string): Promise<string> {
-  const handle = await open(absolute, "r");
+async function readHead(workspace: Workspace, absolute: string): Promise<string> {
+  const handle = await workspace.openFile(absolute).catch((error: unknown) => {
+    throw fileError(error, `read ${workspace.display(absolute)}`);
+  });
   try {
     const head = Buffer.alloc(sniffLength);
     const { bytesRead } = await handle.read(head, 0, sniffLength, 0);
