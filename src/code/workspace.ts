@@ -38,7 +38,8 @@ const nonBlocking = constants.O_NONBLOCK ?? 0;
  * open: a folder on the way swapped for a symlink that leads out between the check and the write makes the call
  * fail instead of writing or reading outside. On Linux that is closed; elsewhere a lost race may leave an empty
  * file or folder outside, never content, but for a window inside one rename (see HeldFolder).
- * Resolving, reading metadata
+ * A file with more than one hard link may have a name outside that no path check can see:
+ * {@link isLocationUncertain} says so, and the file tools ask before touching one. Resolving, reading metadata
  * and listing folders still go by path. These checks keep a model inside its folders; they are not a sandbox
  * against a hostile local process.
  */
@@ -75,6 +76,20 @@ export class Workspace {
     // The real path decides; the lexical one only tells which message fits (a link led out, or the path itself is out).
     if (!isInside(real, await this.#realDirs())) throw this.#outside(path, isInside(absolute, this.directories));
     return absolute;
+  }
+
+  /**
+   * Whether the file `path` names (as {@link resolve} takes it) may also be reached by a name outside the workspace
+   * that no path check can see: a regular file with more than one hard link (`ln /etc/passwd p`, or a link to
+   * `~/.ssh/config`). Its other name may be anywhere on the same file system, so it counts as possibly outside,
+   * like a symlink that leads out, and the file tools ask before reading or changing it. False for a path that
+   * does not exist or is refused (the call then says why).
+   */
+  async isLocationUncertain(path: string): Promise<boolean> {
+    const absolute = await this.resolve(path).catch(() => undefined);
+    if (absolute === undefined) return false;
+    const info = await stat(absolute).catch(() => undefined);
+    return info?.isFile() === true && info.nlink > 1;
   }
 
   /** `absolute` relative to the root, for observations ("src/app.ts"); paths outside the root stay absolute. */

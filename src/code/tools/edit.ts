@@ -35,7 +35,8 @@ const listedMatches = 10;
  * is written as CRLF) and byte-order mark. The observation counts the replacements and shows the changed lines.
  *
  * An empty old_string creates the file when it does not exist (as Claude Code allows), or fills an existing empty
- * file; on a file with content it is refused (use Write to replace a whole file).
+ * file; on a file with content it is refused (use Write to replace a whole file). Editing a file with more than one
+ * hard link needs approval ({@link Workspace.isLocationUncertain}).
  * @example registry.add(createEditTool(workspace))
  */
 export function createEditTool(workspace: Workspace): Tool {
@@ -57,6 +58,7 @@ export function createEditTool(workspace: Workspace): Tool {
       },
       required: ["file_path", "old_string", "new_string"],
     },
+    needsApproval: (args) => workspace.isLocationUncertain((args as EditArguments).file_path),
     execute: async (args) => {
       const edit = args as EditArguments;
       const absolute = await workspace.resolve(edit.file_path);

@@ -35,7 +35,8 @@ type ReadArguments = { file_path: string; offset?: number | undefined; limit?: n
  * are streamed: a window of a huge file costs a window's memory.
  *
  * A Read that shows the file (any part of it), finds it empty, or finds it binary records its version in the
- * workspace, so Edit and Write may change it afterwards. Read-only.
+ * workspace, so Edit and Write may change it afterwards. Read-only, but a file with more than one hard link needs
+ * approval ({@link Workspace.isLocationUncertain}: its other name may be outside the workspace).
  * @example registry.add(createReadTool(workspace, { maxLines: 500 }))
  */
 export function createReadTool(workspace: Workspace, options: ReadToolOptions = {}): Tool {
@@ -61,6 +62,7 @@ export function createReadTool(workspace: Workspace, options: ReadToolOptions = 
       required: ["file_path"],
     },
     readOnly: true,
+    needsApproval: (args) => workspace.isLocationUncertain((args as ReadArguments).file_path),
     execute: async (args, context) => {
       const { file_path, offset, limit } = args as ReadArguments;
       const absolute = await workspace.resolve(file_path);

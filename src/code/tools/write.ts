@@ -19,6 +19,7 @@ type WriteArguments = { file_path: string; content: string };
  * An existing file must have been read in this session and not changed on disk since; the write is atomic. When it
  * replaces a file that uses CRLF line endings (or starts with a byte-order mark) and `content` has only LF line
  * breaks (or no mark), the file's convention is kept. The observation says created or overwritten, and the size.
+ * Replacing a file with more than one hard link needs approval ({@link Workspace.isLocationUncertain}).
  * @example registry.add(createWriteTool(workspace))
  */
 export function createWriteTool(workspace: Workspace): Tool {
@@ -37,6 +38,7 @@ export function createWriteTool(workspace: Workspace): Tool {
       },
       required: ["file_path", "content"],
     },
+    needsApproval: (args) => workspace.isLocationUncertain((args as WriteArguments).file_path),
     execute: async (args) => {
       const { file_path, content } = args as WriteArguments;
       const absolute = await workspace.resolve(file_path);
