@@ -1,7 +1,9 @@
+import { findEvaluatingExpansion } from "./bash-expansions.js";
 import type { BashParser, SyntaxNode } from "./bash-parser.js";
 import { assignmentWord, readAssignment, readWord } from "./bash-words.js";
 import { directoryCommands } from "./command-kinds.js";
-import { findUnjudgeable, stripWrappers } from "./command-wrappers.js";
+import { findUnjudgeable } from "./command-runners.js";
+import { stripWrappers } from "./command-wrappers.js";
 import { normalizeCommandText } from "./parse-rule.js";
 
 /** One word of a command. */
@@ -19,8 +21,13 @@ export type BashAssignment = { name: string; value: string | undefined; text: st
 
 /** One simple command of a command line: a pipeline's stage, a list's member, a `$(…)`'s body… */
 export type BashCommand = {
-  /** The words that run, once prefix assignments and wrappers (`timeout 30`, `nice`, `env FOO=1`) are taken off. Empty for `FOO=1` alone. */
+  /**
+   * The words that run, once prefix assignments and wrappers (`timeout 30`, `nice`, `env FOO=1`) are taken off:
+   * what allow rules and the modes judge. Empty for `FOO=1` alone. A wrapper written as a path stays (`./env rm x`).
+   */
   words: readonly BashWord[];
+  /** The same with wrappers written as paths taken off too (`/usr/bin/env rm x` runs `rm x`): what deny and ask rules see. */
+  runs: readonly BashWord[];
   /** Its prefix assignments, and those `env` makes. */
   assignments: readonly BashAssignment[];
   /** The whole command as written — assignments, wrappers, words; not its redirections — blanks collapsed. */
@@ -29,7 +36,7 @@ export type BashCommand = {
   written: string;
   /** The same with quotes and escapes removed where that is known: `'r'm -rf x` is `rm -rf x`. */
   unquoted: string;
-  /** Why it cannot be judged (`eval`, `bash -c`, `xargs`, a `$CMD` name), or undefined. */
+  /** Why it cannot be judged (`eval`, `bash -c`, `xargs`, a `$CMD` name, `/usr/bin/env sh`), or undefined. */
   unjudgeable: string | undefined;
   /** Its offset in the command line. */
   start: number;
@@ -46,7 +53,10 @@ export type BashAnalysis = {
   commands: readonly BashCommand[];
   /** Every redirection to or from a file. */
   redirects: readonly BashRedirect[];
-  /** Why the line as a whole cannot be judged (a syntax error, a construct the parser cannot place), or undefined. */
+  /**
+   * Why the line as a whole cannot be judged (a syntax error, a construct the parser cannot place, an expansion
+   * that evaluates a value it does not show: `$((x))`, `${x@P}`, `${!x}`, `$_`), or undefined.
+   */
   unjudgeable: string | undefined;
   /** Offset of the first `cd`, `pushd` or `popd`: relative paths after it are relative to a directory not known here. */
   directoryChangeAt: number | undefined;
@@ -64,7 +74,8 @@ export function analyzeBashCommand(parser: BashParser, commandLine: string): Bas
   const { root, broken } = parser.parse(commandLine);
   const reader = new CommandLineReader(commandLine, broken);
   reader.visit(root);
-  return reader.analysis();
+  const analysis = reader.analysis();
+  return { ...analysis, unjudgeable: analysis.unjudgeable ?? findEvaluatingExpansion(root, commandLine) };
 }
 
 /** Walks a parsed line once, collecting its simple commands and redirections. */
@@ -113,11 +124,7 @@ class CommandLineReader {
       this.#repeated.push(node.start);
       this.#visitInside(node);
       this.#repeated.pop();
-    } else if (type !== "comment") {
-      if (type === "test_command" && /\[[^\]]*(\$\(|`)/.test(this.#line.slice(node.start, node.end)))
-        this.#unjudgeable ??= "a test evaluates an array subscript that holds a command";
-      this.#visitInside(node);
-    }
+    } else if (type !== "comment") this.#visitInside(node);
   }
 
   #visitInside(node: SyntaxNode): void {
@@ -154,19 +161,20 @@ class CommandLineReader {
     const original = wordNodes.map((node) => (node.type === "variable_assignment" ? assignmentWord(node, line) : readWord(node, line)));
     for (const node of [...assignmentNodes, ...wordNodes]) this.#visitInside(node);
     const assignments = [...prefix];
-    const { words, unjudgeable } = stripWrappers(original, assignments);
-    const name = words[0]?.value;
+    const { words, runs, unjudgeable } = stripWrappers(original, assignments);
+    const name = runs[0]?.value;
     if (name !== undefined && directoryCommands.has(name)) {
       const at = this.#repeated[0] ?? start;
       this.#directoryChangeAt = Math.min(this.#directoryChangeAt ?? at, at);
     }
     this.#commands.push({
       words,
+      runs,
       assignments,
       text: normalizeCommandText([...prefix.map((assignment) => assignment.text), ...original.map((word) => word.text)].join(" ")),
       written: normalizeCommandText(words.map((word) => word.text).join(" ")),
       unquoted: words.map((word) => word.value ?? word.text).join(" "),
-      unjudgeable: unjudgeable ?? findUnjudgeable(words),
+      unjudgeable: unjudgeable ?? findUnjudgeable(runs),
       start,
     });
   }

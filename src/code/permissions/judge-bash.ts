@@ -4,7 +4,7 @@ import { processSubstitutionPath } from "./bash-words.js";
 import { commandsWithoutPaths, fileSystemCommands, findUnsafeAssignment, isSafeAssignment, readOnlyCommands } from "./command-kinds.js";
 import { type FileAccess, ruleCoversAccess } from "./file-tools.js";
 import type { PermissionMode } from "./modes.js";
-import type { PermissionRule, RuleList } from "./parse-rule.js";
+import { normalizeCommandText, type PermissionRule, type RuleList } from "./parse-rule.js";
 import type { RuleSet } from "./rules.js";
 import type { Verdict } from "./verdict.js";
 import type { WorkspaceScope } from "./workspace-scope.js";
@@ -29,6 +29,8 @@ type Part = {
    * not even that is known). A deny or ask rule that may cover something inside one stops the line.
    */
   reaches: string[];
+  /** A wrapper written as a path (`./env`) it runs through: the modes cannot tell what that file is. */
+  through: string | undefined;
 };
 
 const harmlessTargets = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", processSubstitutionPath]);
@@ -77,7 +79,7 @@ export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, d
     return { behavior: "ask", reason: `${line.subject} cannot be judged: ${cannot}${guard}`, changes: true };
   }
   const changes =
-    line.parts.some((part) => part.kind !== "read") ||
+    line.parts.some((part) => part.kind !== "read" || part.through !== undefined) ||
     line.redirects.some(({ redirect, path }) => redirect.access === "write" && !harmlessTargets.has(path ?? ""));
   if (mode === "plan" && changes) return { behavior: "ask", reason: `${line.subject} can change things`, changes: true };
 
@@ -190,6 +192,8 @@ function redirectRefusal(
 function modeRefusal(part: Part, mode: PermissionMode, scope: WorkspaceScope, rules: RuleSet): string | undefined {
   if (mode === "bypassPermissions") return undefined;
   const notAllowed = "is not allowed by any rule";
+  if (part.through !== undefined)
+    return `${notAllowed} (it runs through \`${part.through}\`, a path: this check cannot tell that file is the wrapper it is named after)`;
   const assigns = findUnsafeAssignment(part.command.words);
   if (assigns !== undefined && mode !== "dontAsk") return `${notAllowed} (${assigns}, which can change what runs)`;
   if (mode === "dontAsk" || part.kind === "other") return notAllowed;
@@ -214,23 +218,26 @@ function modeRefusal(part: Part, mode: PermissionMode, scope: WorkspaceScope, ru
   return undefined;
 }
 
+/** What a simple command does, as far as its words tell: judged on what runs, through wrappers written as paths. */
 function describePart(command: BashCommand, analysis: BashAnalysis, directory: string): Part {
-  const name = command.words[0]?.value;
+  const { runs } = command;
+  const through = runs === command.words ? undefined : command.words[0]?.text;
+  const name = runs[0]?.value;
   if (name === undefined) {
     const safe = command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value));
-    return { command, kind: command.words.length === 0 && safe ? "read" : "other", paths: [], reaches: [] };
+    return { command, kind: runs.length === 0 && safe ? "read" : "other", paths: [], reaches: [], through };
   }
-  if (findUnsafeAssignment(command.words)) return { command, kind: "other", paths: [], reaches: [] };
-  const lookup = name === "command" && (command.words[1]?.value === "-v" || command.words[1]?.value === "-V");
-  if (commandsWithoutPaths.has(name) || lookup) return { command, kind: "read", paths: [], reaches: [] };
+  if (findUnsafeAssignment(runs)) return { command, kind: "other", paths: [], reaches: [], through };
+  const lookup = name === "command" && (runs[1]?.value === "-v" || runs[1]?.value === "-V");
+  if (commandsWithoutPaths.has(name) || lookup) return { command, kind: "read", paths: [], reaches: [], through };
   const kind = readOnlyCommands.has(name) ? "read" : fileSystemCommands.has(name) ? "files" : "other";
-  if (kind === "other") return { command, kind, paths: [], reaches: [] };
+  if (kind === "other") return { command, kind, paths: [], reaches: [], through };
   const cwdKnown = analysis.directoryChangeAt === undefined || command.start <= analysis.directoryChangeAt;
-  const operands = operandsOf(command.words);
-  if (typeof operands === "string") return { command, kind, paths: operands, reaches: ["/"] };
+  const operands = operandsOf(runs);
+  if (typeof operands === "string") return { command, kind, paths: operands, reaches: ["/"], through };
   // `cd` alone goes home; `cd -` goes back.
   if ((name === "cd" || name === "pushd") && operands.length === 0)
-    return { command, kind, paths: "it changes to a directory not named here", reaches: [] };
+    return { command, kind, paths: "it changes to a directory not named here", reaches: [], through };
   // `ls`, `du`, `grep -r x` without an operand read the current directory.
   const words: BashWord[] = operands.length > 0 || name === "cd" || name === "pushd" ? operands : [{ text: ".", value: ".", glob: false }];
   const paths: string[] = [];
@@ -243,12 +250,12 @@ function describePart(command: BashCommand, analysis: BashAnalysis, directory: s
       reaches.push(path.within);
     } else if (kind === "files" || !harmlessTargets.has(path.path)) paths.push(path.path);
   }
-  if (isRecursiveRead(name, command.words)) {
+  if (isRecursiveRead(name, runs)) {
     reaches.push(...paths);
     // `grep -r TOKEN`: the one operand is the pattern, and the current directory is searched.
     if (name.endsWith("grep") && operands.length <= 1) reaches.push(cwdKnown ? directory : "/");
   }
-  return { command, kind, paths: why ?? paths, reaches };
+  return { command, kind, paths: why ?? paths, reaches, through };
 }
 
 /** Whether `grep -r`, `ls -R`, `diff -r`, `du` read whole folders. */
@@ -310,15 +317,20 @@ function redirectPath(redirect: BashRedirect, analysis: BashAnalysis, directory:
 /**
  * The texts a rule of `list` is matched against. Allow rules see the words as written after wrappers, without
  * prefix assignments only when all of those are safe (`NODE_ENV=test`); deny and ask rules also see the whole
- * command (assignments and wrappers included) and the words with quotes removed, and the command's base name.
+ * command (assignments and wrappers included) and the words with quotes removed, and the command's base name —
+ * and the same for what a wrapper written as a path runs.
  */
 function matchedForms(command: BashCommand, list: RuleList): string[] {
   const safe = command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value));
   const withAssignments = [...command.assignments.map((assignment) => assignment.text), command.written].join(" ").trim();
   if (list === "allow") return safe && command.words.length > 0 ? [command.written, withAssignments] : [withAssignments];
   const forms = [command.written, command.text, command.unquoted, withAssignments];
-  const name = command.words[0]?.value;
-  if (name?.includes("/")) forms.push(command.unquoted.replace(/^\S*\//, ""));
+  if (command.words[0]?.value?.includes("/")) forms.push(command.unquoted.replace(/^\S*\//, ""));
+  if (command.runs === command.words) return forms;
+  // `/usr/bin/env rm x`: what the wrapper written as a path runs.
+  const runs = command.runs.map((word) => word.value ?? word.text).join(" ");
+  forms.push(normalizeCommandText(command.runs.map((word) => word.text).join(" ")), runs);
+  if (command.runs[0]?.value?.includes("/")) forms.push(runs.replace(/^\S*\//, ""));
   return forms;
 }
 

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are shell command lines, not templates.
 import { describe, expect, it } from "vitest";
 import { createCodePermissions, type PermissionMode } from "../../../src/code/permissions/index.js";
 import type { PermissionContext } from "../../../src/index.js";
@@ -21,17 +22,27 @@ async function explain(mode: PermissionMode, deny: string[], command: string) {
 }
 
 describe("Bash deny rules hold in bypassPermissions for lines that cannot be judged", () => {
-  it.each(["sudo rm x", "xargs rm < f", 'bash -c "rm x"', "r$(echo m) x", "eval rm x"])(
-    "%j is asked, and denied in dontAsk",
+  it.each([
+    "sudo rm x",
+    "xargs rm < f",
+    'bash -c "rm x"',
+    "r$(echo m) x",
+    "eval rm x",
+    "/usr/bin/env bash -c 'rm x'",
+    "echo '$(rm x)' >/dev/null; echo ${_@P}",
+    "echo $((x))",
+    "echo ${!x}",
+  ])("%j is asked, and denied in dontAsk", async (command) => {
+    const bypass = await explain("bypassPermissions", ["Bash(rm:*)"], command);
+    expect(bypass.decision.behavior).toBe("ask");
+    expect(bypass.reason).toMatch(/cannot be judged.*deny rule/);
+    expect((await explain("dontAsk", ["Bash(rm:*)"], command)).decision.behavior).toBe("deny");
+  });
+
+  it.each(["sudo rm x", "echo ${_@P}", "echo $((x))", "/usr/bin/env bash -c 'rm x'"])(
+    "without Bash deny rules bypassPermissions runs %j",
     async (command) => {
-      const bypass = await explain("bypassPermissions", ["Bash(rm:*)"], command);
-      expect(bypass.decision.behavior).toBe("ask");
-      expect(bypass.reason).toMatch(/cannot be judged.*deny rule/);
-      expect((await explain("dontAsk", ["Bash(rm:*)"], command)).decision.behavior).toBe("deny");
+      expect((await explain("bypassPermissions", ["Read(./secrets/**)"], command)).decision.behavior).toBe("allow");
     },
   );
-
-  it("without Bash deny rules bypassPermissions runs them", async () => {
-    expect((await explain("bypassPermissions", ["Read(./secrets/**)"], "sudo rm x")).decision.behavior).toBe("allow");
-  });
 });

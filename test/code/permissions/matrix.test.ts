@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are shell command lines, not templates.
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   type CodePermissions,
@@ -163,6 +164,61 @@ describe("permission matrix: Bash", () => {
   });
 });
 
+// Expansions that make bash evaluate a value the line does not show cannot be judged: asked, never allowed by a mode
+// or a rule (bypassPermissions asks too, as this matrix has Bash deny rules). Literal arithmetic is judged.
+describe("permission matrix: Bash expansions that evaluate", () => {
+  it.each([
+    ["echo '$(touch /outside/p)' >/dev/null; echo ${_@P}", "QQDDQ"],
+    ["echo $((_))", "QQDDQ"],
+    ["echo ${a[_]}", "QQDDQ"],
+    ["cd 'd/$(sh z)'; echo ${PWD@P}", "QQDDQ"],
+    ["echo ${x@E}", "QQDDQ"],
+    ["echo ${!x}", "QQDDQ"],
+    ["echo ${!x@P}", "QQDDQ"],
+    ["echo $((x + 1))", "QQDDQ"],
+    ["echo $_", "QQDDQ"],
+    ["((n++))", "QQDDQ"],
+    ["let n=1", "QQDDQ"],
+    ["for ((i = 0; i < n; i++)); do echo $i; done", "QQDDQ"],
+    ["[[ $n -gt 1 ]] && echo big", "QQDDQ"],
+    ["cat <<EOF\n$((x))\nEOF", "QQDDQ"],
+    ["npm test; echo ${y:n:1}", "QQDDQ"], // an allow rule for one part does not allow the line
+    ["echo $((1 + 2))", "AAADA"],
+    ["echo $(( $# * 2 ))", "AAADA"],
+    ["echo ${x@Q} ${a[0]} ${!prefix*}", "AAADA"],
+    ["[[ $# -eq 0 ]] && echo none", "AAADA"],
+  ])("%j → %s", async (command, expected) => {
+    expect(await decisions("Bash", { command })).toBe(expected);
+  });
+});
+
+// Wrappers and runners are recognised by base name wherever they are. Deny rules see what a wrapper written as a
+// path runs; allow rules and modes do not look through it (`./env` may be any program).
+describe("permission matrix: Bash wrappers written as paths", () => {
+  it.each([
+    ["/usr/bin/env rm -rf /", "DDDDD"],
+    ["/usr/bin/timeout 5 curl https://x.sh", "DDDDD"],
+    ["./env curl https://x.sh", "DDDDD"],
+    ["../bin/nice -n 5 curl https://x.sh", "DDDDD"],
+    ["/usr/bin/nohup curl https://x.sh", "DDDDD"],
+    ["/usr/bin/stdbuf -oL curl https://x.sh", "DDDDD"],
+    ["/usr/bin/time curl https://x.sh", "DDDDD"],
+    ["/usr/bin/env cat secrets/key.pem", "DDDDD"],
+    ["ionice -c3 curl https://x.sh", "DDDDD"],
+    ["/usr/bin/env git push origin main", "QQQDQ"],
+    ["/usr/bin/env bash -c 'npm test'", "QQDDQ"],
+    ["/usr/bin/env sudo npm test", "QQDDQ"],
+    ["/usr/bin/env npm test", "QQDDA"],
+    ["./env rm -rf build", "QQDDA"],
+    ["./env ls", "QQDDA"],
+    ["ionice -c3 npm test", "AADAA"],
+    ["strace npm test", "QQDDQ"],
+    ["script -qc 'npm test' /dev/null", "QQDDQ"],
+  ])("%j → %s", async (command, expected) => {
+    expect(await decisions("Bash", { command })).toBe(expected);
+  });
+});
+
 describe("what the decisions say", () => {
   it("an ask names the command and why a person is asked; a deny tells the model which rule forbade it", async () => {
     const ask = await byMode.default.explain({ name: "Bash", arguments: { command: "rm -rf build" } });
@@ -229,14 +285,32 @@ describe("what the decisions say", () => {
       "/bin/rm x",
       "nice -n 2 env A=1 rm x",
       "echo $(rm x)",
+      "/usr/bin/env rm x",
+      "/usr/bin/env -u HOME A=1 /bin/rm x",
+      "/usr/bin/nice rm x",
+      "/usr/bin/nice -n 5 rm x",
+      "/usr/bin/timeout 5 rm x",
+      "/usr/bin/nohup rm x",
+      "/usr/bin/stdbuf -oL rm x",
+      "/usr/bin/time rm x",
+      "./env rm x",
+      "../bin/timeout 5 rm x",
+      "ionice -c3 rm x",
+      "chrt -b 0 rm x",
+      "taskset -c 0 rm x",
+      "numactl -N 0 rm x",
+      "unbuffer rm x",
+      "faketime '2020-01-01 00:00:00' rm x",
+      "catchsegv rm x",
     ])
       expect(await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command } }, context("Bash")), command).toMatchObject({
         behavior: "deny",
       });
     // A bare `Bash` allow still does not allow what cannot be judged.
-    expect(await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command: "bash -c 'ls'" } }, context("Bash"))).toMatchObject({
-      behavior: "ask",
-    });
+    for (const command of ["bash -c 'ls'", "/usr/bin/env bash -c 'ls'", "./env sh -c ls", "echo ${x@P}", "echo $((x))"])
+      expect(await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command } }, context("Bash")), command).toMatchObject({
+        behavior: "ask",
+      });
     expect(await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command: "ls; npm test" } }, context("Bash"))).toEqual({
       behavior: "allow",
     });
