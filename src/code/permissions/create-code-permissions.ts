@@ -7,7 +7,7 @@ import type { Tool } from "../../tools/tool.js";
 import type { Workspace } from "../workspace.js";
 import { analyzeBashCommand } from "./bash-commands.js";
 import { type BashParser, loadBashParser } from "./bash-parser.js";
-import { judgeBashCommand, shorten } from "./judge-bash.js";
+import { judgeBashCommand, type Sandboxing, shorten } from "./judge-bash.js";
 import { judgeToolCall } from "./judge-call.js";
 import { createModeState } from "./mode-state.js";
 import { isPermissionMode, type PermissionMode, permissionModes } from "./modes.js";
@@ -43,6 +43,23 @@ export type CodePermissionsOptions = {
    * `workingDirectory()`: each subagent has its own shell). Default: the workspace root.
    */
   bashDirectory?: (() => string) | undefined;
+  /**
+   * What becomes of a Bash call that asks to run outside the OS sandbox (its tool's `sandboxing(args)` says
+   * `unconfined`: `dangerouslyDisableSandbox: true`). `ask` (the default): a person is always asked — in every mode,
+   * bypassPermissions included, whatever allow rules say; deny rules still deny first, and dontAsk denies it.
+   * `judge`: it is judged as a call without a sandbox is (rules and mode), for hosts that let such calls run
+   * unattended (the CLI's `-p` with `allowUnsandboxedCommands: true`).
+   */
+  unsandboxedCalls?: "ask" | "judge" | undefined;
+};
+
+/**
+ * What the permission check reads of the tool a Bash call goes to, when it has it (a `BashTool`): where its shell
+ * is, and whether this call runs in the OS sandbox.
+ */
+type ShellTool = {
+  workingDirectory?: () => string;
+  sandboxing?: (args: Record<string, unknown>) => Sandboxing;
 };
 
 /** A call as {@link CodePermissions.explain} takes it. */
@@ -91,6 +108,9 @@ export type CodePermissions = {
  */
 export async function createCodePermissions(options: CodePermissionsOptions): Promise<CodePermissions> {
   if (options.mode !== undefined && !isPermissionMode(options.mode)) throw invalidMode(options.mode, "options.mode");
+  const unsandboxedCalls = options.unsandboxedCalls ?? "ask";
+  if (unsandboxedCalls !== "ask" && unsandboxedCalls !== "judge")
+    throw new UsageError(`options.unsandboxedCalls is ${shorten(JSON.stringify(unsandboxedCalls) ?? "")}; it must be "ask" or "judge".`);
   const home = options.home ?? homedir();
   const root = options.workspace.root;
   const files = options.settingsFiles ?? permissionSettingsFiles({ root, home });
@@ -114,9 +134,10 @@ export async function createCodePermissions(options: CodePermissionsOptions): Pr
       const command = typeof args.command === "string" ? args.command : "";
       const analysis = analyzeBashCommand(bash, command);
       commands = analysis.commands.map((part) => part.text);
-      const shell = tool as { workingDirectory?: () => string } | undefined;
+      const shell = tool as ShellTool | undefined;
       const directory = scope.resolve(shell?.workingDirectory?.() ?? options.bashDirectory?.() ?? root);
-      verdict = judgeBashCommand(analysis, { mode, rules, scope, directory });
+      const sandboxing = readSandboxing(shell, args, unsandboxedCalls);
+      verdict = judgeBashCommand(analysis, { mode, rules, scope, directory, sandboxing });
     } else verdict = judgeToolCall(call.name, args, { mode, rules, scope, tool, plansNeedApproval: !options.approvePlan });
     return { ...conclude(verdict, mode, needsApproval), commands };
   };
@@ -164,6 +185,15 @@ function conclude(verdict: Verdict, mode: PermissionMode, needsApproval: boolean
     return { decision: { behavior: "deny", message }, mode, rule, reason: message };
   }
   return { decision: { behavior: "ask", reason: verdict.reason }, mode, rule, reason: verdict.reason };
+}
+
+/** Where the tool says this call runs; an unconfined call is judged as unsandboxed when the host says so. */
+function readSandboxing(shell: ShellTool | undefined, args: Record<string, unknown>, unsandboxedCalls: "ask" | "judge"): Sandboxing {
+  const sandboxing = shell?.sandboxing?.(args);
+  if (sandboxing === "confined") return "confined";
+  // Anything else a tool might say is no sandbox: judged as today, never auto-allowed.
+  if (sandboxing === "unconfined") return unsandboxedCalls === "judge" ? "off" : "unconfined";
+  return "off";
 }
 
 function isReadDenied(rules: RuleSet, scope: WorkspaceScope, path: string): boolean {

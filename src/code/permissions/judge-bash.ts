@@ -9,6 +9,12 @@ import type { RuleSet } from "./rules.js";
 import type { Verdict } from "./verdict.js";
 import type { WorkspaceScope } from "./workspace-scope.js";
 
+/**
+ * Where a call runs: `off`, no OS sandbox this session; `confined`, inside the sandbox; `unconfined`, the sandbox is
+ * on but the call asks to run outside it (`dangerouslyDisableSandbox`).
+ */
+export type Sandboxing = "confined" | "unconfined" | "off";
+
 /** What a Bash decision needs besides the command line. */
 export type BashJudgement = {
   mode: PermissionMode;
@@ -16,6 +22,8 @@ export type BashJudgement = {
   scope: WorkspaceScope;
   /** The shell's current directory (absolute), which relative paths are taken from. */
   directory: string;
+  /** Where the call runs (default `off`: judged as without a sandbox). */
+  sandboxing?: Sandboxing | undefined;
 };
 
 type Part = {
@@ -45,10 +53,12 @@ type Line = {
 
 /**
  * Judges a command line: deny rules (on the whole line, each simple command, and the files it reads or writes),
- * then ask rules, then whether it can be judged at all, then plan mode, then each simple command and redirection
- * on its own (an allow rule or the mode). The caller turns asks into denials in dontAsk mode.
+ * then — for a call that asks to run outside the sandbox — an ask, then ask rules, then whether it can be judged at
+ * all, then plan mode, then each simple command and redirection on its own (an allow rule or the mode). A call
+ * confined to the sandbox that only the mode would ask about is allowed in default and acceptEdits modes. The
+ * caller turns asks into denials in dontAsk mode.
  */
-export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, directory }: BashJudgement): Verdict {
+export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, directory, sandboxing = "off" }: BashJudgement): Verdict {
   const line: Line = {
     analysis,
     subject: `Bash command \`${shorten(analysis.text)}\``,
@@ -63,13 +73,33 @@ export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, d
     const message = `Permission denied: ${what} the deny rule \`${rule.text}\` (${rule.source}). Do not try to get around it; take another approach or ask the user.`;
     return { behavior: "deny", rule, message };
   }
+  const cannot = analysis.unjudgeable ?? line.parts.find((part) => part.command.unjudgeable)?.command.unjudgeable;
+  // Outside the sandbox nothing stops a command but these rules: a person decides, whatever the mode or allow rules say.
+  if (sandboxing === "unconfined") {
+    const reason = `${line.subject} asks to run outside the sandbox (dangerouslyDisableSandbox), so it needs approval`;
+    return { behavior: "ask", reason, changes: cannot !== undefined || changesThings(line) };
+  }
   const asked = findRule(line, "ask", rules, followLinks);
   if (asked)
     return { behavior: "ask", rule: asked.rule, reason: `${asked.what} the ask rule \`${asked.rule.text}\` (${asked.rule.source})` };
   const reached = findReachedRule(line, rules);
   if (reached) return { behavior: "ask", rule: reached.rule, reason: reached.reason, changes: reached.edits };
 
-  const cannot = analysis.unjudgeable ?? line.parts.find((part) => part.command.unjudgeable)?.command.unjudgeable;
+  const verdict = judgeParts(line, cannot, { mode, rules, scope });
+  // Claude Code's auto-allow: the sandbox, not the mode, confines what the command can reach. What cannot be judged
+  // runs there too, unless a Bash deny or ask rule exists: such a rule cannot see inside it.
+  const bashRule = [...rules.deny, ...rules.ask].find((rule) => rule.tool === "Bash");
+  if (verdict.behavior === "ask" && sandboxing === "confined" && (mode === "default" || mode === "acceptEdits") && !(cannot && bashRule))
+    return { behavior: "allow", reason: `${line.subject} runs in the sandbox, which ${mode} mode allows`, byMode: true };
+  return verdict;
+}
+
+/** After the rules that stop a line: whether it can be judged, plan mode, then an allow rule or the mode for each part. */
+function judgeParts(
+  line: Line,
+  cannot: string | undefined,
+  { mode, rules, scope }: Pick<BashJudgement, "mode" | "rules" | "scope">,
+): Verdict {
   if (cannot !== undefined) {
     // A deny rule cannot see inside `sudo rm`, `bash -c "rm x"` or `r$(echo m)`: it must still hold in bypassPermissions.
     const bashDeny = rules.deny.find((rule) => rule.tool === "Bash");
@@ -78,9 +108,7 @@ export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, d
     const guard = bashDeny ? `, so the deny rule \`${bashDeny.text}\` (${bashDeny.source}) cannot be checked` : "";
     return { behavior: "ask", reason: `${line.subject} cannot be judged: ${cannot}${guard}`, changes: true };
   }
-  const changes =
-    line.parts.some((part) => part.kind !== "read" || part.through !== undefined) ||
-    line.redirects.some(({ redirect, path }) => redirect.access === "write" && !harmlessTargets.has(path ?? ""));
+  const changes = changesThings(line);
   if (mode === "plan" && changes) return { behavior: "ask", reason: `${line.subject} can change things`, changes: true };
 
   let byMode = false;
@@ -103,6 +131,14 @@ export function judgeBashCommand(analysis: BashAnalysis, { mode, rules, scope, d
   const by = [...(byMode ? [`${mode} mode`] : []), ...[...deciding].map((rule) => `\`${rule.text}\` (${rule.source})`)].join(" and ");
   const only = deciding.size === 1 && !byMode ? [...deciding][0] : undefined;
   return { behavior: "allow", reason: `${line.subject} is allowed by ${by || `${mode} mode`}`, rule: only, byMode };
+}
+
+/** Whether a (judgeable) line may change things: a command that is not read-only, or a redirection writing a file. */
+function changesThings(line: Line): boolean {
+  return (
+    line.parts.some((part) => part.kind !== "read" || part.through !== undefined) ||
+    line.redirects.some(({ redirect, path }) => redirect.access === "write" && !harmlessTargets.has(path ?? ""))
+  );
 }
 
 /** The first rule of `list` the line matches: as a whole, by a part, or by a file a part or a redirection names. */
