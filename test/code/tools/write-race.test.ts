@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { watch } from "node:fs";
-import { mkdir, readdir } from "node:fs/promises";
+import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWriteTool } from "../../../src/code/tools/write.js";
@@ -77,10 +77,17 @@ describe("Write racing a folder swapped for a symlink that leads out", () => {
       }
       const landedOutside = await readdir(outside);
       // Before the Workspace wrote through the folder it held, 0 to 98 files (writes and temporary files) landed
-      // outside per 2,000 writes, in 7 of 8 runs; since, none have.
+      // outside per 2,000 writes on Linux, in 7 of 8 runs; since, none have.
       console.info(`write race: ${JSON.stringify(outcomes)}, ${landedOutside.length} file(s) outside, ${appeared.length} event(s) outside`);
-      expect(landedOutside).toEqual([]);
-      expect(appeared).toEqual([]);
+      if (process.platform === "linux") {
+        expect(landedOutside).toEqual([]);
+        expect(appeared).toEqual([]);
+      } else {
+        // Without /proc/self/fd a lost race may leave an empty temporary file outside (see HeldFolder), never content.
+        const temporaryName = /^\.file-\d+\.txt\.[0-9a-f]{12}\.minagent-tmp$/;
+        expect(landedOutside.filter((name) => !temporaryName.test(name))).toEqual([]);
+        for (const name of landedOutside) expect((await stat(join(outside, name))).size).toBe(0);
+      }
       // The race was real: some writes met the symlink and were refused, others got through.
       expect(outcomes.refused).toBeGreaterThan(0);
       expect(outcomes.created).toBeGreaterThan(0);
