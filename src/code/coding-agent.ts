@@ -40,6 +40,10 @@ import {
   type SubagentLimits,
   subagentSystemPrompt,
 } from "./subagents/index.js";
+import { createSandbox, type Sandbox } from "./sandbox/create-sandbox.js";
+import type { NetworkRequest } from "./sandbox/network-proxy.js";
+import { readSandboxSettings, type SandboxSettings } from "./sandbox/sandbox-settings.js";
+import { sandboxOptionsFromRules } from "./sandbox/from-permission-rules.js";
 import { codingSystemPrompt } from "./system-prompt.js";
 import { createBashTool } from "./tools/bash.js";
 import { createEditTool } from "./tools/edit.js";
@@ -124,6 +128,19 @@ export type CodingAgentOptions = {
    * options (the model, memory, permission state and todo list are the agent's).
    */
   compaction?: false | Omit<CompactorOptions, "model" | "memory" | "permissions" | "todos"> | undefined;
+  /**
+   * The OS sandbox every Bash command runs in (docs/code.md, "The sandbox"): `true` or `false` over the settings files'
+   * `sandbox.enabled`, or a `sandbox` object in Claude Code's shape merged after theirs. Default: the settings files'
+   * `sandbox`, and on wherever it can run (Linux with bubblewrap). `agent.sandbox.status` says whether commands really
+   * run confined, and why not.
+   */
+  sandbox?: boolean | SandboxSettings | undefined;
+  /**
+   * Asked when a sandboxed command wants a host that no `sandbox.network.allowedDomains` entry or `WebFetch(domain:…)`
+   * allow rule allows (the CLI asks a person); `true` allows it for the rest of the session. Without it such a host is
+   * refused.
+   */
+  askNetwork?: ((request: NetworkRequest) => boolean | Promise<boolean>) | undefined;
   /** Subagents (the Agent tool); `false` leaves the tool out. */
   subagents?:
     | false
@@ -183,6 +200,8 @@ export class CodingAgent {
   readonly compactor: Compactor | undefined;
   /** The MCP servers whose tools the agent offers (`/mcp`: `agent.mcp?.status()`), if any. */
   readonly mcp: McpServers | undefined;
+  /** The OS sandbox Bash commands run in; `sandbox.status.enabled` says whether they really do. */
+  readonly sandbox: Sandbox;
   #sessionContext: Promise<string | undefined> | undefined;
 
   private constructor(parts: {
@@ -196,6 +215,7 @@ export class CodingAgent {
     subagents: AgentTool | undefined;
     compactor: Compactor | undefined;
     mcp: McpServers | undefined;
+    sandbox: Sandbox;
   }) {
     this.agent = parts.agent;
     this.workspace = parts.workspace;
@@ -207,6 +227,12 @@ export class CodingAgent {
     this.subagents = parts.subagents;
     this.compactor = parts.compactor;
     this.mcp = parts.mcp;
+    this.sandbox = parts.sandbox;
+  }
+
+  /** Ends what the agent keeps running between calls: the sandbox's network namespace and proxy, its temporary folder. */
+  async close(): Promise<void> {
+    await this.sandbox.close();
   }
 
   /** Builds the agent: reads the settings files (permissions and hooks) and prepares the tools. */
@@ -235,6 +261,19 @@ export class CodingAgent {
       hooks: options.hooks,
       onHookRun: options.onHookRun,
     });
+    const userDirectory = options.userDirectory ?? join(home, ".minagent");
+    const sandbox = await createSandbox({
+      settings: await readSandboxSettings(
+        settingsFiles,
+        { root: workspace.root, home },
+        typeof options.sandbox === "boolean" ? { enabled: options.sandbox } : options.sandbox,
+      ),
+      directories: workspace.directories,
+      home,
+      userDirectory,
+      ...sandboxOptionsFromRules(permissions),
+      askNetwork: options.askNetwork,
+    });
     const todos = options.todos ?? createTodoStore();
     const registry = new ToolRegistry({ orderEffects: true, timeoutMs: 15 * 60_000 });
     const builtIn = [
@@ -244,7 +283,7 @@ export class CodingAgent {
       // A search never shows what a Read deny rule keeps from reading.
       createGlobTool(workspace, { isHidden: permissions.isReadDenied }),
       createGrepTool(workspace, { isHidden: permissions.isReadDenied }),
-      createBashTool(workspace),
+      createBashTool(workspace, { sandbox }),
       createTodoWriteTool(todos),
       ...permissions.planMode.tools,
       ...(options.tools ?? []),
@@ -252,7 +291,6 @@ export class CodingAgent {
     const withHooks = (tool: Tool): Tool => (hooks.hasHooks("PostToolUse", tool.name) ? withPostToolUseHooks(tool, hooks) : tool);
     for (const tool of builtIn) registry.add(withHooks(tool));
     const canUseTool = withPreToolUseHooks(hooks, askWhileWaiting(permissions.canUseTool, options.askPerson));
-    const userDirectory = options.userDirectory ?? join(home, ".minagent");
     const memory: ProjectMemory =
       options.memory === false
         ? { files: [], text: "" }
@@ -278,7 +316,7 @@ export class CodingAgent {
             name === "TodoWrite"
               ? withHooks(createTodoWriteTool(createTodoStore()))
               : name === "Bash"
-                ? withHooks(createBashTool(workspace))
+                ? withHooks(createBashTool(workspace, { sandbox }))
                 : (registry.get(name) as Tool),
           ),
         canUseTool,
@@ -327,7 +365,19 @@ export class CodingAgent {
             )
           : options.prepareTurn,
     });
-    return new CodingAgent({ agent, workspace, registry, permissions, hooks, todos, memory, subagents, compactor, mcp: options.mcp });
+    return new CodingAgent({
+      agent,
+      workspace,
+      registry,
+      permissions,
+      hooks,
+      todos,
+      memory,
+      subagents,
+      compactor,
+      mcp: options.mcp,
+      sandbox,
+    });
   }
 
   /**

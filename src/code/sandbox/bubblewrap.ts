@@ -58,6 +58,9 @@ export type ConfinedCommandPlan = {
   /** The descriptor bubblewrap reads the seccomp filter from. */
   seccompDescriptor: number;
   cwd: string;
+  /** The user and group the command runs as inside: the agent's own (else entering the session's namespace would show root). */
+  uid: number;
+  gid: number;
 };
 
 /** The bubblewrap arguments that confine one command, up to and including the `--` before it. */
@@ -65,6 +68,10 @@ export function bubblewrapArguments(plan: ConfinedCommandPlan): string[] {
   const args = [
     // Its own user, process, IPC, host-name and cgroup namespaces (the network one is the session's, entered by nsenter).
     "--unshare-user",
+    "--uid",
+    String(plan.uid),
+    "--gid",
+    String(plan.gid),
     "--disable-userns",
     "--unshare-pid",
     "--unshare-ipc",

@@ -147,8 +147,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const confine: Sandbox["confine"] = async ({ argv, cwd, env, firstFreeDescriptor }) => {
     holder ??= startNetworkHolder(programs, session, wantsProxy && programs.socat !== undefined, options, allowedDomains);
     const network = await holder;
-    const { readOnly, missing } = await controlPaths(writable, protectedHomes);
-    for (const path of missing) placeholders.set(path, (placeholders.get(path) ?? 0) + 1);
+    const control = await controlPaths(writable, protectedHomes);
+    // Made here, by the agent, rather than by bubblewrap inside: a root agent's namespace may not write in a folder
+    // another user owns. A placeholder that cannot be made cannot be made by the command either.
+    const missing: string[] = [];
+    for (const path of control.missing) {
+      if (!placeholders.has(path) && (await mkdir(path).then(() => false, (error: NodeJS.ErrnoException) => error.code !== "EEXIST"))) continue;
+      placeholders.set(path, (placeholders.get(path) ?? 0) + 1);
+      missing.push(path);
+    }
+    const readOnly = control.readOnly;
     const hidden = await findDeniedPaths(denials);
     const args = [
       "--target",
@@ -169,6 +177,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         hiddenDirectories: hidden.directories,
         seccompDescriptor: firstFreeDescriptor,
         cwd,
+        uid: process.getuid?.() ?? 0,
+        gid: process.getgid?.() ?? 0,
       }),
       ...argv,
     ];
@@ -178,7 +188,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       args,
       env: {
         ...env,
-        ...proxyVariables(proxy, network.loopbackProxied),
+        ...proxyVariables(proxy),
         TMPDIR: temporary,
         GIT_TEMPLATE_DIR: emptyDirectory,
         // Caches that would go to the read-only home directory.
@@ -187,7 +197,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       },
       inputs: [{ descriptor: firstFreeDescriptor, bytes: filter }],
       release: async () => {
-        for (const path of missing) {
+        // The innermost first: .git/hooks before the .git made around it.
+        for (const path of [...missing].reverse()) {
           const count = (placeholders.get(path) ?? 1) - 1;
           if (count > 0) {
             placeholders.set(path, count);
@@ -213,7 +224,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 }
 
 /** The session's network namespace, held by one process (and the bridge to the proxy, when there is one). */
-type NetworkHolder = { pid: number; proxied: boolean; loopbackProxied: boolean; stop(): Promise<void> };
+type NetworkHolder = { pid: number; proxied: boolean; stop(): Promise<void> };
 
 /**
  * Starts the process whose network namespace every command enters: only loopback, plus (with a proxy) socat on
@@ -236,25 +247,39 @@ async function startNetworkHolder(
       ask: options.askNetwork,
       onDecision: options.onNetworkDecision,
     });
-  const program = proxied
-    ? [programs.socat as string, "-d", "-d", `TCP-LISTEN:${proxyPort},bind=127.0.0.1,fork,reuseaddr`, `UNIX-CONNECT:${socketPath}`]
-    : ["sleep", "infinity"];
+  // The bridge to the proxy, and one forward per exact host-loopback entry with a port (`localhost:5432`): the host's
+  // service answers at the same port on the command's own loopback, for any protocol, through a CONNECT tunnel.
+  const bridges = proxied
+    ? [
+        `TCP-LISTEN:${proxyPort},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${socketPath}`,
+        ...loopbackForwards(allowedDomains).map(
+          ({ host, port }) => `TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr PROXY:127.0.0.1:${host}:${port},proxyport=${proxyPort}`,
+        ),
+      ]
+    : [];
+  const socat = shellQuote(programs.socat ?? "socat");
+  // "ready" on stdout comes once bubblewrap has set the namespaces up and started the program: entering them before
+  // then can fail for a user who is not root.
+  const program = ["sh", "-c", `${bridges.map((addresses) => `${socat} -d -d ${addresses} & `).join("")}echo ready; exec sleep infinity`];
   const child = spawn(
     programs.bwrap,
-    ["--unshare-user", "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--info-fd", "3", "--", ...program],
+    // --dev-bind, not --dev: mounting a devpts would make bubblewrap nest a second user namespace, which nsenter could not
+    // enter the network namespace through for a user who is not root.
+    ["--unshare-user", "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--info-fd", "3", "--", ...program],
     // Nothing of the agent's environment: the process is the sandbox's, though no command can see it.
-    { stdio: ["ignore", "ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
+    { stdio: ["ignore", "pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
   );
+  const pid = await readChildPid(child, bridges.length);
+  // Once it is up, it must not keep the agent's process alive (it ends with it: --die-with-parent).
   child.unref();
-  const pid = await readChildPid(child, proxied);
-  for (const stream of [child.stderr, child.stdio[3] as Readable | null]) (stream as unknown as { unref?: () => void })?.unref?.();
+  for (const stream of [child.stdout, child.stderr, child.stdio[3] as Readable | null]) (stream as unknown as { unref?: () => void })?.unref?.();
   return {
     pid,
     proxied,
-    loopbackProxied: allowedDomains.some((domain) => /^(localhost|127\.[\d.]+|\[::1\])(:\d+)?$/.test(domain)),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.ref(); // else nothing would keep the process alive to see it exit
         child.kill("SIGKILL");
         await exited;
       }
@@ -264,15 +289,20 @@ async function startNetworkHolder(
 }
 
 /** The namespace's process id from bubblewrap's info descriptor; with a bridge, also waits until it listens. */
-function readChildPid(child: ChildProcess, bridge: boolean): Promise<number> {
+function readChildPid(child: ChildProcess, bridges: number): Promise<number> {
   return new Promise((resolve, reject) => {
     let info = "";
     let errors = "";
     let pid: number | undefined;
-    let listening = !bridge;
+    let listening = bridges === 0;
+    let ready = false;
     const finish = () => {
-      if (pid !== undefined && listening) resolve(pid);
+      if (pid !== undefined && listening && ready) resolve(pid);
     };
+    child.stdout?.setEncoding("utf8").on("data", (text: string) => {
+      ready ||= text.includes("ready");
+      finish();
+    });
     (child.stdio[3] as Readable).setEncoding("utf8").on("data", (text: string) => {
       info += text;
       const match = /"child-pid"\s*:\s*(\d+)/.exec(info);
@@ -281,7 +311,7 @@ function readChildPid(child: ChildProcess, bridge: boolean): Promise<number> {
     });
     child.stderr?.setEncoding("utf8").on("data", (text: string) => {
       errors += text;
-      if (/listening on/.test(errors)) listening = true;
+      if ((errors.match(/listening on/g)?.length ?? 0) >= bridges) listening = true;
       finish();
     });
     child.once("error", reject);
@@ -304,12 +334,12 @@ async function controlPaths(writable: readonly string[], protectedHomes: readonl
     else if (hold) missing.push(path);
   }
   // The workspace's .git/hooks is held even before it exists (a new hook would run at the next commit outside). When
-  // .git does not exist either, bubblewrap makes an empty .git around the placeholder: git takes a .git without HEAD
+  // .git does not exist either, an empty .git is made around the placeholder: git takes a .git without HEAD
   // for no repository, as before, and `git init` fills it (the sandbox points GIT_TEMPLATE_DIR at an empty folder, so
   // it copies no hooks). Both go again after the command if they are still empty.
   const git = join(writable[0] ?? "/", ".git");
   const gitHooks = join(git, "hooks");
-  if (!readOnly.includes(gitHooks) && !(await exists(git))) missing.push(gitHooks, git);
+  if (!readOnly.includes(gitHooks) && !(await exists(git))) missing.push(git, gitHooks);
   else if (!readOnly.includes(gitHooks) && (await isDirectory(git))) missing.push(gitHooks);
   // The home directory and minagent's own stay read-only where a writable folder holds them (a workspace of `/`), unless
   // they hold a writable folder themselves (a workspace in the home directory), which a read-only mount would hide.
@@ -321,18 +351,30 @@ async function controlPaths(writable: readonly string[], protectedHomes: readonl
   return { readOnly, missing };
 }
 
+/** Exact host-loopback entries with a port, which get a forward of their own. */
+function loopbackForwards(allowedDomains: readonly string[]): { host: string; port: number }[] {
+  return allowedDomains.flatMap((domain) => {
+    const match = /^(localhost|127\.\d+\.\d+\.\d+):(\d+)$/.exec(domain);
+    return match && Number(match[2]) !== proxyPort ? [{ host: match[1] as string, port: Number(match[2]) }] : [];
+  });
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
 /**
- * The variables that send clients to the proxy. A command's own servers on loopback are reached directly (its loopback
- * is its own), unless an allowedDomains entry opens the host's loopback: then loopback names go to the proxy too.
+ * The variables that send clients to the proxy. Loopback names go direct: a command's loopback is its own, so its
+ * servers answer it, and the host's services that an entry opens answer there too (see loopbackForwards).
  */
-function proxyVariables(proxy: string | undefined, loopbackProxied: boolean): Record<string, string | undefined> {
+function proxyVariables(proxy: string | undefined): Record<string, string | undefined> {
   if (proxy === undefined) return {};
   const variables: Record<string, string> = {};
   for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
     variables[name] = proxy;
     variables[name.toLowerCase()] = proxy;
   }
-  const direct = loopbackProxied ? "" : "localhost,127.0.0.1,::1";
+  const direct = "localhost,127.0.0.1,::1";
   // Node's own fetch reads them only when asked to (Node 24).
   return { ...variables, NODE_USE_ENV_PROXY: "1", NO_PROXY: direct, no_proxy: direct };
 }

@@ -5,6 +5,8 @@ import { join } from "node:path";
 export type ReadDenial = {
   /** Whether the absolute path is denied (a denied folder is hidden whole). */
   isDenied(path: string): boolean;
+  /** Whether the folder is denied as a whole, as everything in it would be (`secrets/**`); default {@link isDenied}. */
+  isDeniedDirectory?(directory: string): boolean;
   /** Whether anything at or below the absolute folder may be denied: folders where it cannot are not walked. */
   mayDenyInside(directory: string): boolean;
 };
@@ -26,6 +28,7 @@ export async function findDeniedPaths(denials: readonly ReadDenial[], options: {
   if (denials.length === 0) return found;
   let budget = options.maxDirectories ?? 20_000;
   const isDenied = (path: string) => denials.some((denial) => denial.isDenied(path));
+  const isDeniedDirectory = (path: string) => denials.some((denial) => (denial.isDeniedDirectory ?? denial.isDenied)(path));
   const mayDenyInside = (path: string) => denials.some((denial) => denial.mayDenyInside(path));
   const pending = ["/"];
   while (pending.length > 0) {
@@ -38,7 +41,7 @@ export async function findDeniedPaths(denials: readonly ReadDenial[], options: {
     for (const entry of entries) {
       const path = join(directory, entry.name);
       if (entry.isDirectory()) {
-        if (isDenied(path)) found.directories.push(path);
+        if (isDeniedDirectory(path)) found.directories.push(path);
         else if (!unwalked.has(entry.name) && mayDenyInside(path)) pending.push(path);
       } else if ((entry.isFile() || entry.isSymbolicLink()) && isDenied(path)) {
         // A denied name that is a link: hide where it leads as well, and the link itself.

@@ -256,7 +256,12 @@ function spawnCommand(
       stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", ...inputs.map(() => "pipe" as const)],
     });
     // The sandbox's own inputs (its seccomp filter), read once by bubblewrap before the command starts.
-    for (const { descriptor, bytes } of inputs) (child.stdio[descriptor] as NodeJS.WritableStream | null)?.end(bytes);
+    // (A bubblewrap that fails before reading says why on stderr; the broken pipe says nothing more.)
+    for (const { descriptor, bytes } of inputs) {
+      const input = child.stdio[descriptor] as (NodeJS.WritableStream & { on(event: "error", listener: () => void): void }) | null;
+      input?.on("error", () => {});
+      input?.end(bytes);
+    }
     const streams = [child.stdout, child.stderr, child.stdio[3] as Readable | null, child.stdio[4] as Readable | null];
     for (const stream of streams.slice(0, 2)) stream?.setEncoding("utf8").on("data", (text: string) => output.add(text));
     streams[2]?.setEncoding("utf8").on("data", (text: string) => {
