@@ -29,6 +29,10 @@ import { withPreToolUseHooks } from "./hooks/with-pre-tool-use-hooks.js";
 import { loadProjectMemory, type ProjectMemory, type ProjectMemoryOptions } from "./memory/index.js";
 import { type CodePermissions, createCodePermissions, type PermissionMode } from "./permissions/index.js";
 import { permissionSettingsFiles } from "./permissions/settings.js";
+import { createSandbox, type Sandbox } from "./sandbox/create-sandbox.js";
+import { sandboxOptionsFromRules } from "./sandbox/from-permission-rules.js";
+import type { NetworkRequest } from "./sandbox/network-proxy.js";
+import { readSandboxSettings, type SandboxSettings } from "./sandbox/sandbox-settings.js";
 import {
   type AgentTool,
   builtInSubagents,
@@ -40,10 +44,6 @@ import {
   type SubagentLimits,
   subagentSystemPrompt,
 } from "./subagents/index.js";
-import { createSandbox, type Sandbox } from "./sandbox/create-sandbox.js";
-import type { NetworkRequest } from "./sandbox/network-proxy.js";
-import { readSandboxSettings, type SandboxSettings } from "./sandbox/sandbox-settings.js";
-import { sandboxOptionsFromRules } from "./sandbox/from-permission-rules.js";
 import { codingSystemPrompt } from "./system-prompt.js";
 import { createBashTool } from "./tools/bash.js";
 import { createEditTool } from "./tools/edit.js";
@@ -141,6 +141,12 @@ export type CodingAgentOptions = {
    * refused.
    */
   askNetwork?: ((request: NetworkRequest) => boolean | Promise<boolean>) | undefined;
+  /**
+   * No person answers this agent's asks (`minagent code -p`): a call asking to run outside the sandbox is refused,
+   * unless the settings' `sandbox.allowUnsandboxedCommands` is `true` — then it is judged by rules and the mode as an
+   * unsandboxed call. With a person, such a call is always asked.
+   */
+  unattended?: boolean | undefined;
   /** Subagents (the Agent tool); `false` leaves the tool out. */
   subagents?:
     | false
@@ -245,7 +251,19 @@ export class CodingAgent {
         : new Workspace({ root: options.workspace, additionalDirectories: options.additionalDirectories });
     const home = options.home ?? homedir();
     const settingsFiles = options.settingsFiles ?? permissionSettingsFiles({ root: given.root, home });
-    const permissions = await createCodePermissions({ workspace: given, mode: options.mode, rules: options.rules, settingsFiles, home });
+    const sandboxSettings = await readSandboxSettings(
+      settingsFiles,
+      { root: given.root, home },
+      typeof options.sandbox === "boolean" ? { enabled: options.sandbox } : options.sandbox,
+    );
+    const permissions = await createCodePermissions({
+      workspace: given,
+      mode: options.mode,
+      rules: options.rules,
+      settingsFiles,
+      home,
+      unsandboxedCalls: options.unattended && sandboxSettings.allowUnsandboxedCommands === true ? "judge" : "ask",
+    });
     // The settings may add directories: the tools must be able to reach what the permissions allow there.
     const workspace =
       options.workspace instanceof Workspace || permissions.directories.every((directory) => given.directories.includes(directory))
@@ -263,11 +281,7 @@ export class CodingAgent {
     });
     const userDirectory = options.userDirectory ?? join(home, ".minagent");
     const sandbox = await createSandbox({
-      settings: await readSandboxSettings(
-        settingsFiles,
-        { root: workspace.root, home },
-        typeof options.sandbox === "boolean" ? { enabled: options.sandbox } : options.sandbox,
-      ),
+      settings: sandboxSettings,
       directories: workspace.directories,
       home,
       userDirectory,

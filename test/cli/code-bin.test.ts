@@ -81,6 +81,15 @@ describe("the built bin: minagent code", () => {
       total_cost_usd: 0.0023,
       usage: { input_tokens: 2100, output_tokens: 40 },
       permission_denials: [],
+      // Bash commands ran confined: the sandbox is on by default where bubblewrap runs (CI installs it).
+      sandbox: {
+        enabled: true,
+        requested: true,
+        mechanism: "bubblewrap",
+        problem: null,
+        writable: [expect.any(String)],
+        allowed_domains: [],
+      },
     });
   });
 

@@ -209,7 +209,9 @@ describe.skipIf(!hasTmux)("minagent code after kill -9 (tmux)", () => {
       reply([{ type: "text", text: answer }], "end_turn", true),
     );
     const env = { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url, MINAGENT_HOME: home, HOME: home };
-    const model = ["--model", "anthropic:claude-haiku-4-5", "--allowedTools=Bash(sleep:*),Bash(echo:*)"];
+    // Unsandboxed: the test follows the shell as the CLI's own child (in the sandbox it is bubblewrap's, and its pid
+    // namespace ends with the CLI: test/code/sandbox).
+    const model = ["--model", "anthropic:claude-haiku-4-5", "--allowedTools=Bash(sleep:*),Bash(echo:*)", "--no-sandbox"];
 
     // The first session: a prompt, a Read, then the slow Bash.
     await tmux.open("first", workspace, env, model);

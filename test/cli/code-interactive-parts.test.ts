@@ -238,7 +238,13 @@ describe("session rules", () => {
   let agent: CodingAgent;
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), "minagent-rules-"));
-    agent = await CodingAgent.create(new FakeModel([]), { workspace: root, settingsFiles: [], rules: { ask: ["Bash(git push:*)"] } });
+    // Without the sandbox, whose auto-allow would run the Bash lines these rules are about.
+    agent = await CodingAgent.create(new FakeModel([]), {
+      workspace: root,
+      settingsFiles: [],
+      rules: { ask: ["Bash(git push:*)"] },
+      sandbox: false,
+    });
   });
   afterEach(() => rm(root, { recursive: true, force: true }));
 

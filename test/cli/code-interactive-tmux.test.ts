@@ -178,7 +178,8 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
       call("b4", "Bash", { command: "mkdir out" }),
       say("All done."),
     );
-    await start();
+    // Unsandboxed: the sandbox would run these Bash calls without asking (the sandbox's own test is below).
+    await start("--no-sandbox");
     await pane.type("fix add, then make some files");
     await pane.keys("Enter");
 

@@ -25,6 +25,8 @@ it("after a cd, the shell's relative paths are judged from where the shell is (a
     workspace: project,
     settingsFiles: [],
     rules: { allow: ["Bash(cd:*)", "Bash(echo:*)", "Edit(/config)"] },
+    // The judge's own paths are what is tested: a sandboxed call would run without asking.
+    sandbox: false,
   });
   const result = await agent.run("go");
   expect(result.status).toBe("interrupted");

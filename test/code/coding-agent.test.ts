@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -60,7 +60,8 @@ describe("CodingAgent", () => {
 
   it("a call the permissions would ask about interrupts the run (no askPerson); resume runs it once allowed", async () => {
     const model = new FakeModel([reply("", toolCall("Bash", { command: "echo hi > greeting.txt" }, "w")), "Done."]);
-    const agent = await CodingAgent.create(model, { workspace: project, settingsFiles: [] });
+    // Without the sandbox: a sandboxed Bash call would run without asking (see the next test).
+    const agent = await CodingAgent.create(model, { workspace: project, settingsFiles: [], sandbox: false });
     const interrupted = await agent.run("Write a greeting.");
     expect(interrupted.status).toBe("interrupted");
     expect(interrupted.pending[0]?.reason).toMatch(/echo hi > greeting\.txt|greeting\.txt/);
@@ -69,10 +70,28 @@ describe("CodingAgent", () => {
     expect(readFileSync(join(project, "greeting.txt"), "utf8")).toBe("hi\n");
   });
 
+  it("with the sandbox on (the default where bubblewrap runs), a Bash call runs confined without asking", async () => {
+    const outside = join(project, "..", `outside-${process.pid}.txt`);
+    const model = new FakeModel([
+      reply("", toolCall("Bash", { command: `echo hi > greeting.txt; echo escaped > ${outside}` }, "w")),
+      "Done.",
+    ]);
+    const agent = await CodingAgent.create(model, { workspace: project, settingsFiles: [] });
+    try {
+      expect(agent.sandbox.status).toMatchObject({ enabled: true, mechanism: "bubblewrap" });
+      const result = await agent.run("Write a greeting.");
+      expect(result.status).toBe("completed");
+      expect(readFileSync(join(project, "greeting.txt"), "utf8")).toBe("hi\n");
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("with askPerson the run waits for the person instead, and a denial reaches the model", async () => {
     const askPerson = vi.fn(() => ({ behavior: "deny" as const, message: "Not now." }));
     const model = new FakeModel([reply("", toolCall("Bash", { command: "rm -rf src" }, "rm")), "Understood."]);
-    const agent = await CodingAgent.create(model, { workspace: project, settingsFiles: [], askPerson });
+    const agent = await CodingAgent.create(model, { workspace: project, settingsFiles: [], askPerson, sandbox: false });
     const result = await agent.run("Clean up.");
     expect(askPerson).toHaveBeenCalledWith(
       expect.objectContaining({ toolCall: expect.objectContaining({ id: "rm" }), reason: expect.any(String) }),

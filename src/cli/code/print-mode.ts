@@ -6,6 +6,7 @@ import { formatUsage } from "../commands/run.js";
 import { describeProgress, toOneLine } from "../describe-progress.js";
 import { formatPrintResult, type PermissionDenial, type PrintOutcome } from "./print-result.js";
 import { interruptedExitCode } from "./process-input.js";
+import { sandboxStatusLine } from "./sandbox-status.js";
 import type { CodeSessionContext } from "./session-context.js";
 import type { SpendingTracker } from "./spending.js";
 import { toStreamJsonLine } from "./stream-json.js";
@@ -48,6 +49,9 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
     io.stderr(`minagent code: ${error.message}\n`);
     return 2;
   }
+  // A sandbox that was asked for but cannot run is said once, before any command runs.
+  if (agent.sandbox.status.requested && !agent.sandbox.status.enabled)
+    io.stderr(`minagent code: ${sandboxStatusLine(agent.sandbox.status)}\n`);
   progress.start(agent);
   let outcome: PrintOutcome;
   try {
@@ -68,6 +72,7 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
     turns: spending.modelCalls,
     durationMs: Date.now() - started,
     denials,
+    sandbox: agent.sandbox.status,
   });
   progress.finish(outcome, result);
   return outcome.status === "completed" ? 0 : outcome.status === "interrupted" ? interruptedExitCode(context.signal) : 1;

@@ -1,3 +1,4 @@
+import type { SandboxStatus } from "../../code/sandbox/create-sandbox.js";
 import type { Usage } from "../../core/types.js";
 
 /**
@@ -40,6 +41,18 @@ export type PrintResult = {
     reasoning_tokens?: number;
   };
   permission_denials: PermissionDenial[];
+  /**
+   * Whether Bash commands really ran confined (`enabled`), in what, and why not when the sandbox was asked for but is
+   * missing (`problem`). minagent's own field: Claude Code's result has none.
+   */
+  sandbox: {
+    enabled: boolean;
+    requested: boolean;
+    mechanism: string | null;
+    problem: string | null;
+    writable: string[];
+    allowed_domains: string[];
+  };
   /** Why it did not complete. */
   error?: string;
 };
@@ -56,7 +69,15 @@ const subtypes: Record<PrintStatus, PrintResult["subtype"]> = {
 /** The result object for an outcome. */
 export function formatPrintResult(
   outcome: PrintOutcome,
-  run: { sessionId: string; usage: Usage; costUsd: number | undefined; turns: number; durationMs: number; denials: PermissionDenial[] },
+  run: {
+    sessionId: string;
+    usage: Usage;
+    costUsd: number | undefined;
+    turns: number;
+    durationMs: number;
+    denials: PermissionDenial[];
+    sandbox: SandboxStatus;
+  },
 ): PrintResult {
   const { usage } = run;
   return {
@@ -77,6 +98,14 @@ export function formatPrintResult(
       ...(usage.reasoningTokens !== undefined && { reasoning_tokens: usage.reasoningTokens }),
     },
     permission_denials: run.denials,
+    sandbox: {
+      enabled: run.sandbox.enabled,
+      requested: run.sandbox.requested,
+      mechanism: run.sandbox.mechanism ?? null,
+      problem: run.sandbox.problem ?? null,
+      writable: run.sandbox.writable,
+      allowed_domains: run.sandbox.allowedDomains,
+    },
     ...(outcome.error !== undefined && { error: outcome.error }),
   };
 }

@@ -31,7 +31,22 @@ export async function describeProjectSettings(root: string): Promise<string[]> {
     if (typeof mode === "string" && mode !== "default" && mode !== "plan") lines.push(`${name}: permission mode ${mode}`);
     for (const rule of stringsOf(permissions.allow)) lines.push(`${name}: allow ${rule}`);
     for (const folder of stringsOf(permissions.additionalDirectories)) lines.push(`${name}: adds the folder ${folder}`);
+    lines.push(...sandboxWidenings(name, settings.sandbox));
   }
+  return lines;
+}
+
+/** What a project's `sandbox` object would open: the sandbox off, more folders to write, hosts, sockets, leaving it. */
+function sandboxWidenings(name: string, sandbox: unknown): string[] {
+  if (!isSettingsObject(sandbox)) return [];
+  const lines: string[] = [];
+  if (sandbox.enabled === false) lines.push(`${name}: turns the sandbox off`);
+  if (sandbox.allowUnsandboxedCommands === true) lines.push(`${name}: lets -p runs leave the sandbox`);
+  const filesystem = isSettingsObject(sandbox.filesystem) ? sandbox.filesystem : {};
+  for (const folder of stringsOf(filesystem.allowWrite)) lines.push(`${name}: lets commands write in ${folder}`);
+  const network = isSettingsObject(sandbox.network) ? sandbox.network : {};
+  for (const domain of stringsOf(network.allowedDomains)) lines.push(`${name}: lets commands reach ${domain}`);
+  if (network.allowAllUnixSockets === true) lines.push(`${name}: opens Unix sockets to commands`);
   return lines;
 }
 

@@ -45,6 +45,8 @@ export type CodeOptions = {
   forkSession: boolean;
   /** `--verbose`: show tool calls, results and usage as they happen. */
   verbose: boolean;
+  /** `--sandbox` (true) or `--no-sandbox` (false): over the settings' `sandbox.enabled`; undefined: theirs. */
+  sandbox: boolean | undefined;
   /** `--mcp-config` files, resolved to absolute paths: MCP servers to start, on top of (or with --strict-mcp-config, instead of) `~/.minagent/mcp.json` and the project's `.mcp.json`. */
   mcpConfigFiles: readonly string[];
   /** `--strict-mcp-config`: start only the servers of the `--mcp-config` files. */
@@ -94,7 +96,10 @@ export interface CodeSessionStore {
 }
 
 /** What a UI may set on the agent it builds; everything else comes from the flags. */
-export type CodingAgentOverrides = Pick<CodingAgentOptions, "askPerson" | "onEvent" | "onHookRun" | "todos" | "instructions">;
+export type CodingAgentOverrides = Pick<
+  CodingAgentOptions,
+  "askPerson" | "askNetwork" | "onEvent" | "onHookRun" | "todos" | "instructions"
+>;
 
 /**
  * Spending and limits of this process, across every run (the budget of `--max-budget-usd` is per process, like

@@ -55,6 +55,8 @@ Options:
   --mcp-config <file>              start the MCP servers of this .mcp.json file too (repeat for more)
   --strict-mcp-config              start only the --mcp-config files' servers
   --verbose                        show tool calls, results and usage on stderr
+  --sandbox                        run every Bash command in the OS sandbox (the default where it can run)
+  --no-sandbox                     run Bash commands unconfined, over sandbox.enabled in the settings
 
 MCP servers come from ~/.minagent/mcp.json, the project's .mcp.json (once approved: see docs/mcp.md) and
 --mcp-config files; their tools are mcp__<server>__<tool>, and permission rules apply to them.
@@ -149,6 +151,8 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
   const interrupt = interruptSignal(codeIo);
   const createAgent = async (overrides: CodingAgentOverrides = {}) => {
     const { onEvent, ...rest } = overrides;
+    // A new conversation's agent replaces the last one: its sandbox (network namespace, temporary folder) goes.
+    await latestAgent?.close();
     const agent = await CodingAgent.create(model, {
       workspace: options.cwd,
       additionalDirectories: options.additionalDirectories,
@@ -158,6 +162,9 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
       maxSteps: options.maxTurns,
       prepareTurn: spending.prepareTurn,
       mcp,
+      sandbox: options.sandbox,
+      // No person answers a -p run: leaving the sandbox is refused there unless the settings allow it.
+      unattended: options.print,
       sessionId: session.id,
       onEvent: (event: AgentEvent) => {
         spending.listen(event);
@@ -194,6 +201,7 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
   } finally {
     interrupt.dispose();
     await mcp?.close();
+    await latestAgent?.close();
   }
 }
 
@@ -307,7 +315,18 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     const written = equals === -1 ? arg : arg.slice(0, equals);
     const inline = equals === -1 ? undefined : arg.slice(equals + 1);
     const flag = aliases[written] ?? written;
-    if (["--print", "--continue", "--fork-session", "--verbose", "--dangerously-skip-permissions", "--strict-mcp-config"].includes(flag)) {
+    if (
+      [
+        "--print",
+        "--continue",
+        "--fork-session",
+        "--verbose",
+        "--dangerously-skip-permissions",
+        "--strict-mcp-config",
+        "--sandbox",
+        "--no-sandbox",
+      ].includes(flag)
+    ) {
       if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
       switches.add(flag);
     } else if (flag === "--resume") {
@@ -348,6 +367,8 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     throw new UsageError("--fork-session copies the session that --continue or --resume names; add one of them");
   if (switches.has("--strict-mcp-config") && mcpConfigs.length === 0)
     throw new UsageError("--strict-mcp-config uses only the servers of --mcp-config files; add --mcp-config <file>");
+  if (switches.has("--sandbox") && switches.has("--no-sandbox"))
+    throw new UsageError("--sandbox and --no-sandbox cannot be used together; choose one");
   const budget = values.get("--max-budget-usd");
   const maxBudgetUsd = budget === undefined ? undefined : Number(budget);
   if (maxBudgetUsd !== undefined && !(maxBudgetUsd > 0 && Number.isFinite(maxBudgetUsd)))
@@ -372,6 +393,7 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     verbose: switches.has("--verbose"),
     mcpConfigFiles: mcpConfigs.map((file) => resolve(cwd, file)),
     strictMcpConfig: switches.has("--strict-mcp-config"),
+    sandbox: switches.has("--no-sandbox") ? false : switches.has("--sandbox") ? true : undefined,
   };
 }
 

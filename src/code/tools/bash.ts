@@ -212,11 +212,11 @@ type RunSettings = {
  * writes the final `pwd` to descriptor 3 (also after an `exit` in the command), and the command, passed as `$1`,
  * is run by `eval` with no positional parameters: its error messages count its own lines and never show this.
  * A lifeline watches descriptor 4, whose other end this process holds: if this process dies (even by SIGKILL,
- * when nothing of ours runs), the read ends and the whole group is killed, so no command outlives the agent. It runs
- * in a subshell of its own, so it is not the shell's child and a bare `wait` in the command does not wait for it.
+ * when nothing of ours runs), the read ends and the whole group is killed, so no command outlives the agent. It is
+ * disowned, so a bare `wait` in the command does not wait for it.
  */
 const shellScript =
-  `exec 2>&1; ( { trap - EXIT; read -r -u 4 _; kill -KILL -- -$$; } </dev/null >/dev/null 2>&1 3>&- & ); ` +
+  `exec 2>&1; { trap - EXIT; read -r -u 4 _; kill -KILL -- -$$; } </dev/null >/dev/null 2>&1 3>&- & disown; ` +
   `trap 'pwd >&3' EXIT; __minagent_command=$1; set --; eval "$__minagent_command"`;
 
 /**
@@ -389,14 +389,19 @@ class OutputTail {
 }
 
 // What a command says when the sandbox stopped it: a read-only file system, a refused host, no route out.
-const sandboxRefusal = /Read-only file system|refused network access|Network is unreachable|Could not resolve host|Temporary failure in name resolution|Address family not supported/i;
+const sandboxRefusal =
+  /Read-only file system|refused network access|Network is unreachable|Could not resolve host|Temporary failure in name resolution|Address family not supported/i;
 
 function sandboxDescription(sandbox: Sandbox): string {
   const domains = sandbox.status.allowedDomains;
   return [
     "Commands run in a sandbox: they may write only in the workspace, its added directories and $TMPDIR (also /tmp);",
     "the agent's settings and git hooks are read-only;",
-    domains.length > 0 ? `the network goes through a proxy that allows ${domains.join(", ")}${sandbox.status.asksForNewDomains ? " and asks the user about other hosts" : ""};` : sandbox.status.asksForNewDomains ? "the network goes through a proxy that asks the user about each new host;" : "there is no network;",
+    domains.length > 0
+      ? `the network goes through a proxy that allows ${domains.join(", ")}${sandbox.status.asksForNewDomains ? " and asks the user about other hosts" : ""};`
+      : sandbox.status.asksForNewDomains
+        ? "the network goes through a proxy that asks the user about each new host;"
+        : "there is no network;",
     "nothing they start outlives them.",
   ].join(" ");
 }

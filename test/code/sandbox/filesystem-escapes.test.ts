@@ -44,7 +44,9 @@ describe("writes outside the workspace", () => {
 
   it("the home directory and minagent's own folder are read-only, also for root", async () => {
     const probe = `minagent-sandbox-probe-${process.pid}`;
-    const output = await shell.run(`id -u; touch ~/${probe}; mkdir -p ~/.minagent && touch ~/.minagent/${probe}; grep CapEff /proc/self/status`);
+    const output = await shell.run(
+      `id -u; touch ~/${probe}; mkdir -p ~/.minagent && touch ~/.minagent/${probe}; grep CapEff /proc/self/status`,
+    );
     expect(existsSync(join(homedir(), probe))).toBe(false);
     expect(existsSync(join(homedir(), ".minagent", probe))).toBe(false);
     expect(output).toContain("Read-only file system");
@@ -131,9 +133,9 @@ describe("the agent's control files", () => {
       );
       expect(output).toContain("first");
       expect(existsSync(join(root, ".git/hooks/pre-commit"))).toBe(false);
-      expect(await own.run("git -c user.email=a@example.com -c user.name=A commit -q --allow-empty -m second && git log --format=%s")).toContain(
-        "second",
-      );
+      expect(
+        await own.run("git -c user.email=a@example.com -c user.name=A commit -q --allow-empty -m second && git log --format=%s"),
+      ).toContain("second");
     } finally {
       await own.close();
     }

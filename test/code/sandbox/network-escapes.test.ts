@@ -159,7 +159,10 @@ describe("the proxy's policy", () => {
   });
 
   it("the model API stays closed under a wildcard that covers it", () => {
-    const verdict = judgeTarget({ host: "api.anthropic.com", port: 443 }, { allowedDomains: ["*.anthropic.com"], closedHosts: ["api.anthropic.com"] });
+    const verdict = judgeTarget(
+      { host: "api.anthropic.com", port: 443 },
+      { allowedDomains: ["*.anthropic.com"], closedHosts: ["api.anthropic.com"] },
+    );
     expect(verdict).toMatchObject({ allowed: false, askable: false });
   });
 });

@@ -53,7 +53,13 @@ describe("the agent's credentials", () => {
     );
     expect(output).not.toContain(credential);
     // Only the command's own processes are there to see.
-    const count = Number(output.trim().split("\n").filter((line) => /^\d+$/.test(line)).at(-1));
+    const count = Number(
+      output
+        .trim()
+        .split("\n")
+        .filter((line) => /^\d+$/.test(line))
+        .at(-1),
+    );
     expect(count).toBeLessThan(10);
   });
 });
@@ -66,7 +72,7 @@ describe("what must keep working inside", () => {
         `echo added > ${join(added, "added.txt")}`,
         `python3 -c 'print("py", 6 * 7)'`,
         `node -e 'console.log("node", 6 * 7)'`,
-        "file=$(mktemp) && echo temporary > \"$file\" && cat \"$file\" && echo \"$file\"",
+        'file=$(mktemp) && echo temporary > "$file" && cat "$file" && echo "$file"',
       ].join(" && "),
     );
     expect(output).toContain("py 42");

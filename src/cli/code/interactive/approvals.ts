@@ -36,6 +36,9 @@ const interruptedDecision: ApprovalDecision = { behavior: "deny", message: "The 
  * project's settings.local.json), or no with a reason the model reads. One prompt at a time; calls that the
  * session's rules now allow are not asked. Escape or Ctrl-C denies and interrupts the turn.
  */
+/** The name a sandboxed command's request for a new host is asked under (it is no tool). */
+export const networkRequestName = "Network";
+
 export function createApprovals(host: ApprovalHost): {
   askPerson: (request: ApprovalRequest) => Promise<ApprovalDecision>;
   /** The change to make once a call has ended (plan approved with "auto-accept edits"). */
@@ -47,14 +50,19 @@ export function createApprovals(host: ApprovalHost): {
   const ask = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
     if (request.signal.aborted) return interruptedDecision;
     const { toolCall } = request;
-    if (await host.rules().allows(toolCall)) return { behavior: "allow" };
+    // Leaving the sandbox is asked every time, and a host for the sandbox's proxy once a session: no session rule
+    // answers for the person, and none is offered.
+    const leavesSandbox =
+      (toolCall.name === "Bash" && toolCall.arguments.dangerouslyDisableSandbox === true) || toolCall.name === networkRequestName;
+    if (!leavesSandbox && (await host.rules().allows(toolCall))) return { behavior: "allow" };
     const isPlan = toolCall.name === "ExitPlanMode";
-    const suggestion = isPlan
-      ? undefined
-      : await host
-          .rules()
-          .suggest(toolCall)
-          .catch(() => undefined);
+    const suggestion =
+      isPlan || leavesSandbox
+        ? undefined
+        : await host
+            .rules()
+            .suggest(toolCall)
+            .catch(() => undefined);
     host.onOpen();
     try {
       const title = await describeRequest(host, request);

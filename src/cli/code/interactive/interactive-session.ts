@@ -3,8 +3,9 @@ import { nextPermissionMode, type PermissionMode } from "../../../code/permissio
 import type { AgentEvent } from "../../../core/events.js";
 import type { Message } from "../../../core/types.js";
 import { AbortError } from "../../../errors.js";
+import { sandboxStatusLine } from "../sandbox-status.js";
 import type { CodeSession, CodeSessionContext } from "../session-context.js";
-import { createApprovals } from "./approvals.js";
+import { createApprovals, networkRequestName } from "./approvals.js";
 import { chooseOne } from "./choice-list.js";
 import { contextWindowOf } from "./context-windows.js";
 import { ConversationTracker } from "./conversation.js";
@@ -89,7 +90,18 @@ export class InteractiveSession implements SlashHost {
       note: (text) => this.#view.printNote(text),
     });
     this.#approvals = approvals;
-    this.#agent = await this.context.createAgent({ askPerson: approvals.askPerson });
+    this.#agent = await this.context.createAgent({
+      askPerson: approvals.askPerson,
+      // A host no setting allows is put to the person once a session, as a call would be.
+      askNetwork: async ({ host, port }) => {
+        const decision = await approvals.askPerson({
+          toolCall: { id: `network-${host}-${port}`, name: networkRequestName, arguments: { host: `${host}:${port}` } },
+          reason: `a sandboxed command wants to reach ${host}:${port}; yes opens ${host} for the rest of this session (sandbox.network.allowedDomains opens it for good)`,
+          signal: this.context.signal,
+        });
+        return decision.behavior === "allow";
+      },
+    });
     this.#rules = new SessionRules(this.#agent);
     this.terminal.start();
     const stopResizing = this.terminal.onResize(() => this.#updateStatus());
@@ -326,6 +338,9 @@ export class InteractiveSession implements SlashHost {
     const { style } = this;
     this.print(`${style.bold("minagent code")} ${style.dim(`· ${this.context.model.spec} · ${this.context.options.cwd}`)}`);
     this.print(style.dim("/help for commands · shift+tab: permission mode · esc: interrupt · ctrl+c twice: leave"));
+    const sandbox = this.#agent?.sandbox.status;
+    if (sandbox)
+      this.print(sandbox.enabled || !sandbox.requested ? style.dim(sandboxStatusLine(sandbox)) : style.bold(sandboxStatusLine(sandbox)));
     if (this.#history.length > 0) this.#printRecap();
   }
 

@@ -1,6 +1,7 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "../../../code/permissions/index.js";
 import { estimateCost } from "../../model-prices.js";
+import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
 import { describeMcpServers } from "../start-mcp-servers.js";
 import type { SessionRules } from "./session-rules.js";
@@ -96,6 +97,11 @@ export const slashCommands: readonly SlashCommand[] = [
   },
   { name: "agents", summary: "the subagent types the agent can start", run: (host) => void host.print(agentsText(host)) },
   { name: "mcp", summary: "the MCP servers: their state, tools and problems", run: (host) => void host.print(mcpText(host)) },
+  {
+    name: "sandbox",
+    summary: "the OS sandbox Bash commands run in: what it allows, and what is missing",
+    run: (host) => void host.print(describeSandbox(host.agent.sandbox.status)),
+  },
   { name: "exit", aliases: ["quit"], summary: "leave (the conversation stays saved)", run: () => "exit" },
 ];
 
