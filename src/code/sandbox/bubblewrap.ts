@@ -10,14 +10,27 @@ export type BubblewrapPrograms = { bwrap: string; nsenter: string; socat: string
  * Finds bubblewrap and nsenter on `PATH` and checks that bubblewrap can make the namespaces the sandbox needs here
  * (a container may forbid user namespaces). Resolves with the programs, or with why the sandbox cannot run.
  */
-export async function findBubblewrap(env: Readonly<Record<string, string | undefined>> = process.env): Promise<BubblewrapPrograms | { problem: string }> {
+export async function findBubblewrap(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<BubblewrapPrograms | { problem: string }> {
   if (process.platform !== "linux") return { problem: `bubblewrap runs on Linux, not ${process.platform}` };
   if (!seccompSupported()) return { problem: `the sandbox's seccomp filter knows x64 and arm64, not ${process.arch}` };
   const bwrap = await findProgram("bwrap", env);
-  if (!bwrap) return { problem: "bubblewrap is not installed (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)" };
+  if (!bwrap)
+    return { problem: "bubblewrap is not installed (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)" };
   const nsenter = await findProgram("nsenter", env);
   if (!nsenter) return { problem: "nsenter (util-linux) is not installed" };
-  const probe = await run(bwrap, ["--unshare-user", "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--", "true"]);
+  const probe = await run(bwrap, [
+    "--unshare-user",
+    "--unshare-net",
+    "--unshare-pid",
+    "--die-with-parent",
+    "--ro-bind",
+    "/",
+    "/",
+    "--",
+    "true",
+  ]);
   if (probe !== undefined) return { problem: `bubblewrap cannot create its namespaces here: ${probe}` };
   return { bwrap, nsenter, socat: await findProgram("socat", env) };
 }
@@ -26,7 +39,13 @@ async function findProgram(name: string, env: Readonly<Record<string, string | u
   for (const directory of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter)) {
     if (directory === "") continue;
     const path = join(directory, name);
-    if (await access(path, constants.X_OK).then(() => true, () => false)) return path;
+    if (
+      await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return path;
   }
   return undefined;
 }
@@ -35,7 +54,7 @@ async function findProgram(name: string, env: Readonly<Record<string, string | u
 function run(file: string, args: string[]): Promise<string | undefined> {
   return new Promise((resolve) => {
     execFile(file, args, { timeout: 5000 }, (error, _stdout, stderr) => {
-      resolve(error ? (stderr.trim().split("\n")[0] || error.message) : undefined);
+      resolve(error ? stderr.trim().split("\n")[0] || error.message : undefined);
     });
   });
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, rmdir, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -74,10 +74,34 @@ export type Sandbox = {
    * Wraps `bash argv…` (run in `cwd`, with `env`) so it runs confined. `firstFreeDescriptor` is the lowest descriptor
    * the caller leaves free for the sandbox's own use.
    */
-  confine(command: { argv: readonly string[]; cwd: string; env: Readonly<Record<string, string | undefined>>; firstFreeDescriptor: number }): Promise<ConfinedCommand>;
+  confine(command: {
+    argv: readonly string[];
+    cwd: string;
+    env: Readonly<Record<string, string | undefined>>;
+    firstFreeDescriptor: number;
+  }): Promise<ConfinedCommand>;
+  /**
+   * The same confinement for a long-running program started by someone else's spawn (a stdio MCP server): a command
+   * line that needs no extra descriptor (a shell opens the seccomp filter from a file and execs the rest). Call
+   * `release` once the program has ended.
+   */
+  confineProgram(program: {
+    command: string;
+    args: readonly string[];
+    cwd: string;
+    env: Readonly<Record<string, string | undefined>>;
+  }): Promise<{
+    command: string;
+    args: string[];
+    env: Record<string, string | undefined>;
+    release(): Promise<void>;
+  }>;
   /** Stops the session's network namespace and proxy, and removes the temporary folder. */
   close(): Promise<void>;
 };
+
+// The descriptor a confined program's shell opens the seccomp filter on.
+const programFilterDescriptor = 9;
 
 // The proxy's port inside the sandbox's own loopback: a command's servers use other ports.
 const proxyPort = 39_281;
@@ -110,6 +134,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const off = (problem: string | undefined): Sandbox => ({
     status: { ...base, enabled: false, mechanism: undefined, problem },
     confine: () => Promise.reject(new Error("the sandbox is not enabled")),
+    confineProgram: () => Promise.reject(new Error("the sandbox is not enabled")),
     close: async () => {},
   });
   if (!requested) return off(undefined);
@@ -152,7 +177,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     // another user owns. A placeholder that cannot be made cannot be made by the command either.
     const missing: string[] = [];
     for (const path of control.missing) {
-      if (!placeholders.has(path) && (await mkdir(path).then(() => false, (error: NodeJS.ErrnoException) => error.code !== "EEXIST"))) continue;
+      if (
+        !placeholders.has(path) &&
+        (await mkdir(path).then(
+          () => false,
+          (error: NodeJS.ErrnoException) => error.code !== "EEXIST",
+        ))
+      )
+        continue;
       placeholders.set(path, (placeholders.get(path) ?? 0) + 1);
       missing.push(path);
     }
@@ -212,9 +244,25 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     };
   };
 
+  let filterFile: Promise<string> | undefined;
+  const confineProgram: Sandbox["confineProgram"] = async ({ command, args, cwd, env }) => {
+    filterFile ??= writeFile(join(session, "seccomp.bpf"), filter, { mode: 0o400 }).then(() => join(session, "seccomp.bpf"));
+    const path = await filterFile;
+    const confined = await confine({ argv: [command, ...args], cwd, env, firstFreeDescriptor: programFilterDescriptor });
+    return {
+      command: "sh",
+      // sh opens the filter on descriptor 9 and becomes nsenter, which becomes bubblewrap: one process, so whoever
+      // spawned it ends the whole sandbox by ending it.
+      args: ["-c", `exec ${programFilterDescriptor}<"$0"; exec "$@"`, path, confined.file, ...confined.args],
+      env: confined.env,
+      release: confined.release,
+    };
+  };
+
   return {
     status,
     confine,
+    confineProgram,
     close: async () => {
       const network = await holder?.catch(() => undefined);
       await network?.stop();
@@ -265,14 +313,30 @@ async function startNetworkHolder(
     programs.bwrap,
     // --dev-bind, not --dev: mounting a devpts would make bubblewrap nest a second user namespace, which nsenter could not
     // enter the network namespace through for a user who is not root.
-    ["--unshare-user", "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--info-fd", "3", "--", ...program],
+    [
+      "--unshare-user",
+      "--unshare-net",
+      "--unshare-pid",
+      "--die-with-parent",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev-bind",
+      "/dev",
+      "/dev",
+      "--info-fd",
+      "3",
+      "--",
+      ...program,
+    ],
     // Nothing of the agent's environment: the process is the sandbox's, though no command can see it.
     { stdio: ["ignore", "pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
   );
   const pid = await readChildPid(child, bridges.length);
   // Once it is up, it must not keep the agent's process alive (it ends with it: --die-with-parent).
   child.unref();
-  for (const stream of [child.stdout, child.stderr, child.stdio[3] as Readable | null]) (stream as unknown as { unref?: () => void })?.unref?.();
+  for (const stream of [child.stdout, child.stderr, child.stdio[3] as Readable | null])
+    (stream as unknown as { unref?: () => void })?.unref?.();
   return {
     pid,
     proxied,
@@ -315,18 +379,31 @@ function readChildPid(child: ChildProcess, bridges: number): Promise<number> {
       finish();
     });
     child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`the sandbox's network namespace ended at once (exit ${code}): ${errors.trim().slice(0, 500)}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`the sandbox's network namespace ended at once (exit ${code}): ${errors.trim().slice(0, 500)}`)),
+    );
   });
 }
 
 /** Which control paths exist (mounted read-only) and which must be held empty so that nothing creates them. */
-async function controlPaths(writable: readonly string[], protectedHomes: readonly string[]): Promise<{ readOnly: string[]; missing: string[] }> {
+async function controlPaths(
+  writable: readonly string[],
+  protectedHomes: readonly string[],
+): Promise<{ readOnly: string[]; missing: string[] }> {
   const readOnly: string[] = [];
   const missing: string[] = [];
   const kinds = await Promise.all(
     writable.flatMap((directory, index) => [
-      ...controlDirectories.map(async (name) => ({ path: join(directory, name), exists: await exists(join(directory, name)), hold: index === 0 })),
-      ...controlFilesIfPresent.map(async (name) => ({ path: join(directory, name), exists: await exists(join(directory, name)), hold: false })),
+      ...controlDirectories.map(async (name) => ({
+        path: join(directory, name),
+        exists: await exists(join(directory, name)),
+        hold: index === 0,
+      })),
+      ...controlFilesIfPresent.map(async (name) => ({
+        path: join(directory, name),
+        exists: await exists(join(directory, name)),
+        hold: false,
+      })),
     ]),
   );
   for (const { path, exists, hold } of kinds) {

@@ -72,7 +72,8 @@ export async function literalDenials(paths: readonly string[]): Promise<ReadDeni
     for (const path of new Set([given, real]))
       denials.push({
         isDenied: (candidate) => candidate === path || candidate.startsWith(`${path}/`),
-        mayDenyInside: (directory) => directory === "/" || path === directory || path.startsWith(`${directory}/`) || directory.startsWith(`${path}/`),
+        mayDenyInside: (directory) =>
+          directory === "/" || path === directory || path.startsWith(`${directory}/`) || directory.startsWith(`${path}/`),
       });
   }
   return denials;

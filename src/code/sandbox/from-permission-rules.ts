@@ -20,7 +20,8 @@ export function sandboxOptionsFromRules(permissions: { settings: Pick<LoadedPerm
     readDenials.push({
       isDenied: (path) => pattern.matches(path),
       isDeniedDirectory: (path) => pattern.matchesDirectory(path),
-      mayDenyInside: (directory) => pattern.mayMatchInside(directory) });
+      mayDenyInside: (directory) => pattern.mayMatchInside(directory),
+    });
   }
   const allowedDomains = rules.allow.flatMap((rule) =>
     rule.tool === "WebFetch" && rule.specifier?.startsWith("domain:") ? [rule.specifier.slice("domain:".length).trim().toLowerCase()] : [],

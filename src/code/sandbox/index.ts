@@ -7,7 +7,13 @@ export {
   type SandboxStatus,
 } from "./create-sandbox.js";
 export { type DeniedPaths, findDeniedPaths, type ReadDenial } from "./find-denied-paths.js";
-export { type NetworkDecision, type NetworkProxy, type NetworkProxyOptions, type NetworkRequest, startNetworkProxy } from "./network-proxy.js";
+export {
+  type NetworkDecision,
+  type NetworkProxy,
+  type NetworkProxyOptions,
+  type NetworkRequest,
+  startNetworkProxy,
+} from "./network-proxy.js";
 export {
   mergeSandboxSettings,
   type ResolvedSandboxSettings,

@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises";
-import { createServer, type IncomingMessage, request as httpRequest, type ServerResponse } from "node:http";
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { isIP, connect as netConnect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 
@@ -105,7 +105,8 @@ async function openTunnel(request: IncomingMessage, client: Duplex, head: Buffer
     client.pipe(upstream);
   });
   upstream.on("error", (error) => {
-    if (client.writable && upstream.connecting) client.end(refusal(502, `Could not connect to ${target.host}:${target.port}: ${error.message}`));
+    if (client.writable && upstream.connecting)
+      client.end(refusal(502, `Could not connect to ${target.host}:${target.port}: ${error.message}`));
     else client.destroy();
   });
   client.on("close", () => upstream.destroy());
@@ -116,7 +117,11 @@ async function forwardRequest(request: IncomingMessage, response: ServerResponse
   try {
     url = new URL(request.url ?? "");
   } catch {
-    return sendRefusal(response, 400, "The sandbox's proxy takes absolute URLs (http://host/path) and CONNECT; this request named neither.");
+    return sendRefusal(
+      response,
+      400,
+      "The sandbox's proxy takes absolute URLs (http://host/path) and CONNECT; this request named neither.",
+    );
   }
   if (url.protocol !== "http:") return sendRefusal(response, 400, `The proxy forwards http:// requests; use CONNECT for ${url.protocol}.`);
   const target = { host: normalizeHost(url.hostname), port: url.port === "" ? 80 : Number(url.port) };
@@ -152,7 +157,12 @@ export function judgeTarget(
   const closed = (options.closedHosts ?? []).find((closedHost) => matchesExactly(closedHost, host, request.port));
   if (closed) return { allowed: false, reason: "it is the agent's own model API", askable: false, exact: false };
   if (isLoopbackHost(host))
-    return { allowed: false, reason: "it is the host's loopback, which only an exact allowedDomains entry opens", askable: true, exact: false };
+    return {
+      allowed: false,
+      reason: "it is the host's loopback, which only an exact allowedDomains entry opens",
+      askable: true,
+      exact: false,
+    };
   const wildcard = options.allowedDomains.find((pattern) => matchesWildcard(pattern, host, request.port));
   if (wildcard) return { allowed: true, reason: `allowed by "${wildcard}"`, askable: false, exact: false };
   if (approved.has(host)) return { allowed: true, reason: "a person allowed it this session", askable: false, exact: true };
@@ -178,7 +188,8 @@ async function resolveTarget(host: string, exact: boolean): Promise<string> {
   const first = addresses[0];
   if (!first) throw new Error(`${host} does not resolve`);
   const inner = addresses.find((address) => isLoopbackHost(address.address) || isLinkLocal(address.address));
-  if (inner && !exact) throw new Error(`${host} resolves to ${inner.address}, an address of this machine, which only an exact allowedDomains entry opens`);
+  if (inner && !exact)
+    throw new Error(`${host} resolves to ${inner.address}, an address of this machine, which only an exact allowedDomains entry opens`);
   return first.address;
 }
 
@@ -200,7 +211,10 @@ function isLinkLocal(address: string): boolean {
 }
 
 function normalizeHost(host: string): string {
-  return host.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  return host
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
 }
 
 function parseAuthority(authority: string, defaultPort: number): NetworkRequest | undefined {

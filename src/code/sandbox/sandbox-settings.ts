@@ -107,7 +107,8 @@ async function readSandboxObject(file: string): Promise<unknown> {
 
 /** Merges one source's `sandbox` object into `merged`; `where` names the source in errors. */
 export function mergeSandboxSettings(merged: ResolvedSandboxSettings, sandbox: unknown, where: string, bases: SandboxPathBases): void {
-  if (!isObject(sandbox)) throw new UsageError(`"sandbox" in ${where} must be an object such as { "enabled": true }, got ${describe(sandbox)}.`);
+  if (!isObject(sandbox))
+    throw new UsageError(`"sandbox" in ${where} must be an object such as { "enabled": true }, got ${describe(sandbox)}.`);
   const flag = (value: unknown, name: string): boolean | undefined => {
     if (value === undefined || typeof value === "boolean") return value;
     throw new UsageError(`"sandbox.${name}" in ${where} must be true or false, got ${describe(value)}.`);
