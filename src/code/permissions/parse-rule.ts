@@ -14,7 +14,9 @@ export type RuleTarget =
   /** `Bash(…)`: one shell command (each part of a compound command is matched on its own). */
   | { kind: "command"; matches: (command: string) => boolean }
   /** `Read(…)`, `Edit(…)`, `Write(…)`, …: paths, gitignore-style. */
-  | { kind: "path"; pattern: PathPattern };
+  | { kind: "path"; pattern: PathPattern }
+  /** `WebFetch(domain:example.com)`: requests to a host (the sandbox's proxy lets allowed ones through). */
+  | { kind: "domain"; domain: string };
 
 /** One permission rule, parsed and compiled. */
 export type PermissionRule = {
@@ -75,6 +77,11 @@ export function parsePermissionRule(text: unknown, list: RuleList, source: strin
     } catch (error) {
       return fail((error as Error).message);
     }
+  }
+  if (tool === "WebFetch") {
+    const domain = /^domain:\s*([A-Za-z0-9*_.-]+(?::\d{1,5})?)$/.exec(specifier)?.[1];
+    if (domain === undefined) return fail(`WebFetch takes a domain: WebFetch(domain:example.com), got "${specifier}"`);
+    return rule(specifier, { kind: "domain", domain: domain.toLowerCase() });
   }
   return fail(`${tool} takes no specifier (only Bash and the file tools do: Read, Edit, Write, Grep, Glob, …); write ${tool} alone`);
 }

@@ -23,9 +23,7 @@ export function sandboxOptionsFromRules(permissions: { settings: Pick<LoadedPerm
       mayDenyInside: (directory) => pattern.mayMatchInside(directory),
     });
   }
-  const allowedDomains = rules.allow.flatMap((rule) =>
-    rule.tool === "WebFetch" && rule.specifier?.startsWith("domain:") ? [rule.specifier.slice("domain:".length).trim().toLowerCase()] : [],
-  );
+  const allowedDomains = rules.allow.flatMap((rule) => (rule.target.kind === "domain" ? [rule.target.domain] : []));
   return { readDenials, allowedDomains, closedHosts: modelApiHosts(process.env) };
 }
 

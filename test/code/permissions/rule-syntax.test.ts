@@ -40,6 +40,7 @@ describe("rule syntax: Tool and Tool(specifier)", () => {
     ["Read(#x)", "comment"],
     ["TodoWrite(anything)", "TodoWrite takes no specifier"],
     ["mcp__github(x)", "mcp__github takes no specifier"],
+    ["WebFetch(https://example.com/)", "WebFetch takes a domain"],
   ])("%j is a load error that names the rule, the list and the file", (text, why) => {
     const error = (() => {
       try {
@@ -153,5 +154,12 @@ describe("path specifiers (gitignore-style, four kinds of start)", () => {
     expect(secrets.matchesDirectory("/work/secrets/nested")).toBe(true);
     expect(secrets.matchesDirectory("/work")).toBe(false);
     expect(compilePathPattern("*.env", bases).matchesDirectory("/work/config")).toBe(false);
+  });
+});
+
+describe("WebFetch(domain:…)", () => {
+  it("names a host, which the sandbox's proxy lets through (Claude Code's syntax)", () => {
+    expect(parse("WebFetch(domain:Registry.npmjs.org)", "allow").target).toEqual({ kind: "domain", domain: "registry.npmjs.org" });
+    expect(parse("WebFetch(domain:localhost:8080)", "allow").target).toEqual({ kind: "domain", domain: "localhost:8080" });
   });
 });

@@ -142,6 +142,27 @@ describe("UDP and Unix sockets", () => {
   });
 });
 
+describe("permission rules", () => {
+  it("a WebFetch(domain:…) allow rule opens its host to commands, as an allowedDomains entry does", async () => {
+    const { createCodePermissions } = await import("../../../src/code/permissions/index.js");
+    const { sandboxOptionsFromRules } = await import("../../../src/code/sandbox/from-permission-rules.js");
+    const root = folderIn("sandbox-webfetch-");
+    const permissions = await createCodePermissions({
+      workspace: { root, directories: [root] },
+      settingsFiles: [],
+      rules: { allow: [`WebFetch(domain:127.0.0.1:${forbidden.port})`] },
+    });
+    const own = await sandboxedShell({}, { root, ...sandboxOptionsFromRules(permissions) });
+    try {
+      expect(await own.run(`curl -sS -m 5 http://127.0.0.1:${forbidden.port}/by-rule`)).toContain("forbidden-body");
+      expect(forbidden.hits).toContain(`GET /by-rule host=127.0.0.1:${forbidden.port}`);
+    } finally {
+      await own.close();
+      forbidden.hits.length = 0;
+    }
+  });
+});
+
 describe("the proxy's policy", () => {
   const options = { allowedDomains: ["*.example.com", "api.example.org:443", "localhost:5432"], closedHosts: ["api.anthropic.com"] };
   it.each([
