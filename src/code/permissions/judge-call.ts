@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { isReadOnlyCall, type Tool } from "../../tools/tool.js";
 import { fileToolNamed } from "./file-tools.js";
@@ -97,6 +98,14 @@ function judgeFileCall(name: string, args: Record<string, unknown>, { mode, rule
     }
   }
   if (mode === "plan" && edits) return { behavior: "ask", reason: `${subject} changes files`, changes: true };
+  // A file with another hard link may be that file outside the workspace (`ln ~/.ssh/config notes`): like a symbolic
+  // link leading out, no rule or mode but bypassPermissions decides it unasked.
+  if (mode !== "bypassPermissions" && !fileTool.searches && paths.some(hasOtherLinks))
+    return {
+      behavior: "ask",
+      reason: `${subject} is a file with more than one hard link; its other name may be outside the workspace`,
+      changes: edits,
+    };
   let byMode = false;
   for (const path of paths) {
     if (rules.findPathRule("allow", name, path, fileTool.searches)) continue;
@@ -109,6 +118,11 @@ function judgeFileCall(name: string, args: Record<string, unknown>, { mode, rule
     byMode = true;
   }
   return { behavior: "allow", reason: byMode ? `${subject} is allowed in ${mode} mode` : `${subject} is allowed by a rule`, byMode };
+}
+
+function hasOtherLinks(path: string): boolean {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  return stats?.isFile() === true && stats.nlink > 1;
 }
 
 function modeRefusal(path: string, edits: boolean, mode: PermissionMode, scope: WorkspaceScope): string | undefined {

@@ -68,3 +68,24 @@ describe("shell commands are judged on where their paths lead too", () => {
     expect((await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command } }, context("Bash"))).behavior).toBe(expected);
   });
 });
+
+describe("a file with more than one hard link", () => {
+  it("is asked even where an allow rule or the mode would run it: its other name may be outside", async () => {
+    const outside = join(base, "outside.txt");
+    await writeFile(outside, "secret\n");
+    const { link } = await import("node:fs/promises");
+    await link(outside, join(root, "linked.txt"));
+    const decide = async (mode: PermissionMode, name: string, allow: string[]) => {
+      const permissions = await createCodePermissions({
+        workspace: { root, directories: [root] },
+        mode,
+        settingsFiles: [],
+        rules: { allow },
+      });
+      return (await permissions.canUseTool({ id: "1", name, arguments: { file_path: "linked.txt" } }, context(name))).behavior;
+    };
+    expect(await decide("default", "Read", ["Read(**)"])).toBe("ask");
+    expect(await decide("acceptEdits", "Edit", ["Edit(**)"])).toBe("ask");
+    expect(await decide("bypassPermissions", "Read", [])).toBe("allow");
+  });
+});
