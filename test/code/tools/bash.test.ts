@@ -163,6 +163,21 @@ describe("Bash: the working directory", () => {
 });
 
 describe("Bash: stopping", () => {
+  it("a bare wait returns when the command's own jobs are done (the tool's lifeline is not one of them)", async () => {
+    const bash = bashTool();
+    const started = performance.now();
+    const result = await bash({ command: "sleep 0.2 & wait; echo waited", timeout: 20_000 });
+    expect(result.content).toMatch(/^waited\n\nExit code: 0$/);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("a command over the system's argument limit is answered with what to do, not spawn E2BIG", async () => {
+    const bash = bashTool();
+    const result = await bash({ command: `echo ${"x".repeat(200_000)}` });
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/^The command is 200,005 bytes, over the 131,071 bytes .* Write the script to a file with the Write tool/);
+  });
+
   it("kills the whole process group on timeout and reports the output so far", async () => {
     const bash = bashTool({ killGraceMs: 500 });
     const started = performance.now();
