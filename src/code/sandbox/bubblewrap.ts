@@ -3,6 +3,12 @@ import { access, constants } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { seccompSupported } from "./seccomp-filter.js";
 
+/**
+ * The session's network namespace: its own user, network and pid namespaces over a read-only root, ended with the
+ * agent. (The probe checks that bubblewrap can make exactly these.)
+ */
+export const sessionNamespaceArguments = ["--unshare-user", "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/"];
+
 /** The programs a Linux sandbox is made of, found on `PATH`. */
 export type BubblewrapPrograms = { bwrap: string; nsenter: string; socat: string | undefined };
 
@@ -20,17 +26,7 @@ export async function findBubblewrap(
     return { problem: "bubblewrap is not installed (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)" };
   const nsenter = await findProgram("nsenter", env);
   if (!nsenter) return { problem: "nsenter (util-linux) is not installed" };
-  const probe = await run(bwrap, [
-    "--unshare-user",
-    "--unshare-net",
-    "--unshare-pid",
-    "--die-with-parent",
-    "--ro-bind",
-    "/",
-    "/",
-    "--",
-    "true",
-  ]);
+  const probe = await run(bwrap, [...sessionNamespaceArguments, "--", "true"]);
   if (probe !== undefined) return { problem: `bubblewrap cannot create its namespaces here: ${probe}` };
   return { bwrap, nsenter, socat: await findProgram("socat", env) };
 }

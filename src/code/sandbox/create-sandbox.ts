@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { UsageError } from "../../errors.js";
-import { type BubblewrapPrograms, bubblewrapArguments, findBubblewrap } from "./bubblewrap.js";
+import { type BubblewrapPrograms, bubblewrapArguments, findBubblewrap, sessionNamespaceArguments } from "./bubblewrap.js";
 import { findDeniedPaths, literalDenials, type ReadDenial } from "./find-denied-paths.js";
 import { type NetworkDecision, type NetworkProxy, type NetworkRequest, startNetworkProxy } from "./network-proxy.js";
 import type { ResolvedSandboxSettings } from "./sandbox-settings.js";
@@ -313,22 +313,7 @@ async function startNetworkHolder(
     programs.bwrap,
     // --dev-bind, not --dev: mounting a devpts would make bubblewrap nest a second user namespace, which nsenter could not
     // enter the network namespace through for a user who is not root.
-    [
-      "--unshare-user",
-      "--unshare-net",
-      "--unshare-pid",
-      "--die-with-parent",
-      "--ro-bind",
-      "/",
-      "/",
-      "--dev-bind",
-      "/dev",
-      "/dev",
-      "--info-fd",
-      "3",
-      "--",
-      ...program,
-    ],
+    [...sessionNamespaceArguments, "--dev-bind", "/dev", "/dev", "--info-fd", "3", "--", ...program],
     // Nothing of the agent's environment: the process is the sandbox's, though no command can see it.
     { stdio: ["ignore", "pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
   );

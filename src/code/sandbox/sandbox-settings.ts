@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
+import { readSettingsFile } from "../permissions/settings.js";
 
 /**
  * The `sandbox` object of a settings file, in Claude Code's shape. Paths starting with `/` are absolute, `~/` starts
@@ -89,20 +89,7 @@ export async function readSandboxSettings(
 }
 
 async function readSandboxObject(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new UsageError(`Cannot read the settings file ${file}: ${(error as Error).message}`, { cause: error });
-  }
-  let settings: unknown;
-  try {
-    settings = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`The settings file ${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
-  return isObject(settings) ? settings.sandbox : undefined;
+  return (await readSettingsFile(file))?.sandbox;
 }
 
 /** Merges one source's `sandbox` object into `merged`; `where` names the source in errors. */
