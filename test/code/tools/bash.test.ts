@@ -175,7 +175,9 @@ describe("Bash: stopping", () => {
     const bash = bashTool();
     const result = await bash({ command: `echo ${"x".repeat(200_000)}` });
     expect(result.isError).toBe(true);
-    expect(result.content).toMatch(/^The command is 200,005 bytes, over the 131,071 bytes .* Write the script to a file with the Write tool/);
+    expect(result.content).toMatch(
+      /^The command is 200,005 bytes, over the 131,071 bytes .* Write the script to a file with the Write tool/,
+    );
   });
 
   it("kills the whole process group on timeout and reports the output so far", async () => {
