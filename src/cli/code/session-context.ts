@@ -46,7 +46,7 @@ export type CodeOptions = {
   /** `--verbose`: show tool calls, results and usage as they happen. */
   verbose: boolean;
   /** `--sandbox` (true) or `--no-sandbox` (false): over the settings' `sandbox.enabled`; undefined: theirs. */
-  sandbox: boolean | undefined;
+  sandbox?: boolean | undefined;
   /** `--mcp-config` files, resolved to absolute paths: MCP servers to start, on top of (or with --strict-mcp-config, instead of) `~/.minagent/mcp.json` and the project's `.mcp.json`. */
   mcpConfigFiles: readonly string[];
   /** `--strict-mcp-config`: start only the servers of the `--mcp-config` files. */

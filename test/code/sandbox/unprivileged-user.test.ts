@@ -14,7 +14,8 @@ const isRoot = process.getuid?.() === 0;
 /** Runs the attempts; a failure shows what the script said on stderr. */
 async function runAttempts(file: string, args: string[], options: Parameters<typeof run>[2]): Promise<{ stdout: string }> {
   try {
-    return await run(file, args, options);
+    const { stdout } = await run(file, args, options);
+    return { stdout: String(stdout) };
   } catch (error) {
     const { stderr, stdout } = error as { stderr?: string; stdout?: string };
     throw new Error(`the attempts as nobody failed (${(error as Error).message}):\n${stderr}\n${stdout}`);
