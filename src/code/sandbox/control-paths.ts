@@ -2,8 +2,8 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 
 // Control files of the agent and of git: a command that changed them would change what runs outside the sandbox.
-const controlDirectories = [".minagent", ".claude"];
-const controlFilesIfPresent = [".git/hooks", ".git/config", ".vscode", ".idea"];
+export const controlDirectories = [".minagent", ".claude"];
+export const controlFilesIfPresent = [".git/hooks", ".git/config", ".vscode", ".idea"];
 
 /** Which control paths exist (mounted read-only) and which must be held empty so that nothing creates them. */
 export async function controlPaths(

@@ -4,10 +4,12 @@ import { join } from "node:path";
 import { UsageError } from "../../errors.js";
 import { bubblewrapArguments, findBubblewrap } from "./bubblewrap.js";
 import { controlPaths, isDirectory } from "./control-paths.js";
+import { createSeatbeltSandbox } from "./create-seatbelt-sandbox.js";
 import { findDeniedPaths, literalDenials, type ReadDenial } from "./find-denied-paths.js";
 import { type NetworkHolder, proxyPort, proxyVariables, startNetworkHolder } from "./network-namespace.js";
 import type { NetworkDecision, NetworkRequest } from "./network-proxy.js";
 import type { ResolvedSandboxSettings } from "./sandbox-settings.js";
+import { findSeatbelt } from "./seatbelt.js";
 import { seccompFilter } from "./seccomp-filter.js";
 
 /** Settings of {@link createSandbox}. */
@@ -39,7 +41,7 @@ export type SandboxStatus = {
   /** The settings or flags asked for it (false: turned off by `enabled: false` or `--no-sandbox`). */
   requested: boolean;
   /** What confines them. */
-  mechanism: "bubblewrap" | undefined;
+  mechanism: "bubblewrap" | "seatbelt" | undefined;
   /** Why it is not enabled although requested (what is missing). */
   problem: string | undefined;
   /** Folders commands may write in (besides the session's temporary folder). */
@@ -132,12 +134,20 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     close: async () => {},
   });
   if (!requested) return off(undefined);
-  const programs = await findBubblewrap(options.env);
-  if ("problem" in programs) {
-    if (settings.failIfUnavailable)
-      throw new UsageError(`The sandbox is required (sandbox.failIfUnavailable) but cannot run: ${programs.problem}.`);
-    return off(programs.problem);
+  const unavailable = (problem: string) => {
+    if (settings.failIfUnavailable) throw new UsageError(`The sandbox is required (sandbox.failIfUnavailable) but cannot run: ${problem}.`);
+    return off(problem);
+  };
+  const writable = await existingDirectories([...options.directories, ...settings.allowWrite]);
+  const protectedHomes = [options.home, options.userDirectory, join(options.home, ".claude")];
+  const denials = [...(await literalDenials(settings.denyRead)), ...(options.readDenials ?? [])];
+  if (process.platform === "darwin") {
+    const seatbelt = await findSeatbelt();
+    if (seatbelt.problem !== undefined) return unavailable(seatbelt.problem);
+    return createSeatbeltSandbox(options, { base, writable, denials, protectedHomes });
   }
+  const programs = await findBubblewrap(options.env);
+  if ("problem" in programs) return unavailable(programs.problem);
   const wantsProxy = allowedDomains.length > 0 || options.askNetwork !== undefined;
   if (wantsProxy && !programs.socat) {
     const problem = "socat is not installed, so commands could reach no allowed domain (apt-get install socat)";
@@ -147,10 +157,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const temporary = join(session, "tmp");
   const emptyDirectory = join(session, "empty");
   await Promise.all([mkdir(temporary, { mode: 0o700 }), mkdir(emptyDirectory, { mode: 0o555 })]);
-  const writable = await existingDirectories([...options.directories, ...settings.allowWrite]);
-  const protectedHomes = [options.home, options.userDirectory, join(options.home, ".claude")];
-  const literal = await literalDenials(settings.denyRead);
-  const denials = [...literal, ...(options.readDenials ?? [])];
   const filter = seccompFilter({ allowUnixSockets: settings.allowAllUnixSockets });
   const placeholders = new Map<string, number>();
   let holder: Promise<NetworkHolder> | undefined;

@@ -11,8 +11,11 @@ export type NetworkDecision = NetworkRequest & { allowed: boolean; reason: strin
 
 /** Settings of {@link startNetworkProxy}. */
 export type NetworkProxyOptions = {
-  /** The Unix socket to listen on (the sandbox bridges a loopback port inside to it). */
-  socketPath: string;
+  /**
+   * The Unix socket to listen on (on Linux the sandbox bridges a loopback port inside to it). Without it the proxy
+   * listens on a free port of 127.0.0.1 (macOS, where commands share the host's loopback).
+   */
+  socketPath?: string | undefined;
   /** Hosts that may be reached: `example.com`, `*.example.com` (its subdomains), `localhost`, `127.0.0.1:8080`. */
   allowedDomains: readonly string[];
   /**
@@ -28,7 +31,9 @@ export type NetworkProxyOptions = {
 
 /** A running proxy: {@link startNetworkProxy}. */
 export type NetworkProxy = {
-  readonly socketPath: string;
+  readonly socketPath: string | undefined;
+  /** The loopback port it listens on, when it listens on one. */
+  readonly port: number | undefined;
   /** Hosts allowed during this session by a person's answer. */
   readonly approved: ReadonlySet<string>;
   close(): Promise<void>;
@@ -71,13 +76,16 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.socketPath, () => {
+    const listening = () => {
       server.off("error", reject);
       resolve();
-    });
+    };
+    if (options.socketPath !== undefined) server.listen(options.socketPath, listening);
+    else server.listen(0, "127.0.0.1", listening);
   });
   return {
     socketPath: options.socketPath,
+    port: options.socketPath === undefined ? (server.address() as { port: number }).port : undefined,
     approved,
     close: () =>
       new Promise((resolve) => {

@@ -30,8 +30,9 @@ export type SandboxSettings = {
         /** Hosts commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `localhost`, `127.0.0.1:8080`. */
         allowedDomains?: readonly string[] | undefined;
         /**
-         * Let commands reach servers on the host's loopback named by `allowedDomains` (`localhost`, `127.0.0.1`) without a
-         * port. A command's own loopback is always its own: servers it starts are reachable by it whatever this says.
+         * macOS: let commands bind and reach loopback ports (their own servers, and the host's). On Linux a command's
+         * loopback is always its own network namespace's, so its servers answer it whatever this says, and the host's
+         * loopback is reached only through exact `allowedDomains` entries (`localhost:5432`).
          */
         allowLocalBinding?: boolean | undefined;
         /** Leave Unix sockets open (the Docker daemon, ssh-agent, D-Bus…): off by default, since a socket reaches past every other wall. */
