@@ -13,6 +13,11 @@ export type McpStdioServerConfig = {
   env?: Readonly<Record<string, string>> | undefined;
   /** The folder the server runs in. Default: the project root (or this process's folder). */
   cwd?: string | undefined;
+  /**
+   * minagent's own field (Claude Code ignores it): run the server inside the OS sandbox that confines Bash commands
+   * (docs/mcp.md, "Sandboxed servers"). Without a sandbox enabled the server is not started, never started unconfined.
+   */
+  sandbox?: boolean | undefined;
 };
 
 /** A server reached over HTTP: Streamable HTTP (`"http"`), or the older HTTP+SSE transport (`"sse"`). */
@@ -76,9 +81,13 @@ function readServerConfig(entry: unknown): McpServerConfig {
       ...(entry.args !== undefined && { args: stringList(entry.args, "args") }),
       ...(entry.env !== undefined && { env: stringRecord(entry.env, "env") }),
       ...(entry.cwd !== undefined && { cwd: nonEmptyString(entry.cwd, "cwd") }),
+      ...(entry.sandbox !== undefined && { sandbox: boolean(entry.sandbox, "sandbox") }),
     };
   }
   if (type === "http" || type === "sse") {
+    // Only a process minagent starts can be confined: a remote server quietly left out of the sandbox would mislead.
+    if (entry.sandbox !== undefined && entry.sandbox !== false)
+      throw new UsageError(`"sandbox" applies to stdio servers (a command minagent starts), not to a server reached at a url (${type})`);
     const url = nonEmptyString(entry.url, "url");
     return { type, url, ...(entry.headers !== undefined && { headers: stringRecord(entry.headers, "headers") }) };
   }
@@ -127,6 +136,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function nonEmptyString(value: unknown, field: string): string {
   if (typeof value !== "string" || value === "") throw new UsageError(`"${field}" must be a non-empty string`);
+  return value;
+}
+
+function boolean(value: unknown, field: string): boolean {
+  if (typeof value !== "boolean") throw new UsageError(`"${field}" must be true or false, got ${JSON.stringify(value) ?? typeof value}`);
   return value;
 }
 

@@ -69,6 +69,36 @@ describe("resolveMcpConfig", () => {
     ]);
   });
 
+  it("reads minagent's own \"sandbox\" field of a stdio server; a non-boolean, or one on a remote server, is that server's problem", async () => {
+    const file = join(folder, ".mcp.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          confined: { command: "x", sandbox: true },
+          open: { command: "x", sandbox: false },
+          plain: { command: "x" },
+          word: { command: "x", sandbox: "yes" },
+          remote: { type: "http", url: "https://mcp.example.com/mcp", sandbox: true },
+          remoteOff: { type: "sse", url: "https://mcp.example.com/sse", sandbox: false },
+        },
+      }),
+    );
+    const servers = await readMcpConfigFiles([{ path: file }], {});
+    expect(servers.map(({ name, config, problem }) => [name, config, problem])).toEqual([
+      ["confined", { type: "stdio", command: "x", sandbox: true }, undefined],
+      ["open", { type: "stdio", command: "x", sandbox: false }, undefined],
+      ["plain", { type: "stdio", command: "x" }, undefined],
+      ["word", undefined, '"sandbox" must be true or false, got "yes"'],
+      ["remote", undefined, '"sandbox" applies to stdio servers (a command minagent starts), not to a server reached at a url (http)'],
+      ["remoteOff", { type: "sse", url: "https://mcp.example.com/sse" }, undefined],
+    ]);
+    // The server is failed with its name and the file, and nothing is started.
+    const mcp = await connectMcpServers(servers.filter(({ name }) => name === "word"));
+    expect(mcp.status()).toMatchObject([{ name: "word", state: "failed", problem: `${file}: "sandbox" must be true or false, got "yes"` }]);
+    await mcp.close();
+  });
+
   it("refuses a document without mcpServers, naming the file", () => {
     expect(() => resolveMcpConfig({ servers: {} }, "/p/.mcp.json", {})).toThrow(/^\/p\/\.mcp\.json: expected an object with "mcpServers"/);
   });
