@@ -1,3 +1,4 @@
+import type { Sandbox } from "../code/sandbox/create-sandbox.js";
 import type { PrepareTurn } from "../core/loop-types.js";
 import { ToolError, UsageError } from "../errors.js";
 import type { Tool } from "../tools/tool.js";
@@ -32,6 +33,12 @@ export type ConnectMcpServersOptions = {
   clientInfo?: { name: string; version: string } | undefined;
   /** Told whenever a server's state or tool list changes (to redraw a status line, say). */
   onChange?: (() => void) | undefined;
+  /**
+   * The OS sandbox (`createSandbox` from `minagent/code`) that stdio servers with `"sandbox": true` run in, confined
+   * as Bash commands are. Such a server is not started (it is `failed`) unless this sandbox is enabled. The caller
+   * keeps it: close it after {@link McpServers.close}.
+   */
+  sandbox?: Sandbox | undefined;
 };
 
 /** What `/mcp` shows of a server. */
@@ -46,6 +53,8 @@ export type McpServerStatus = {
   restarts: number;
   /** The process id of a running stdio server. */
   pid?: number | undefined;
+  /** True when the server's process runs inside the OS sandbox (its config says `"sandbox": true` and the sandbox is enabled). */
+  sandboxed?: boolean | undefined;
   /** Why it failed, crashed or is unavailable. */
   problem?: string | undefined;
   /** Tools of the server that were left out, and why (an unsafe schema, a name that clashes). */
@@ -133,6 +142,7 @@ export async function connectMcpServers(
     startupTimeoutMs: positive("startupTimeoutMs", options.startupTimeoutMs ?? 30_000),
     maxRestarts: Math.max(0, Math.floor(options.maxRestarts ?? 3)),
     cwd: options.cwd,
+    sandbox: options.sandbox,
     onChange: () => {
       revision += 1;
       options.onChange?.();
@@ -300,6 +310,7 @@ function statusOf(set: ServerToolSet): McpServerStatus {
     state: connection.state,
     tools: callable(connection.state) ? built.tools.map((tool) => tool.name) : [],
     restarts: connection.restarts,
+    ...(connection.sandboxed && { sandboxed: true }),
     ...(connection.pid !== undefined && { pid: connection.pid }),
     ...(connection.problem !== undefined && { problem: connection.problem }),
     skippedTools: built.skipped,

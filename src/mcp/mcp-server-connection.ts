@@ -1,5 +1,7 @@
+import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Sandbox } from "../code/sandbox/create-sandbox.js";
 import type { JsonSchema } from "../core/types.js";
 import { ToolError } from "../errors.js";
 import { isRemoteServer, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
@@ -51,6 +53,8 @@ export type McpConnectionSettings = {
   cwd: string | undefined;
   /** Told whenever the state or the tool list changes. */
   onChange: () => void;
+  /** The OS sandbox stdio servers with `"sandbox": true` run in; without an enabled one they are not started. */
+  sandbox: Sandbox | undefined;
 };
 
 // The SDK's own per-request timer would cut a long tool call at 60 s; the tool's timeout (the registry's, through
@@ -63,6 +67,8 @@ export class McpServerConnection {
   readonly name: string;
   readonly source: string;
   readonly config: McpServerConfig | undefined;
+  /** The server's process runs inside the OS sandbox (its config asks for it, and the sandbox is enabled). */
+  readonly sandboxed: boolean;
   /** Bumped whenever the tool list changes, so a registry can tell it is out of date without comparing lists. */
   revision = 0;
   #state: McpServerState = "starting";
@@ -85,7 +91,16 @@ export class McpServerConnection {
     this.config = server.config;
     this.#settings = settings;
     this.#secrets = server.config ? secretValuesOf(server.config) : [];
+    const asksForSandbox = server.config !== undefined && !isRemoteServer(server.config) && server.config.sandbox === true;
+    const sandbox = settings.sandbox;
+    this.sandboxed = asksForSandbox && sandbox?.status.enabled === true;
     if (server.problem !== undefined) this.#fail("failed", `${server.source}: ${server.problem}`);
+    // Fails closed: a server that asked to be confined is never started unconfined.
+    else if (asksForSandbox && !this.sandboxed)
+      this.#fail(
+        "failed",
+        `it asks for the OS sandbox ("sandbox": true in ${server.source}), which is not available: ${sandboxUnavailableReason(sandbox)}. It was not started (never unconfined); enable the sandbox, or remove "sandbox" from its entry to run it unconfined`,
+      );
   }
 
   get state(): McpServerState {
@@ -248,7 +263,7 @@ export class McpServerConnection {
       },
     });
     this.#stderrTail = "";
-    const transport = this.#createTransport(sdk, config);
+    const { transport, release } = await this.#createTransport(sdk, config);
     client.onclose = () => this.#connectionClosed(client);
     const options = { timeout: this.#settings.startupTimeoutMs, signal: this.#closing.signal };
     try {
@@ -265,36 +280,70 @@ export class McpServerConnection {
       this.#problem = undefined;
       this.#setState("ready");
     } catch (error) {
+      // A confined server's placeholders go once its process has: at its transport's close, or now if none runs.
+      const running = (transport as { pid?: number | null }).pid != null;
       await client.close().catch(() => undefined);
+      if (!running) await release?.();
       throw error;
     }
   }
 
-  #createTransport(sdk: McpSdk, config: McpServerConfig): Transport {
+  /** The transport to the server; for a confined one, also what undoes the confinement once its process has ended. */
+  async #createTransport(sdk: McpSdk, config: McpServerConfig): Promise<{ transport: Transport; release?: () => Promise<void> }> {
     if (isRemoteServer(config)) {
       const headers = { ...config.headers };
-      if (config.type === "http") return new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
-      return new sdk.SSEClientTransport(new URL(config.url), {
-        requestInit: { headers },
-        // The SSE stream is opened by EventSource, which sends only the headers its fetch is given.
-        eventSourceInit: {
-          fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
-        },
-      });
+      if (config.type === "http")
+        return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } }) };
+      return {
+        transport: new sdk.SSEClientTransport(new URL(config.url), {
+          requestInit: { headers },
+          // The SSE stream is opened by EventSource, which sends only the headers its fetch is given.
+          eventSourceInit: {
+            fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+          },
+        }),
+      };
     }
     const cwd = config.cwd ?? this.#settings.cwd;
-    const transport = new sdk.StdioClientTransport({
+    let program = {
       command: config.command,
       args: [...(config.args ?? [])],
-      ...(config.env && { env: { ...config.env } }),
-      ...(cwd !== undefined && { cwd }),
+      env: config.env && ({ ...config.env } as Record<string, string | undefined>),
+      cwd,
+    };
+    let release: (() => Promise<void>) | undefined;
+    if (this.sandboxed && this.#settings.sandbox) {
+      // bubblewrap changes into the folder itself: a relative one means what it would to spawn, this process's folder.
+      const absolute = resolve(cwd ?? ".");
+      const confined = await this.#settings.sandbox.confineProgram({ ...program, cwd: absolute, env: program.env ?? {} });
+      let released: Promise<void> | undefined;
+      release = () => {
+        released ??= confined.release().catch(() => undefined);
+        return released;
+      };
+      if (this.#closing.signal.aborted) {
+        await release();
+        throw new Error("closed while starting");
+      }
+      program = { command: confined.command, args: confined.args, env: confined.env, cwd: absolute };
+    }
+    const env = program.env && definedValues(program.env);
+    const transport = new sdk.StdioClientTransport({
+      command: program.command,
+      args: program.args,
+      ...(env && { env }),
+      ...(program.cwd !== undefined && { cwd: program.cwd }),
       // Piped, not inherited: a server's log lines must not scribble over the terminal; the last of them explain a crash.
       stderr: "pipe",
     });
     transport.stderr?.on("data", (chunk: Buffer) => {
       this.#stderrTail = (this.#stderrTail + chunk.toString("utf8")).slice(-stderrTailLength);
     });
-    return transport;
+    if (!release) return { transport };
+    const releaseConfinement = release;
+    // The client keeps a transport's own onclose and calls it first: the process has ended when it runs.
+    transport.onclose = () => void releaseConfinement();
+    return { transport, release };
   }
 
   async #refreshTools(client: Client): Promise<void> {
@@ -364,6 +413,18 @@ async function listAllTools(client: Client, options: { timeout: number; signal: 
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/** Why a server that asked for the sandbox cannot have it. */
+function sandboxUnavailableReason(sandbox: Sandbox | undefined): string {
+  if (!sandbox) return "no sandbox was given to connectMcpServers";
+  if (sandbox.status.problem) return sandbox.status.problem;
+  if (!sandbox.status.requested) return "the sandbox is turned off (sandbox.enabled is false, or --no-sandbox)";
+  return "the sandbox is not enabled";
+}
+
+function definedValues(record: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 function messageOf(error: unknown): string {

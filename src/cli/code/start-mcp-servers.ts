@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Sandbox } from "../../code/sandbox/create-sandbox.js";
 import { UsageError } from "../../errors.js";
 import { isRemoteServer, type ResolvedMcpServer } from "../../mcp/config.js";
 import type { McpServerStatus, McpServers } from "../../mcp/connect-mcp-servers.js";
@@ -20,10 +22,17 @@ export type CodeMcpOptions = {
   strict: boolean;
   /** Whether the person trusts the folder's own settings (see project-trust.ts): else its settings.local.json approves nothing. Default true. */
   projectTrusted?: boolean | undefined;
+  /** `--sandbox` (true) or `--no-sandbox` (false), over the settings' `sandbox.enabled`, as for Bash commands. */
+  sandbox?: boolean | undefined;
+  /** `--add-dir` folders: a sandboxed server may write there, as Bash commands may. */
+  additionalDirectories?: readonly string[] | undefined;
+  /** `--allowedTools` and `--disallowedTools`: their `Read(…)` deny and `WebFetch(domain:…)` allow rules reach a sandboxed server as they reach Bash. */
+  rules?: { allow?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
 };
 
 /** The servers started (none when no config names any), the project's servers waiting for approval, and lines to tell the person. */
 export type CodeMcpSetup = {
+  /** Closing it also closes the OS sandbox made for servers with `"sandbox": true`, if one was. */
   mcp: McpServers | undefined;
   /** Servers of the project's `.mcp.json` not approved yet: not started. Ask (interactive) or tell ({@link describeUnapproved}). */
   unapproved: readonly ResolvedMcpServer[];
@@ -40,6 +49,10 @@ export type CodeMcpSetup = {
  * `enableAllProjectMcpServers` in `~/.minagent/settings.json` or `.minagent/settings.local.json`. Naming the file
  * with `--mcp-config` approves it too. The others are returned as `unapproved`, for the caller to ask about or to
  * tell of.
+ *
+ * When a server asks for the OS sandbox (`"sandbox": true`), one is made from the same settings files the session's
+ * Bash sandbox is (the same walls: the workspace, `--add-dir`, `filesystem.allowWrite`, `network.allowedDomains`);
+ * `mcp.close()` closes it. A server that asks for it while it cannot run here, or is turned off, is not started.
  */
 export async function startCodeMcpServers(options: CodeMcpOptions): Promise<CodeMcpSetup> {
   const project = join(options.cwd, ".mcp.json");
@@ -57,19 +70,73 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
   const unapproved = servers.filter((server) => server.source === project && !named.has(project) && !approval(server.name));
   const starting = servers.filter((server) => !unapproved.includes(server));
   if (servers.length === 0) return { mcp: undefined, unapproved, notes: [] };
+  // Unapproved servers count too: a person may approve them later, and they join the same sandbox.
+  const sandbox = servers.some(asksForSandbox) ? await createMcpSandbox(options) : undefined;
   const { connectMcpServers } = await import("../../mcp/connect-mcp-servers.js");
   try {
-    const mcp = await connectMcpServers(starting, {
+    const connected = await connectMcpServers(starting, {
       wait: false,
       cwd: options.cwd,
       variables: options.env,
+      sandbox,
       ...(options.env.MCP_TIMEOUT && { startupTimeoutMs: Number(options.env.MCP_TIMEOUT) }),
     });
+    const mcp: McpServers = sandbox
+      ? {
+          ...connected,
+          close: async () => {
+            await connected.close();
+            await sandbox.close();
+          },
+        }
+      : connected;
     return { mcp, unapproved, notes: [] };
   } catch (error) {
+    await sandbox?.close();
     if (!(error instanceof UsageError) || options.configFiles.length > 0) throw error;
     return { mcp: undefined, unapproved: [], notes: [`MCP servers not started: ${error.message}`] };
   }
+}
+
+function asksForSandbox({ config }: ResolvedMcpServer): boolean {
+  return config !== undefined && !isRemoteServer(config) && config.sandbox === true;
+}
+
+/**
+ * The OS sandbox for MCP servers, built as `CodingAgent.create` builds the one for Bash: the same settings files (the
+ * project's only when it is trusted), folders and permission rules. New hosts are refused, not asked about: a server
+ * runs in the background, so the hosts it needs go in `sandbox.network.allowedDomains`. A UsageError (a misshapen
+ * setting, `failIfUnavailable` where it cannot run) stops the session, as it would at the agent.
+ */
+async function createMcpSandbox(options: CodeMcpOptions): Promise<Sandbox> {
+  const [{ createSandbox }, { readSandboxSettings }, { loadPermissionSettings }, { sandboxOptionsFromRules }] = await Promise.all([
+    import("../../code/sandbox/create-sandbox.js"),
+    import("../../code/sandbox/sandbox-settings.js"),
+    import("../../code/permissions/settings.js"),
+    import("../../code/sandbox/from-permission-rules.js"),
+  ]);
+  const home = homedir();
+  const bases = { root: options.cwd, home };
+  const files = [
+    join(options.home, "settings.json"),
+    ...(options.projectTrusted === false
+      ? []
+      : [join(options.cwd, ".minagent", "settings.json"), join(options.cwd, ".minagent", "settings.local.json")]),
+  ];
+  const settings = await readSandboxSettings(files, bases, options.sandbox === undefined ? undefined : { enabled: options.sandbox });
+  const permissions = await loadPermissionSettings(files, bases, options.rules);
+  return createSandbox({
+    settings,
+    // As the agent's Workspace takes them: relative folders from the root.
+    directories: [
+      options.cwd,
+      ...(options.additionalDirectories ?? []).map((directory) => resolve(options.cwd, directory)),
+      ...permissions.additionalDirectories,
+    ],
+    home,
+    userDirectory: options.home,
+    ...sandboxOptionsFromRules({ settings: permissions }),
+  });
 }
 
 /** The note for project servers that were not started, saying how to approve them. */
@@ -137,7 +204,7 @@ function stringList(value: unknown): string[] {
 export function describeMcpServers(statuses: readonly McpServerStatus[]): string[] {
   if (statuses.length === 0) return [];
   return statuses.flatMap((server) => {
-    const head = `${server.name}  ${server.state}  ${server.transport}${server.restarts ? `  restarted ${server.restarts}×` : ""}  (${server.source})`;
+    const head = `${server.name}  ${server.state}  ${server.transport}${server.sandboxed ? "  sandboxed" : ""}${server.restarts ? `  restarted ${server.restarts}×` : ""}  (${server.source})`;
     const lines = [head];
     if (server.problem) lines.push(`  ${server.problem}`);
     if (server.tools.length > 0)
