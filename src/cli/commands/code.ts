@@ -131,6 +131,10 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
       configFiles: options.mcpConfigFiles,
       strict: options.strictMcpConfig,
       projectTrusted,
+      // A server that asks for the sandbox gets the one Bash commands get: the same flags, folders and rules.
+      sandbox: options.sandbox,
+      additionalDirectories: options.additionalDirectories,
+      rules: { allow: options.allowedTools, deny: options.disallowedTools },
     });
     mcp = setup.mcp;
     for (const note of setup.notes) io.stderr(`minagent code: ${note}\n`);
