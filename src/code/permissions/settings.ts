@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
+import { readSettingsFile } from "../settings-file.js";
 import { isPermissionMode, type PermissionMode, permissionModes } from "./modes.js";
 import { type PermissionRule, parsePermissionRule, type RuleList } from "./parse-rule.js";
 import type { PathBases } from "./path-pattern.js";
@@ -76,28 +76,6 @@ const missing = Symbol("missing");
 async function readPermissions(file: string): Promise<unknown> {
   const settings = await readSettingsFile(file);
   return settings === undefined ? missing : settings.permissions;
-}
-
-/**
- * One settings file's JSON object, or undefined when the file does not exist. Throws a UsageError naming the file when
- * it cannot be read, is not JSON, or holds something other than an object. (Every reader of settings files uses it.)
- */
-export async function readSettingsFile(file: string): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new UsageError(`Cannot read the settings file ${file}: ${(error as Error).message}`, { cause: error });
-  }
-  let settings: unknown;
-  try {
-    settings = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`The settings file ${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
-  if (!isPlainObject(settings)) throw new UsageError(`The settings file ${file} must hold a JSON object, got ${describe(settings)}.`);
-  return settings;
 }
 
 function mergePermissions(loaded: LoadedPermissionSettings, permissions: unknown, where: string, bases: PathBases): void {

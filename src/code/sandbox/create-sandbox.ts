@@ -46,7 +46,7 @@ export type SandboxStatus = {
   problem: string | undefined;
   /** Folders commands may write in (besides the session's temporary folder). */
   writable: string[];
-  /** The session's temporary folder (`TMPDIR`, and `/tmp` inside). */
+  /** The session's temporary folder (`TMPDIR`, and `/tmp` inside), made at the first command (undefined before). */
   temporary: string | undefined;
   /** `filesystem.denyRead` as given; Read deny rules are added at each call. */
   denyRead: string[];
@@ -153,10 +153,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     const problem = "socat is not installed, so commands could reach no allowed domain (apt-get install socat)";
     if (settings.failIfUnavailable) throw new UsageError(`The sandbox is required (sandbox.failIfUnavailable) but ${problem}.`);
   }
-  const session = await realpath(await mkdtemp(join(tmpdir(), "minagent-sandbox-")));
-  const temporary = join(session, "tmp");
-  const emptyDirectory = join(session, "empty");
-  await Promise.all([mkdir(temporary, { mode: 0o700 }), mkdir(emptyDirectory, { mode: 0o555 })]);
+  // The session's folders are made at the first command, so that an agent that never runs one leaves nothing behind.
+  let folders: Promise<{ session: string; temporary: string; emptyDirectory: string }> | undefined;
+  const prepareFolders = () =>
+    (folders ??= (async () => {
+      const session = await realpath(await mkdtemp(join(tmpdir(), "minagent-sandbox-")));
+      const made = { session, temporary: join(session, "tmp"), emptyDirectory: join(session, "empty") };
+      await Promise.all([mkdir(made.temporary, { mode: 0o700 }), mkdir(made.emptyDirectory, { mode: 0o555 })]);
+      status.temporary = made.temporary;
+      return made;
+    })());
   const filter = seccompFilter({ allowUnixSockets: settings.allowAllUnixSockets });
   const placeholders = new Map<string, number>();
   let holder: Promise<NetworkHolder> | undefined;
@@ -166,10 +172,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     mechanism: "bubblewrap",
     problem: wantsProxy && !programs.socat ? "socat is not installed: commands reach no network, not even allowedDomains" : undefined,
     writable,
-    temporary,
+    temporary: undefined,
   };
 
   const confine: Sandbox["confine"] = async ({ argv, cwd, env, firstFreeDescriptor }) => {
+    const { session, temporary, emptyDirectory } = await prepareFolders();
     holder ??= startNetworkHolder(programs, session, wantsProxy && programs.socat !== undefined, options, allowedDomains);
     const network = await holder;
     const control = await controlPaths(writable, protectedHomes);
@@ -246,6 +253,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   let filterFile: Promise<string> | undefined;
   const confineProgram: Sandbox["confineProgram"] = async ({ command, args, cwd, env }) => {
+    const { session } = await prepareFolders();
     filterFile ??= writeFile(join(session, "seccomp.bpf"), filter, { mode: 0o400 }).then(() => join(session, "seccomp.bpf"));
     const path = await filterFile;
     const confined = await confine({ argv: [command, ...args], cwd, env, firstFreeDescriptor: programFilterDescriptor });
@@ -266,7 +274,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     close: async () => {
       const network = await holder?.catch(() => undefined);
       await network?.stop();
-      await rm(session, { recursive: true, force: true });
+      const made = await folders?.catch(() => undefined);
+      if (made) await rm(made.session, { recursive: true, force: true });
     },
   };
 }

@@ -24,9 +24,23 @@ export async function createSeatbeltSandbox(
     protectedHomes: string[];
   },
 ): Promise<Sandbox> {
-  const session = await realpath(await mkdtemp(join(tmpdir(), "minagent-sandbox-")));
-  const temporary = join(session, "tmp");
-  await mkdir(temporary, { mode: 0o700 });
+  const status: SandboxStatus = {
+    ...context.base,
+    enabled: true,
+    mechanism: "seatbelt",
+    problem: undefined,
+    writable: context.writable,
+    temporary: undefined,
+  };
+  // Made at the first command: an agent that runs none leaves nothing behind.
+  let session: Promise<string> | undefined;
+  const prepareSession = () =>
+    (session ??= (async () => {
+      const made = await realpath(await mkdtemp(join(tmpdir(), "minagent-sandbox-")));
+      await mkdir(join(made, "tmp"), { mode: 0o700 });
+      status.temporary = join(made, "tmp");
+      return made;
+    })());
   const { allowedDomains } = context.base;
   let proxy: Promise<NetworkProxy> | undefined;
   const wantsProxy = allowedDomains.length > 0 || options.askNetwork !== undefined;
@@ -37,6 +51,7 @@ export async function createSeatbeltSandbox(
     ),
   ];
   const confine: Sandbox["confine"] = async ({ argv, env }) => {
+    const temporary = join(await prepareSession(), "tmp");
     proxy ??= wantsProxy
       ? startNetworkProxy({
           allowedDomains,
@@ -71,7 +86,7 @@ export async function createSeatbeltSandbox(
     };
   };
   return {
-    status: { ...context.base, enabled: true, mechanism: "seatbelt", problem: undefined, writable: context.writable, temporary },
+    status,
     confine,
     confineProgram: async ({ command, args, cwd, env }) => {
       const confined = await confine({ argv: [command, ...args], cwd, env, firstFreeDescriptor: 3 });
@@ -79,7 +94,8 @@ export async function createSeatbeltSandbox(
     },
     close: async () => {
       await (await proxy?.catch(() => undefined))?.close();
-      await rm(session, { recursive: true, force: true });
+      const made = await session?.catch(() => undefined);
+      if (made) await rm(made, { recursive: true, force: true });
     },
   };
 }
