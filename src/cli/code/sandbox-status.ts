@@ -13,7 +13,9 @@ export function sandboxStatusLine(status: SandboxStatus): string {
 export function describeSandbox(status: SandboxStatus): string {
   const lines = [sandboxStatusLine(status)];
   if (status.enabled) {
-    lines.push(`  writable: ${[...status.writable, `${status.temporary ?? "a temporary folder made at the first command"} ($TMPDIR, /tmp inside)`].join(", ")}`);
+    lines.push(
+      `  writable: ${[...status.writable, `${status.temporary ?? "a temporary folder made at the first command"} ($TMPDIR; /tmp is read-only)`].join(", ")}`,
+    );
     lines.push("  read-only: the home directory, ~/.minagent, .minagent/, .claude/, .git/hooks, .git/config, .vscode/, .idea/");
     lines.push(
       `  hidden from reads: ${status.denyRead.length > 0 ? status.denyRead.join(", ") : "none listed"} (and what Read deny rules cover)`,

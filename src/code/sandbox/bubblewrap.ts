@@ -59,7 +59,7 @@ function run(file: string, args: string[]): Promise<string | undefined> {
 export type ConfinedCommandPlan = {
   /** Folders mounted writable at their own paths. */
   writable: readonly string[];
-  /** The session's temporary folder: writable at its own path and at /tmp. */
+  /** The session's temporary folder: writable at its own path (`TMPDIR`). */
   temporary: string;
   /** Paths mounted read-only over the writable ones (control files that exist). */
   readOnly: readonly string[];
@@ -104,9 +104,6 @@ export function bubblewrapArguments(plan: ConfinedCommandPlan): string[] {
     "/dev",
     "--proc",
     "/proc",
-    "--bind",
-    plan.temporary,
-    "/tmp",
   ];
   for (const directory of [...plan.writable, plan.temporary]) args.push("--bind", directory, directory);
   for (const path of plan.readOnly) args.push("--ro-bind", path, path);

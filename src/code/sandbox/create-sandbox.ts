@@ -46,7 +46,7 @@ export type SandboxStatus = {
   problem: string | undefined;
   /** Folders commands may write in (besides the session's temporary folder). */
   writable: string[];
-  /** The session's temporary folder (`TMPDIR`, and `/tmp` inside), made at the first command (undefined before). */
+  /** The session's temporary folder (`TMPDIR`; `/tmp` itself is read-only), made at the first command (undefined before). */
   temporary: string | undefined;
   /** `filesystem.denyRead` as given; Read deny rules are added at each call. */
   denyRead: string[];
@@ -208,7 +208,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...bubblewrapArguments({
         writable,
         temporary,
-        // The empty folder is also GIT_TEMPLATE_DIR, where /tmp inside would hide it.
+        // The empty folder is also GIT_TEMPLATE_DIR: read-only, so no template can be planted in it.
         readOnly: [...readOnly, emptyDirectory],
         placeholders: missing.filter((path) => !path.endsWith("/.git")),
         emptyDirectory,

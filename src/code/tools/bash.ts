@@ -395,7 +395,7 @@ const sandboxRefusal =
 function sandboxDescription(sandbox: Sandbox): string {
   const domains = sandbox.status.allowedDomains;
   return [
-    "Commands run in a sandbox: they may write only in the workspace, its added directories and $TMPDIR (also /tmp);",
+    "Commands run in a sandbox: they may write only in the workspace, its added directories and $TMPDIR (use it for temporary files: /tmp is read-only);",
     "the agent's settings and git hooks are read-only;",
     domains.length > 0
       ? `the network goes through a proxy that allows ${domains.join(", ")}${sandbox.status.asksForNewDomains ? " and asks the user about other hosts" : ""};`
@@ -408,7 +408,7 @@ function sandboxDescription(sandbox: Sandbox): string {
 
 function sandboxNote(sandbox: Sandbox): string {
   const writable = sandbox.status.writable.join(", ");
-  return `[The command ran in the sandbox: it may write only in ${writable} and $TMPDIR, and reach only the hosts the sandbox allows. If it cannot work inside, say why and call Bash again with dangerouslyDisableSandbox: true — the user will be asked.]`;
+  return `[The command ran in the sandbox: it may write only in ${writable} and $TMPDIR (not /tmp), and reach only the hosts the sandbox allows. If it cannot work inside, say why and call Bash again with dangerouslyDisableSandbox: true — the user will be asked.]`;
 }
 
 /** `env` without the variables whose names look like credentials (see {@link BashToolOptions.env}). */

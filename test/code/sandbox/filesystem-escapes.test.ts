@@ -69,9 +69,10 @@ describe("writes outside the workspace", () => {
     expect(existsSync(target)).toBe(false);
   });
 
-  it("/tmp is the session's own: a write there does not reach the host's /tmp", async () => {
+  it("/tmp is read-only (what lives there stays readable: a checkout's programs); $TMPDIR takes temporary files", async () => {
     const name = `minagent-sandbox-tmp-${process.pid}-${Date.now()}`;
-    const output = await shell.run(`echo inside > /tmp/${name} && cat /tmp/${name}`);
+    const output = await shell.run(`echo inside > /tmp/${name}; echo inside > "$TMPDIR/${name}" && cat "$TMPDIR/${name}"`);
+    expect(output).toContain("Read-only file system");
     expect(output).toContain("inside");
     expect(existsSync(join("/tmp", name))).toBe(false);
     expect(existsSync(join(shell.sandbox.status.temporary as string, name))).toBe(true);
