@@ -212,11 +212,14 @@ type RunSettings = {
  * writes the final `pwd` to descriptor 3 (also after an `exit` in the command), and the command, passed as `$1`,
  * is run by `eval` with no positional parameters: its error messages count its own lines and never show this.
  * A lifeline watches descriptor 4, whose other end this process holds: if this process dies (even by SIGKILL,
- * when nothing of ours runs), the read ends and the whole group is killed, so no command outlives the agent. It is
- * disowned, so a bare `wait` in the command does not wait for it.
+ * when nothing of ours runs), the read ends and the whole group is killed, so no command outlives the agent. A bare
+ * `wait` waits for the command's own jobs, not for it (a function in front of the builtin; `disown` made bash print
+ * "wait_for: No record of process" now and then).
  */
 const shellScript =
-  `exec 2>&1; { trap - EXIT; read -r -u 4 _; kill -KILL -- -$$; } </dev/null >/dev/null 2>&1 3>&- & disown; ` +
+  `exec 2>&1; { trap - EXIT; read -r -u 4 _; kill -KILL -- -$$; } </dev/null >/dev/null 2>&1 3>&- & __minagent_lifeline=$!; ` +
+  `wait() { if [ $# -eq 0 ]; then local job; for job in $(jobs -p); do [ "$job" = "$__minagent_lifeline" ] || set -- "$@" "$job"; done; ` +
+  `[ $# -eq 0 ] && return 0; fi; builtin wait "$@"; }; ` +
   `trap 'pwd >&3' EXIT; __minagent_command=$1; set --; eval "$__minagent_command"`;
 
 /**
