@@ -49,8 +49,8 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
     io.stderr(`minagent code: ${error.message}\n`);
     return 2;
   }
-  // A sandbox that was asked for but cannot run is said once, before any command runs.
-  if (agent.sandbox.status.requested && !agent.sandbox.status.enabled)
+  // A sandbox that was asked for but cannot run (or runs short of something) is said once, before any command runs.
+  if (agent.sandbox.status.requested && (!agent.sandbox.status.enabled || agent.sandbox.status.problem))
     io.stderr(`minagent code: ${sandboxStatusLine(agent.sandbox.status)}\n`);
   progress.start(agent);
   let outcome: PrintOutcome;

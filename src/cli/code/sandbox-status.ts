@@ -1,9 +1,12 @@
 import type { SandboxStatus } from "../../code/sandbox/create-sandbox.js";
 
-/** One line for the start of a session: whether Bash commands run confined, and if not, why, loudly. */
+/** One line for the start of a session: whether Bash commands run confined, and if not (or not fully), why, loudly. */
 export function sandboxStatusLine(status: SandboxStatus): string {
-  if (status.enabled)
-    return `sandbox: on (${status.mechanism}) · writes: the workspace${status.writable.length > 1 ? ` and ${status.writable.length - 1} more` : ""} · network: ${networkSummary(status)}`;
+  if (status.enabled) {
+    const on = `sandbox: on (${status.mechanism}) · writes: the workspace${status.writable.length > 1 ? ` and ${status.writable.length - 1} more` : ""}`;
+    // On but short of something (socat: no network at all): what the settings ask for is not what commands get.
+    return status.problem ? `${on} · ⚠ ${status.problem}` : `${on} · network: ${networkSummary(status)}`;
+  }
   if (!status.requested)
     return "sandbox: off (sandbox.enabled is false or --no-sandbox): Bash commands are judged by the permission rules alone";
   return `⚠ sandbox: OFF — ${status.problem}. Bash commands run unconfined, judged by the permission rules alone (sandbox.failIfUnavailable: true makes this an error)`;
@@ -29,7 +32,6 @@ export function describeSandbox(status: SandboxStatus): string {
           ? "asked every time; -p judges it by rules (allowUnsandboxedCommands: true)"
           : "asked every time; refused in -p";
     lines.push(`  a call asking to run outside: ${leaving}`);
-    if (status.problem) lines.push(`  ⚠ ${status.problem}`);
   }
   lines.push('  Configure it under "sandbox" in .minagent/settings.json (docs/cli-code.md, The sandbox).');
   return lines.join("\n");
