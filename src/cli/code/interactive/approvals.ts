@@ -52,9 +52,19 @@ export function createApprovals(host: ApprovalHost): {
     const { toolCall } = request;
     // Leaving the sandbox is asked every time, and a host for the sandbox's proxy once a session: no session rule
     // answers for the person, and none is offered.
+    // (With the sandbox off, the argument changes nothing: such a call is judged, and remembered, as any other.)
+    const isNetwork = toolCall.name === networkRequestName;
     const leavesSandbox =
-      (toolCall.name === "Bash" && toolCall.arguments.dangerouslyDisableSandbox === true) || toolCall.name === networkRequestName;
+      isNetwork ||
+      (toolCall.name === "Bash" && toolCall.arguments.dangerouslyDisableSandbox === true && host.agent().sandbox.status.enabled);
     if (!leavesSandbox && (await host.rules().allows(toolCall))) return { behavior: "allow" };
+    // The Bash tool refuses such a call whatever the answer: asking would only waste the person's yes.
+    if (leavesSandbox && !isNetwork && host.agent().sandbox.status.allowUnsandboxedCommands === false)
+      return {
+        behavior: "deny",
+        message:
+          "Running outside the sandbox is turned off here (sandbox.allowUnsandboxedCommands is false), so the user was not asked. Run the command inside it, or ask the user to run it.",
+      };
     const isPlan = toolCall.name === "ExitPlanMode";
     const suggestion =
       isPlan || leavesSandbox
@@ -66,7 +76,7 @@ export function createApprovals(host: ApprovalHost): {
     host.onOpen();
     try {
       const title = await describeRequest(host, request);
-      const choices = isPlan ? planChoices() : callChoices(suggestion);
+      const choices = isPlan ? planChoices() : isNetwork ? networkChoices() : callChoices(suggestion);
       const outcome = await chooseOne(host.terminal, {
         title,
         choices,
@@ -119,6 +129,8 @@ export function createApprovals(host: ApprovalHost): {
         return { behavior: "allow" };
       }
       case "no": {
+        // Nobody reads a reason for a host: the proxy refuses the command's request, and the command says so.
+        if (request.toolCall.name === networkRequestName) return { behavior: "deny", message: "The user refused this host." };
         const prompt =
           request.toolCall.name === "ExitPlanMode"
             ? "  What should change in the plan? › "
@@ -171,6 +183,13 @@ function callChoices(suggestion: string[] | undefined): Choice<Answer>[] {
   return choices;
 }
 
+function networkChoices(): Choice<Answer>[] {
+  return [
+    { label: "Yes, for the rest of this session", key: "y", value: "yes" },
+    { label: "No (the command's request is refused)", key: "n", value: "no" },
+  ];
+}
+
 function planChoices(): Choice<Answer>[] {
   return [
     { label: "Yes, and accept edits without asking", key: "a", value: "plan-accept-edits" },
@@ -200,7 +219,12 @@ async function describeRequest(host: ApprovalHost, request: ApprovalRequest): Pr
   if (hints) lines.push(style.dim(`  ${hints}`));
   const change = await computeFileChange(toolCall, agent.workspace).catch(() => undefined);
   if (change) lines.push(...formatFileChange(change, style, columns));
-  if (request.reason) lines.push(style.dim(truncateToWidth(`  (${flattenText(request.reason)})`, columns - 1)));
+  // Wrapped, not cut: the end of a reason often says what matters (why it asks, how to allow it for good).
+  if (request.reason) {
+    const reason = wrap(`(${flattenText(request.reason)})`, columns - 3);
+    const shown = reason.length > 3 ? [...reason.slice(0, 2), truncateToWidth(reason.slice(2).join(" "), columns - 3)] : reason;
+    lines.push(...shown.map((line) => style.dim(`  ${line}`)));
+  }
   return lines;
 }
 

@@ -96,8 +96,9 @@ export class InteractiveSession implements SlashHost {
       askNetwork: async ({ host, port }) => {
         const decision = await approvals.askPerson({
           toolCall: { id: `network-${host}-${port}`, name: networkRequestName, arguments: { host: `${host}:${port}` } },
-          reason: `a sandboxed command wants to reach ${host}:${port}; yes opens ${host} for the rest of this session (sandbox.network.allowedDomains opens it for good)`,
-          signal: this.context.signal,
+          reason: `a sandboxed command wants to reach ${host}:${port}; yes opens ${host} for the rest of this session, sandbox.network.allowedDomains in .minagent/settings.json for good`,
+          // The turn's: once the person stops the turn (say, at another prompt queued before this one), it is not asked.
+          signal: this.#turn?.signal ?? this.context.signal,
         });
         return decision.behavior === "allow";
       },
@@ -340,7 +341,11 @@ export class InteractiveSession implements SlashHost {
     this.print(style.dim("/help for commands · shift+tab: permission mode · esc: interrupt · ctrl+c twice: leave"));
     const sandbox = this.#agent?.sandbox.status;
     if (sandbox)
-      this.print(sandbox.enabled || !sandbox.requested ? style.dim(sandboxStatusLine(sandbox)) : style.bold(sandboxStatusLine(sandbox)));
+      this.print(
+        (sandbox.enabled && !sandbox.problem) || !sandbox.requested
+          ? style.dim(sandboxStatusLine(sandbox))
+          : style.bold(sandboxStatusLine(sandbox)),
+      );
     if (this.#history.length > 0) this.#printRecap();
   }
 
