@@ -34,6 +34,43 @@ test("lists what a project's own settings would run or allow, and nothing for ha
   ]);
 });
 
+test("lists what a project's sandbox settings would open, and nothing for settings that narrow it", async () => {
+  await writeFile(
+    join(root, ".minagent", "settings.json"),
+    JSON.stringify({
+      sandbox: {
+        enabled: true,
+        failIfUnavailable: true,
+        allowUnsandboxedCommands: false,
+        filesystem: { denyRead: ["~/.ssh"] },
+        network: { allowLocalBinding: false, allowAllUnixSockets: false },
+      },
+    }),
+  );
+  expect(await describeProjectSettings(root)).toEqual([]);
+  await writeFile(
+    join(root, ".minagent", "settings.local.json"),
+    JSON.stringify({
+      sandbox: {
+        enabled: false,
+        allowUnsandboxedCommands: true,
+        filesystem: { allowWrite: ["~/.cache/tool", "/srv/out"] },
+        network: { allowedDomains: ["registry.npmjs.org", "localhost:5432"], allowLocalBinding: true, allowAllUnixSockets: true },
+      },
+    }),
+  );
+  expect(await describeProjectSettings(root)).toEqual([
+    ".minagent/settings.local.json: turns the sandbox off",
+    ".minagent/settings.local.json: lets -p runs leave the sandbox",
+    ".minagent/settings.local.json: lets commands write in ~/.cache/tool",
+    ".minagent/settings.local.json: lets commands write in /srv/out",
+    ".minagent/settings.local.json: lets commands reach registry.npmjs.org",
+    ".minagent/settings.local.json: lets commands reach localhost:5432",
+    ".minagent/settings.local.json: lets commands reach servers on this machine's loopback",
+    ".minagent/settings.local.json: opens Unix sockets to commands",
+  ]);
+});
+
 test("trusting a folder covers its subfolders, not its neighbours, and keeps the rest of the user's settings", async () => {
   await writeFile(join(home, "settings.json"), JSON.stringify({ permissions: { deny: ["WebFetch"] } }));
   expect(await isProjectTrusted(home, root)).toBe(false);

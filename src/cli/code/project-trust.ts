@@ -46,6 +46,7 @@ function sandboxWidenings(name: string, sandbox: unknown): string[] {
   for (const folder of stringsOf(filesystem.allowWrite)) lines.push(`${name}: lets commands write in ${folder}`);
   const network = isSettingsObject(sandbox.network) ? sandbox.network : {};
   for (const domain of stringsOf(network.allowedDomains)) lines.push(`${name}: lets commands reach ${domain}`);
+  if (network.allowLocalBinding === true) lines.push(`${name}: lets commands reach servers on this machine's loopback`);
   if (network.allowAllUnixSockets === true) lines.push(`${name}: opens Unix sockets to commands`);
   return lines;
 }
