@@ -171,6 +171,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     enabled: true,
     mechanism: "bubblewrap",
     problem: wantsProxy && !programs.socat ? "socat is not installed: commands reach no network, not even allowedDomains" : undefined,
+    // Without socat there is no proxy to ask through.
+    asksForNewDomains: base.asksForNewDomains && programs.socat !== undefined,
     writable,
     temporary: undefined,
   };
