@@ -1,22 +1,16 @@
-import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startWireServer, type WireRequest, type WireServer } from "../../src/testing/wire-server.js";
 import { anthropicStream } from "../helpers/wire-bodies.js";
+import { bin, hasTmux, Pane } from "./tmux-pane.js";
 
 // `minagent code` as a person uses it: the built bin in a tmux pane, keys sent with send-keys, the screen read with
 // capture-pane, the model a scripted Anthropic server on 127.0.0.1. Every wait polls the screen against a deadline.
 // MINAGENT_TEST_BIN points at another build of the bin (a private --outDir) instead of dist/.
-
-const execFileAsync = promisify(execFile);
-const bin = process.env.MINAGENT_TEST_BIN ?? fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
-const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
-let sockets = 0;
 
 type Block = Parameters<typeof anthropicStream>[0][number];
 
@@ -41,71 +35,6 @@ function lastMessage(request: WireRequest | undefined): { type: string; [field: 
 /** The tool results sent in a request (its last message's tool_result blocks). */
 function toolResults(request: WireRequest | undefined): { tool_use_id: string; content: string; is_error?: boolean }[] {
   return lastMessage(request).filter((block) => block.type === "tool_result") as never;
-}
-
-/** A tmux server of its own with one pane running the CLI. */
-class Pane {
-  readonly #socket = `minagent-test-${process.pid}-${++sockets}`;
-
-  async start(cwd: string, env: Record<string, string>, args: string[]): Promise<void> {
-    const variables = Object.entries({ PATH: process.env.PATH ?? "", TERM: "xterm-256color", LANG: "C.UTF-8", ...env }).map(
-      ([name, value]) => `${name}=${quote(value)}`,
-    );
-    const command = `env -i ${variables.join(" ")} ${quote(process.execPath)} ${quote(bin)} code ${args.map(quote).join(" ")}; echo "[exit $?]"; sleep 60`;
-    await this.#tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "-c", cwd, command);
-  }
-
-  async screen(): Promise<string> {
-    return (await this.#tmux("capture-pane", "-p", "-t", "main")).stdout;
-  }
-
-  /** The bottom row: the status line. */
-  async statusLine(): Promise<string> {
-    return (await this.screen()).trimEnd().split("\n").at(-1) ?? "";
-  }
-
-  /** Sends keys by tmux name (Enter, Escape, C-c, BTab) or, with `literal`, text as typed. */
-  async keys(...keys: string[]): Promise<void> {
-    await this.#tmux("send-keys", "-t", "main", ...keys);
-  }
-
-  async type(text: string): Promise<void> {
-    await this.#tmux("send-keys", "-t", "main", "-l", text);
-  }
-
-  /** Polls the screen until `expected` is on it (a string or a test of the whole screen); fails with the screen. */
-  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 8000): Promise<string> {
-    const test =
-      typeof expected === "function"
-        ? expected
-        : (screen: string) => (typeof expected === "string" ? screen.includes(expected) : expected.test(screen));
-    const deadline = Date.now() + timeoutMs;
-    let screen = "";
-    while (Date.now() < deadline) {
-      screen = await this.screen();
-      if (test(screen)) return screen;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`Timed out after ${timeoutMs} ms waiting for ${String(expected)}. The screen:\n${screen}`);
-  }
-
-  /** Ends the tmux server and removes its socket file (kill-server leaves it behind). */
-  async kill(): Promise<void> {
-    const socketPath = await this.#tmux("display-message", "-p", "#{socket_path}").then(
-      ({ stdout }) => stdout.trim(),
-      () => "",
-    );
-    await this.#tmux("kill-server").catch(() => undefined);
-    if (socketPath.endsWith(this.#socket)) await rm(socketPath, { force: true });
-  }
-
-  #tmux(...args: string[]) {
-    return execFileAsync("tmux", ["-u", "-L", this.#socket, ...args], { timeout: 5000 });
-  }
-}
-
-function quote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {

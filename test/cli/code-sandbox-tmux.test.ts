@@ -1,26 +1,21 @@
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { findBubblewrap } from "../../src/code/sandbox/bubblewrap.js";
 import { startWireServer, type WireRequest, type WireServer } from "../../src/testing/wire-server.js";
 import { anthropicStream } from "../helpers/wire-bodies.js";
+import { bin, hasTmux, Pane } from "./tmux-pane.js";
 
 // The OS sandbox as a person meets it in `minagent code`: the built bin in a tmux pane (as in
 // code-interactive-tmux.test.ts), a scripted Anthropic server, Bash calls inside and outside the sandbox, a host the
 // sandbox's proxy asks about, and a folder whose settings turn the sandbox off. Writes outside the workspace go to a
-// folder under /var/tmp (commands get a /tmp of their own).
+// folder under /var/tmp (/tmp is read-only to commands).
 
-const execFileAsync = promisify(execFile);
-const bin = process.env.MINAGENT_TEST_BIN ?? fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
-const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 const hasBubblewrap = !("problem" in (await findBubblewrap()));
 const hasCurl = spawnSync("curl", ["--version"]).status === 0;
-let sockets = 0;
 
 type Block = Parameters<typeof anthropicStream>[0][number];
 const reply = (blocks: Block[], stop: string) => ({ sse: anthropicStream(blocks, stop, { input_tokens: 1500, output_tokens: 30 }) });
@@ -33,67 +28,9 @@ function toolResults(request: WireRequest | undefined): { tool_use_id: string; c
   return (body?.messages.at(-1)?.content ?? []).filter((block) => block.type === "tool_result") as never;
 }
 
-/** A tmux server of its own with one pane running the CLI. */
-class Pane {
-  readonly #socket = `minagent-sandbox-test-${process.pid}-${++sockets}`;
-
-  async start(cwd: string, env: Record<string, string>, args: string[]): Promise<void> {
-    const variables = Object.entries({ PATH: process.env.PATH ?? "", TERM: "xterm-256color", LANG: "C.UTF-8", ...env }).map(
-      ([name, value]) => `${name}=${quote(value)}`,
-    );
-    const command = `env -i ${variables.join(" ")} ${quote(process.execPath)} ${quote(bin)} code ${args.map(quote).join(" ")}; echo "[exit $?]"; sleep 60`;
-    await this.#tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "-c", cwd, command);
-  }
-
-  async screen(): Promise<string> {
-    return (await this.#tmux("capture-pane", "-p", "-t", "main")).stdout;
-  }
-
-  async keys(...keys: string[]): Promise<void> {
-    await this.#tmux("send-keys", "-t", "main", ...keys);
-  }
-
-  async type(text: string): Promise<void> {
-    await this.#tmux("send-keys", "-t", "main", "-l", text);
-  }
-
-  /** Polls the screen until `expected` is on it; fails with the screen. */
-  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 8000): Promise<string> {
-    const test =
-      typeof expected === "function"
-        ? expected
-        : (screen: string) => (typeof expected === "string" ? screen.includes(expected) : expected.test(screen));
-    const deadline = Date.now() + timeoutMs;
-    let screen = "";
-    while (Date.now() < deadline) {
-      screen = await this.screen();
-      if (test(screen)) return screen;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`Timed out after ${timeoutMs} ms waiting for ${String(expected)}. The screen:\n${screen}`);
-  }
-
-  async kill(): Promise<void> {
-    const socketPath = await this.#tmux("display-message", "-p", "#{socket_path}").then(
-      ({ stdout }) => stdout.trim(),
-      () => "",
-    );
-    await this.#tmux("kill-server").catch(() => undefined);
-    if (socketPath.endsWith(this.#socket)) await rm(socketPath, { force: true });
-  }
-
-  #tmux(...args: string[]) {
-    return execFileAsync("tmux", ["-u", "-L", this.#socket, ...args], { timeout: 5000 });
-  }
-}
-
 /** The screen with its wrapped lines joined (indents and line breaks as one space). */
 function flat(screen: string): string {
   return screen.replace(/\s*\n\s*/g, " ");
-}
-
-function quote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 describe.skipIf(!hasTmux || !hasBubblewrap)("minagent code on a terminal with the sandbox (tmux)", () => {
@@ -111,7 +48,7 @@ describe.skipIf(!hasTmux || !hasBubblewrap)("minagent code on a terminal with th
     home = await mkdtemp(join(tmpdir(), "minagent-sandbox-tmux-home-"));
     outside = await mkdtemp("/var/tmp/minagent-sandbox-tmux-outside-");
     env = { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url, MINAGENT_HOME: home, HOME: home };
-    pane = new Pane();
+    pane = new Pane({ columns: 120, rows: 40 });
   });
 
   afterEach(async () => {
@@ -280,7 +217,7 @@ describe.skipIf(!hasTmux || !hasBubblewrap)("minagent code on a terminal with th
     expect(await pane.waitFor(/^>/m)).toMatch(/^sandbox: on \(bubblewrap\)/m);
     await pane.kill();
 
-    pane = new Pane();
+    pane = new Pane({ columns: 120, rows: 40 });
     await pane.start(workspace, env, ["--model", "anthropic:claude-haiku-4-5"]);
     await pane.waitFor("Trust this folder?");
     await pane.type("y");

@@ -1,0 +1,96 @@
+import { execFile, spawnSync } from "node:child_process";
+import { rm } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+// A person at a terminal for the CLI tests: the built bin in a tmux pane, keys sent with send-keys, the screen read
+// with capture-pane.
+
+const execFileAsync = promisify(execFile);
+/** The built bin the panes run (MINAGENT_TEST_BIN for another). */
+export const bin = process.env.MINAGENT_TEST_BIN ?? fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+let sockets = 0;
+
+/** A tmux server of its own with one pane running the CLI. */
+export class Pane {
+  readonly #socket = `minagent-test-${process.pid}-${++sockets}`;
+  readonly #size: { columns: number; rows: number };
+
+  constructor(size: { columns: number; rows: number } = { columns: 100, rows: 30 }) {
+    this.#size = size;
+  }
+
+  async start(cwd: string, env: Record<string, string>, args: string[]): Promise<void> {
+    const variables = Object.entries({ PATH: process.env.PATH ?? "", TERM: "xterm-256color", LANG: "C.UTF-8", ...env }).map(
+      ([name, value]) => `${name}=${quote(value)}`,
+    );
+    const command = `env -i ${variables.join(" ")} ${quote(process.execPath)} ${quote(bin)} code ${args.map(quote).join(" ")}; echo "[exit $?]"; sleep 60`;
+    await this.#tmux(
+      "new-session",
+      "-d",
+      "-s",
+      "main",
+      "-x",
+      String(this.#size.columns),
+      "-y",
+      String(this.#size.rows),
+      "-c",
+      cwd,
+      command,
+    );
+  }
+
+  async screen(): Promise<string> {
+    return (await this.#tmux("capture-pane", "-p", "-t", "main")).stdout;
+  }
+
+  /** The bottom row: the status line. */
+  async statusLine(): Promise<string> {
+    return (await this.screen()).trimEnd().split("\n").at(-1) ?? "";
+  }
+
+  /** Sends keys by tmux name (Enter, Escape, C-c, BTab) or, with `literal`, text as typed. */
+  async keys(...keys: string[]): Promise<void> {
+    await this.#tmux("send-keys", "-t", "main", ...keys);
+  }
+
+  async type(text: string): Promise<void> {
+    await this.#tmux("send-keys", "-t", "main", "-l", text);
+  }
+
+  /** Polls the screen until `expected` is on it (a string or a test of the whole screen); fails with the screen. */
+  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 8000): Promise<string> {
+    const test =
+      typeof expected === "function"
+        ? expected
+        : (screen: string) => (typeof expected === "string" ? screen.includes(expected) : expected.test(screen));
+    const deadline = Date.now() + timeoutMs;
+    let screen = "";
+    while (Date.now() < deadline) {
+      screen = await this.screen();
+      if (test(screen)) return screen;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`Timed out after ${timeoutMs} ms waiting for ${String(expected)}. The screen:\n${screen}`);
+  }
+
+  /** Ends the tmux server and removes its socket file (kill-server leaves it behind). */
+  async kill(): Promise<void> {
+    const socketPath = await this.#tmux("display-message", "-p", "#{socket_path}").then(
+      ({ stdout }) => stdout.trim(),
+      () => "",
+    );
+    await this.#tmux("kill-server").catch(() => undefined);
+    if (socketPath.endsWith(this.#socket)) await rm(socketPath, { force: true });
+  }
+
+  #tmux(...args: string[]) {
+    return execFileAsync("tmux", ["-u", "-L", this.#socket, ...args], { timeout: 5000 });
+  }
+}
+
+/** `text` as one shell word. */
+export function quote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
