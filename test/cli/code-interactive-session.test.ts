@@ -58,7 +58,12 @@ let workspace: string;
 beforeEach(async () => {
   workspace = await mkdtemp(join(tmpdir(), "minagent-interactive-"));
 });
-afterEach(() => rm(workspace, { recursive: true, force: true }));
+// Every agent a test made is closed (its sandbox's namespace and folders) before its workspace goes.
+const agents: CodingAgent[] = [];
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((agent) => agent.close()));
+  await rm(workspace, { recursive: true, force: true });
+});
 
 function setUp(script: FakeModelScriptItem[], options: Partial<CodeOptions> = {}, saved: CodeSession[] = []): Setup {
   const terminal = fakeTerminal();
@@ -108,8 +113,11 @@ function setUp(script: FakeModelScriptItem[], options: Partial<CodeOptions> = {}
       strictMcpConfig: false,
       ...options,
     },
-    createAgent: (overrides) =>
-      CodingAgent.create(model, { workspace, settingsFiles: [], rules: { allow: ["Bash(sleep 20)"] }, ...overrides }),
+    createAgent: async (overrides) => {
+      const agent = await CodingAgent.create(model, { workspace, settingsFiles: [], rules: { allow: ["Bash(sleep 20)"] }, ...overrides });
+      agents.push(agent);
+      return agent;
+    },
     session,
     sessions,
     spending: { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, isBudgetExceeded: () => false },

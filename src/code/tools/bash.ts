@@ -232,6 +232,9 @@ async function runCommand(command: string, settings: RunSettings): Promise<Comma
   const env = { ...settings.env, PWD: settings.cwd };
   const confined = await settings.sandbox?.confine({ argv, cwd: settings.cwd, env, firstFreeDescriptor: 5 });
   try {
+    // Preparing the sandbox takes a moment (its network namespace, at the first command): a call stopped meanwhile
+    // (Esc) must not start its command once nobody waits for it.
+    if (settings.signal.aborted) return { output: "", exitCode: null, signal: null, stopped: "abort", finalDirectory: undefined };
     return await spawnCommand(argv, env, confined, settings);
   } finally {
     await confined?.release();

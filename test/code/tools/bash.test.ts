@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../../src/code/sandbox/create-sandbox.js";
 import { type BashToolOptions, createBashTool, withoutCredentials } from "../../../src/code/tools/bash.js";
 import type { Workspace } from "../../../src/code/workspace.js";
 import type { Tool, ToolResult } from "../../../src/index.js";
@@ -213,6 +214,49 @@ describe("Bash: stopping", () => {
     controller.abort();
     await expect(call).rejects.toThrow(/abort/i);
     expect(await waitUntilGone(pid)).toBe(true);
+  });
+
+  it("a call aborted while its sandbox is being prepared never starts its command", async () => {
+    const controller = new AbortController();
+    let released = false;
+    // A sandbox slow to prepare (its first command makes the network namespace) that confines nothing.
+    const slowSandbox: Sandbox = {
+      status: {
+        enabled: true,
+        requested: true,
+        mechanism: "bubblewrap",
+        problem: undefined,
+        writable: [root],
+        temporary: undefined,
+        denyRead: [],
+        allowedDomains: [],
+        asksForNewDomains: false,
+        unixSockets: false,
+        allowUnsandboxedCommands: undefined,
+      },
+      confine: async ({ argv, env }) => {
+        controller.abort();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        // A start that ignores SIGTERM, so that a command spawned after the abort would be seen to start.
+        const started = `trap "" TERM; touch ${join(root, "started")}; exec "$@"`;
+        return {
+          file: "sh",
+          args: ["-c", started, "sh", ...argv],
+          env: { ...env },
+          inputs: [],
+          release: async () => {
+            released = true;
+          },
+        };
+      },
+      confineProgram: () => Promise.reject(new Error("not used")),
+      close: async () => {},
+    };
+    const bash = bashTool({ sandbox: slowSandbox, killGraceMs: 100 });
+    await expect(bash({ command: "true" }, controller.signal)).rejects.toThrow(/abort/i);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(join(root, "started"))).toBe(false);
+    expect(released).toBe(true);
   });
 
   it("ends what a command left running in the background when it exits", async () => {
