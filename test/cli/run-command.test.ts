@@ -144,7 +144,7 @@ describe("the CLI's tools", () => {
 
 describe("cost estimates", () => {
   test("known models and their dated snapshots are priced; unknown ones are not guessed", async () => {
-    const { estimateCost } = await import("../../src/cli/model-prices.js");
+    const { estimateCost } = await import("../../src/trace/model-prices.js");
     const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 500_000 };
     expect(estimateCost("gpt-4o-2024-08-06", usage)).toBeCloseTo(0.5 * 2.5 + 0.5 * 1.25 + 10);
     expect(estimateCost("claude-haiku-4-5-20251001", { inputTokens: 1000, outputTokens: 0, cacheWriteTokens: 1000 })).toBeCloseTo(0.00125);

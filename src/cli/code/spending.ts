@@ -3,7 +3,7 @@ import type { PrepareTurn, TurnContext } from "../../core/loop-types.js";
 import type { Message, Usage } from "../../core/types.js";
 import { addUsage, emptyUsage } from "../../core/usage.js";
 import { MinagentError } from "../../errors.js";
-import { estimateCost } from "../model-prices.js";
+import { estimateCost } from "../../trace/model-prices.js";
 import type { CodeSpending } from "./session-context.js";
 
 /** Thrown from `prepareTurn` when the next model call would take the spending past `--max-budget-usd`. */

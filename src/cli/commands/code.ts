@@ -8,6 +8,7 @@ import type { AgentEvent } from "../../core/events.js";
 import type { Model } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
 import { type ModelSpec, modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
+import { estimateCost } from "../../trace/model-prices.js";
 import { chooseSession } from "../code/choose-session.js";
 import { createCodeSessionStore } from "../code/code-session-store.js";
 import { runPrintMode } from "../code/print-mode.js";
@@ -23,7 +24,6 @@ import {
   startCodeMcpServers,
 } from "../code/start-mcp-servers.js";
 import type { CliIo } from "../io.js";
-import { estimateCost } from "../model-prices.js";
 import { parseSeconds, parseWholeNumber } from "../number-flags.js";
 
 const usage = `Usage: minagent code [options] ["<prompt>"]

@@ -1,5 +1,5 @@
-import { estimateCost } from "../../cli/model-prices.js";
 import { traceAttributes } from "../gen-ai-attributes.js";
+import { estimateCost } from "../model-prices.js";
 import type { Trace, TraceSpan } from "../trace.js";
 
 /** One row of the viewer's list of traces. */
@@ -33,7 +33,7 @@ export type TraceSummary = {
 };
 
 /**
- * Estimated cost of each priced model call, by span id, from `src/cli/model-prices.ts` (the one price table).
+ * Estimated cost of each priced model call, by span id, from `src/trace/model-prices.ts` (the one price table).
  * Calls of a model without a known price are left out.
  */
 export function spanCosts(trace: Trace): Record<string, number> {

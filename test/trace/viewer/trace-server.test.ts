@@ -104,7 +104,7 @@ describe("the trace viewer's JSON API", () => {
       spanCount: 20,
       errorCount: 1,
     });
-    // Priced from src/cli/model-prices.ts: sonnet 4.5 calls (388 uncached + 512 cached, 1100, 1300 in; 130 out) and haiku's.
+    // Priced from src/trace/model-prices.ts: sonnet 4.5 calls (388 uncached + 512 cached, 1100, 1300 in; 130 out) and haiku's.
     const sonnet = (388 + 1100 + 1300) * 3 + 512 * 0.3 + 130 * 15;
     const haiku = 280 * 1 + 23 * 5;
     expect(trace.cost).toBeCloseTo((sonnet + haiku) / 1_000_000, 12);

@@ -1,6 +1,6 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "../../../code/permissions/index.js";
-import { estimateCost } from "../../model-prices.js";
+import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
 import { describeMcpServers } from "../start-mcp-servers.js";

@@ -4,9 +4,10 @@ import type { Usage } from "../core/types.js";
 type Price = { input: number; output: number; cacheRead: number; cacheWrite?: number };
 
 /**
- * Published list prices (USD per million tokens, standard tier) as of late 2025, for the CLI's
- * cost estimate only. A model matches its own id or a dated snapshot of it (`gpt-4o-2024-08-06`);
- * newer models get no estimate rather than a guess. Anthropic cache writes cost 1.25× input.
+ * Published list prices (USD per million tokens, standard tier) as of late 2025, for the cost estimates of the
+ * CLI and the trace viewer only (this file is in trace/, which cli/ imports, so that both can read it). A model
+ * matches its own id or a dated snapshot of it (`gpt-4o-2024-08-06`); newer models get no estimate rather than a
+ * guess. Anthropic cache writes cost 1.25× input.
  */
 const prices: Record<string, Price> = {
   "claude-opus-4-5": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
