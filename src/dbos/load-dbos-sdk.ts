@@ -1,10 +1,11 @@
 import { createRequire } from "node:module";
 import type * as DbosSdk from "@dbos-inc/dbos-sdk";
-import { UsageError } from "../errors.js";
-import { isMissingPackage } from "../optional-peer.js";
+import { type OptionalPackage, optionalPackageError } from "../optional-peer.js";
 
 /** What to run to install the optional peer dependency. */
 export const installDbosSdk = "npm i @dbos-inc/dbos-sdk";
+
+const dbosSdk: OptionalPackage = { name: "@dbos-inc/dbos-sdk", neededBy: "minagent/dbos needs", install: installDbosSdk };
 
 /**
  * The DBOS SDK, loaded when minagent/dbos is first used rather than when it is imported (nothing runs at import),
@@ -16,10 +17,6 @@ export function loadDbosSdk(require: NodeJS.Require = createRequire(import.meta.
   try {
     return require("@dbos-inc/dbos-sdk") as typeof DbosSdk;
   } catch (error) {
-    if (!isMissingPackage(error, "@dbos-inc/dbos-sdk")) throw error;
-    throw new UsageError(
-      `minagent/dbos needs the @dbos-inc/dbos-sdk package (an optional peer dependency of minagent), which is not installed. Install it: ${installDbosSdk}`,
-      { cause: error },
-    );
+    throw optionalPackageError(error, dbosSdk);
   }
 }

@@ -1,5 +1,4 @@
-import { UsageError } from "../errors.js";
-import { isMissingPackage } from "../optional-peer.js";
+import { type OptionalPackage, optionalPackageError } from "../optional-peer.js";
 
 /** The parts of `@modelcontextprotocol/sdk` the client uses. */
 export type McpSdk = {
@@ -11,6 +10,8 @@ export type McpSdk = {
 
 /** What to run to install the optional peer dependency. */
 export const installMcpSdk = "npm i @modelcontextprotocol/sdk";
+
+const mcpSdk: OptionalPackage = { name: "@modelcontextprotocol/sdk", neededBy: "MCP servers need", install: installMcpSdk };
 
 /**
  * Loads the MCP SDK when the first server starts, not when `minagent/mcp` is imported: the SDK brings a schema
@@ -31,11 +32,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       SSEClientTransport: sse.SSEClientTransport,
     }),
     (error: unknown) => {
-      if (!isMissingPackage(error, "@modelcontextprotocol/sdk")) throw error;
-      throw new UsageError(
-        `MCP servers need the @modelcontextprotocol/sdk package (an optional peer dependency of minagent), which is not installed. Install it: ${installMcpSdk}`,
-        { cause: error },
-      );
+      throw optionalPackageError(error, mcpSdk);
     },
   );
 }

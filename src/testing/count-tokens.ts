@@ -1,9 +1,16 @@
-import { UsageError } from "../errors.js";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema, Usage } from "../index.js";
-import { isMissingPackage } from "../optional-peer.js";
+import { type OptionalPackage, optionalPackageError } from "../optional-peer.js";
 
 /** Counts the tokens of a text. */
 export type Tokenizer = (text: string) => number;
+
+/** js-tiktoken is a development tool's optional dependency, not a peer of minagent: the message says `npm i -D`. */
+const tiktoken: OptionalPackage = {
+  name: "js-tiktoken",
+  neededBy: "Counting tokens (withTokenCounting, loadO200kTokenizer) needs",
+  install: "npm i -D js-tiktoken",
+  peer: false,
+};
 
 /**
  * Loads the o200k_base tokenizer (GPT-4o's) from js-tiktoken. It takes about a second and some
@@ -15,11 +22,7 @@ export async function loadO200kTokenizer(): Promise<Tokenizer> {
   try {
     modules = await Promise.all([import("js-tiktoken/lite"), import("js-tiktoken/ranks/o200k_base")]);
   } catch (error) {
-    if (!isMissingPackage(error, "js-tiktoken")) throw error;
-    throw new UsageError(
-      "Counting tokens (withTokenCounting, loadO200kTokenizer) needs the js-tiktoken package, which is not installed: npm i -D js-tiktoken",
-      { cause: error },
-    );
+    throw optionalPackageError(error, tiktoken);
   }
   const [{ Tiktoken }, { default: ranks }] = modules;
   const encoding = new Tiktoken(ranks);

@@ -1,12 +1,13 @@
 import { createRequire } from "node:module";
-import { UsageError } from "../../errors.js";
-import { isMissingPackage } from "../../optional-peer.js";
+import { type OptionalPackage, optionalPackageError } from "../../optional-peer.js";
 
 /** The `@opentelemetry/api` module, as the exporter uses it. */
 export type OpenTelemetryApi = typeof import("@opentelemetry/api");
 
 /** What to run to install the optional peer dependency. */
 export const installOpenTelemetryApi = "npm i @opentelemetry/api";
+
+const openTelemetryApi: OptionalPackage = { name: "@opentelemetry/api", neededBy: "minagent/otel needs", install: installOpenTelemetryApi };
 
 /**
  * Loads `@opentelemetry/api`, an optional peer dependency of minagent, when an exporter is created
@@ -19,12 +20,6 @@ export function loadOpenTelemetryApi(require: (id: string) => unknown = createRe
   try {
     return require("@opentelemetry/api") as OpenTelemetryApi;
   } catch (error) {
-    if (isMissingPackage(error, "@opentelemetry/api")) {
-      throw new UsageError(
-        `minagent/otel needs the @opentelemetry/api package (an optional peer dependency of minagent), which is not installed. Install it: ${installOpenTelemetryApi}`,
-        { cause: error },
-      );
-    }
-    throw error;
+    throw optionalPackageError(error, openTelemetryApi);
   }
 }
