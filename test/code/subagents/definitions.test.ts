@@ -12,7 +12,7 @@ import {
 import { FakeModel } from "../../../src/index.js";
 import { agentToolFor } from "./helpers.js";
 
-describe("front matter (the YAML subset)", () => {
+describe("front matter (YAML, as Claude Code reads agent files)", () => {
   it("reads plain, quoted, list and block values, and the body", () => {
     const document = parseFrontMatter(
       [
@@ -50,13 +50,75 @@ describe("front matter (the YAML subset)", () => {
       flow: ["Read", "Grep", "Glob, with a comma"],
       empty: [],
       block: ["Read", "Bash"],
-      literal: "line one\n  indented",
+      literal: "line one\n  indented\n",
       folded: "one two\nthree",
     });
     expect(document.body).toBe("The body.");
   });
 
-  it("says what is wrong, with the line", () => {
+  it("reads an agent file as Claude Code's /agents writes it: a multi-line description, a color, a comma list of tools", () => {
+    const document = parseFrontMatter(
+      [
+        "---",
+        "name: code-reviewer",
+        "description: |",
+        "  Use this agent after writing code. Examples:",
+        "  <example>",
+        '  user: "I added the parser"',
+        '  assistant: "Let me use the code-reviewer agent"',
+        "  </example>",
+        "tools: Read, Grep, Glob   # no Bash",
+        "model: sonnet",
+        "color: blue",
+        "---",
+        "You are a senior reviewer.",
+      ].join("\r\n"),
+    );
+    expect(document.data).toEqual({
+      name: "code-reviewer",
+      description:
+        'Use this agent after writing code. Examples:\n<example>\nuser: "I added the parser"\nassistant: "Let me use the code-reviewer agent"\n</example>\n',
+      tools: "Read, Grep, Glob",
+      model: "sonnet",
+      color: "blue",
+    });
+    expect(document.body).toBe("You are a senior reviewer.");
+  });
+
+  it("keeps every value as text (YAML's failsafe schema) and follows YAML where the old subset did not", () => {
+    const document = parseFrontMatter(
+      [
+        "---",
+        "readOnly: true",
+        "version: 1.10",
+        "nothing:",
+        "quotedEmpty: ''",
+        "wrapped: a plain value",
+        "  that goes on",
+        "defaults: &read [Read, Grep]",
+        "tools: *read",
+        "tag: !!int 4",
+        "flowQuoted: [\"Read\", 'Grep']",
+        "---",
+        "",
+      ].join("\n"),
+    );
+    expect(document.data).toEqual({
+      readOnly: "true",
+      version: "1.10",
+      nothing: "",
+      quotedEmpty: "",
+      wrapped: "a plain value that goes on",
+      defaults: ["Read", "Grep"],
+      tools: ["Read", "Grep"],
+      tag: "4",
+      flowQuoted: ["Read", "Grep"],
+    });
+    expect(parseFrontMatter("---\n---\nonly a body\n").data).toEqual({});
+    expect(parseFrontMatter("\uFEFF---\nname: r\n...\nbody").data).toEqual({ name: "r" });
+  });
+
+  it("says what is wrong, with the line in the file", () => {
     const attempt = (lines: string[]) => {
       try {
         parseFrontMatter(lines.join("\n"));
@@ -68,11 +130,25 @@ describe("front matter (the YAML subset)", () => {
     expect(attempt(["name: x"])).toBe("it does not start with a front matter block (a line `---`) @1");
     expect(attempt(["---", "name: x"])).toBe("its front matter block is not closed (a line `---` after it) @undefined");
     expect(attempt(["---", "name: x", "name: y", "---"])).toBe("the key `name` is given twice @3");
-    expect(attempt(["---", "just words", "---"])).toBe("expected `key: value`, found `just words` @2");
-    expect(attempt(["---", "tools:", "  Read", "---"])).toBe("expected a list item `- value`, found `Read` @3");
-    expect(attempt(["---", 'name: "open', "---"])).toBe('the string "open is not closed @2');
-    expect(attempt(["---", "tools: [Read", "---"])).toBe("the list `[Read` is not closed with `]` @2");
-    expect(attempt(["---", "meta: {a: 1}", "---"])).toBe("`{a: 1}`: anchors, aliases, tags and maps are not supported @2");
+    expect(attempt(["---", "just words", "---"])).toBe("expected `key: value` lines, found `just words` @2");
+    expect(attempt(["---", "- Read", "---"])).toBe("expected `key: value` lines, found `- Read` @2");
+    expect(attempt(["---", "name: r", "description d", "---"])).toBe(
+      "invalid YAML in `description d` (implicit map keys need to be followed by map values) @3",
+    );
+    expect(attempt(["---", "name: r", "description: Use it when: the tests fail", "---"])).toBe(
+      'invalid YAML in `description: Use it when: the tests fail` (nested mappings are not allowed in compact mappings): put a value that holds `: ` in quotes, e.g. description: "Use it when: …" @3',
+    );
+    expect(attempt(["---", 'name: "open', "---"])).toBe('invalid YAML in `name: "open` (missing closing "quote) @2');
+    expect(attempt(["---", "tools: [Read", "---"])).toMatch(/^invalid YAML in `tools: \[Read` \(.*\] ?\) @2$/);
+    expect(attempt(["---", "name: r", "\ttools: Read", "---"])).toBe("invalid YAML in `tools: Read`: indent with spaces, not tabs @3");
+    expect(attempt(["---", "meta: {a: 1}", "---"])).toBe("`meta` is a map; a front matter value is text or a list of text @2");
+    expect(attempt(["---", "name: r", "hooks:", "  PreToolUse: x", "---"])).toBe(
+      "`hooks` is a map; a front matter value is text or a list of text @3",
+    );
+    expect(attempt(["---", "tools:", "  - Read", "  - [Grep, Glob]", "---"])).toBe(
+      "`tools` holds a list inside a list; its items must be text @4",
+    );
+    expect(attempt(["---", "tools: *defaults", "---"])).toBe("`tools` refers to `*defaults`, but no `&defaults` comes before it @2");
   });
 });
 
@@ -121,7 +197,7 @@ describe("subagent definitions", () => {
     expect(problem(file(["name: r", "description: d", "readOnly: yes"]))).toThrow(/bad\.md: `readOnly` must be true or false, not "yes"/);
     expect(problem(file(["name: [r]", "description: d"]))).toThrow(/bad\.md: `name` must be text, not a list/);
     expect(problem(["---", "name: r", "description d", "---", "x"].join("\n"))).toThrow(
-      "Subagent definition /p/.minagent/agents/bad.md, line 3: expected `key: value`, found `description d`. Fix the file or remove it.",
+      "Subagent definition /p/.minagent/agents/bad.md, line 3: invalid YAML in `description d` (implicit map keys need to be followed by map values). Fix the file or remove it.",
     );
   });
 
