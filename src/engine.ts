@@ -1,6 +1,7 @@
 // The engine's public API: everything but the patterns. Patterns are built from this file alone, and
 // src/index.ts re-exports it beside them, so nothing depends on the order of export lines.
 export { Agent, type AgentOptions, type RunOptions } from "./core/agent.js";
+export { conversationOf, type RunError } from "./core/conversation-so-far.js";
 export type { AgentStream } from "./core/event-stream.js";
 export type { AgentEvent, AgentEventListener, LoopEvent, PendingDecision, ToolOutcome, ToolResult } from "./core/events.js";
 export { runLoop } from "./core/loop.js";
@@ -13,6 +14,7 @@ export type {
   TurnContext,
   TurnPlan,
 } from "./core/loop-types.js";
+export { OpenTurn, toolResultMessage } from "./core/open-turn.js";
 export { combineSignals, RunContext, type RunContextOptions, type RunParent } from "./core/run-context.js";
 export { type ApprovalDecision, type ApprovalDecisions, closeUnansweredCalls } from "./core/run-state.js";
 export { formatAction, StepRecorder, type StepRecorderOptions } from "./core/step-recorder.js";

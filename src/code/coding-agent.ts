@@ -174,9 +174,13 @@ export type CodingRunOptions = {
   stream?: boolean | undefined;
 };
 
-/** How a {@link CodingAgent} run ends: the engine's result, and whether a hook blocked the prompt. */
-export type CodingRunResult = RunResult & {
-  /** Set when a UserPromptSubmit hook blocked the prompt: nothing was sent to the model. */
+/**
+ * How a {@link CodingAgent} run ends: the engine's result, or `status: "blocked"` when a UserPromptSubmit hook
+ * blocked the prompt (nothing was sent to the model; `messages` is the history as given, `blocked` the hook's reason).
+ */
+export type CodingRunResult = Omit<RunResult, "status"> & {
+  status: RunResult["status"] | "blocked";
+  /** The UserPromptSubmit hook's reason, when it blocked the prompt. */
   blocked?: string | undefined;
 };
 
@@ -478,8 +482,9 @@ async function readHookSettings(files: readonly string[]): Promise<HookSettings[
 
 function blockedResult(reason: string, history: readonly Message[] | undefined): CodingRunResult {
   return {
-    runId: "",
-    status: "completed",
+    // A run of its own (a hook decided it), so that traces and sessions can tell it from others.
+    runId: `run_${globalThis.crypto.randomUUID()}`,
+    status: "blocked",
     messages: [...(history ?? [])],
     steps: [],
     final: "",

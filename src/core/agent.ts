@@ -1,10 +1,11 @@
 import { UsageError } from "../errors.js";
 import type { CanUseTool } from "../tools/permission.js";
+import { ConversationSoFar } from "./conversation-so-far.js";
 import { type AgentStream, streamEvents } from "./event-stream.js";
 import type { AgentEventListener } from "./events.js";
 import { appendToolResults, deferInTurn, executeInTurn, runLoop } from "./loop.js";
 import type { LoopOutcome, PrepareTurn, ToolExecutor } from "./loop-types.js";
-import { combineSignals, RunContext, type RunParent } from "./run-context.js";
+import { combineSignals, createRunId, RunContext, type RunParent } from "./run-context.js";
 import { type ApprovalDecisions, closeUnansweredCalls, type InterruptedState, readInterruptedState } from "./run-state.js";
 import { scheduleToolCalls } from "./schedule-tool-calls.js";
 import { StepRecorder } from "./step-recorder.js";
@@ -135,11 +136,14 @@ export class Agent {
 
   async #run(input: string, messages: Message[], options: RunOptions, resumed: Resumption | undefined): Promise<RunResult> {
     const recorder = this.createRecorder();
+    const runId = options.runId ?? createRunId();
+    // A top-level run that rejects hands back its conversation on the error (see conversationOf).
+    const soFar = options.parent ? undefined : new ConversationSoFar(runId, messages);
     const run = new RunContext({
       parent: options.parent,
       signal: combineSignals(this.options.signal, options.signal),
-      listeners: [recorder.listen, this.options.onEvent, options.onEvent],
-      runId: options.runId,
+      listeners: [recorder.listen, soFar?.listen, this.options.onEvent, options.onEvent],
+      runId,
     });
     run.start(input, messages, this.model, options.name, options.attributes);
     try {
@@ -163,6 +167,7 @@ export class Agent {
         pending: outcome.pending,
       };
     } catch (error) {
+      soFar?.attachTo(error);
       run.fail(error);
       throw error;
     }

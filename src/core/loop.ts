@@ -1,6 +1,7 @@
 import { abortable, throwIfAborted, UsageError } from "../errors.js";
 import type { PendingDecision, ToolOutcome } from "./events.js";
 import type { LoopOptions, LoopOutcome, ToolExecuteOptions, ToolExecutor } from "./loop-types.js";
+import { toolResultMessage } from "./open-turn.js";
 import type { RunContext } from "./run-context.js";
 import { scheduleToolCalls } from "./schedule-tool-calls.js";
 import type { Message, ModelCallOptions, ModelStreamEvent, PendingToolCall, ToolCall, ToolSchema } from "./types.js";
@@ -130,7 +131,7 @@ export function appendToolResults(messages: Message[], calls: readonly ToolCall[
   calls.forEach((toolCall, index) => {
     const outcome = outcomes[index] as ToolOutcome;
     if ("pending" in outcome) pending.push({ toolCall, ...pendingDetails(outcome) });
-    else messages.push({ role: "tool", content: outcome.content, toolCallId: toolCall.id, ...(outcome.isError && { isError: true }) });
+    else messages.push(toolResultMessage(toolCall, outcome));
   });
   return pending;
 }

@@ -138,7 +138,7 @@ function reportListenerError(error: unknown, event: AgentEvent): void {
 }
 
 /** A run id: unique, not secret (the global Web Crypto needs no import). */
-function createRunId(): string {
+export function createRunId(): string {
   return `run_${globalThis.crypto.randomUUID()}`;
 }
 

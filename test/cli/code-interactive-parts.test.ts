@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { computeFileChange, formatFileChange } from "../../src/cli/code/interactive/change-preview.js";
 import { contextWindowOf } from "../../src/cli/code/interactive/context-windows.js";
-import { ConversationTracker } from "../../src/cli/code/interactive/conversation.js";
 import { KeyDecoder } from "../../src/cli/code/interactive/keys.js";
 import { diffLines, groupHunks } from "../../src/cli/code/interactive/line-diff.js";
 import { SessionRules, saveAllowRules } from "../../src/cli/code/interactive/session-rules.js";
@@ -15,8 +14,6 @@ import { displayWidth, printable, truncateToWidth } from "../../src/cli/code/int
 import { describeToolCall, summarizeToolResult } from "../../src/cli/code/interactive/tool-line.js";
 import { CodingAgent } from "../../src/code/coding-agent.js";
 import { Workspace } from "../../src/code/workspace.js";
-import type { AgentEvent } from "../../src/core/events.js";
-import type { Message } from "../../src/core/types.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 
 const plain = createStyle(false);
@@ -206,31 +203,6 @@ test("slash commands match what was typed so far", () => {
   expect(matchSlashCommands("/c").map((command) => command.name)).toEqual(["clear", "cost", "compact"]);
   expect(matchSlashCommands("/cost now")).toEqual([]);
   expect(matchSlashCommands("cost")).toEqual([]);
-});
-
-describe("the conversation after an interrupted run", () => {
-  test("keeps the results that came in, leaves the unfinished call for the engine to close, and notes the interruption", () => {
-    const tracker = new ConversationTracker();
-    const messages: Message[] = [{ role: "user", content: "do two things" }];
-    const emit = (event: Partial<AgentEvent> & { type: AgentEvent["type"] }) =>
-      tracker.listener({ runId: "run-1", ...event } as AgentEvent);
-    emit({ type: "run-start", input: "do two things", messages, model: {} });
-    emit({ type: "model-call-start", turn: 0, messages, tools: [] });
-    const calls = [
-      { id: "a", name: "Read", arguments: { file_path: "a" } },
-      { id: "b", name: "Bash", arguments: { command: "sleep 9" } },
-    ];
-    messages.push({ role: "assistant", content: "", toolCalls: calls });
-    emit({ type: "tool-call-end", turn: 0, toolCall: calls[0] as never, result: { content: "1\tx", isError: false } });
-    expect(tracker.recover([])).toEqual([
-      { role: "user", content: "do two things" },
-      { role: "assistant", content: "", toolCalls: calls },
-      { role: "tool", content: "1\tx", toolCallId: "a" },
-      { role: "user", content: "[Request interrupted by user]" },
-    ]);
-    tracker.reset();
-    expect(tracker.recover(messages.slice(0, 1))).toEqual([{ role: "user", content: "do two things" }]);
-  });
 });
 
 describe("session rules", () => {

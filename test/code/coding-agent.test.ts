@@ -154,4 +154,21 @@ describe("CodingAgent", () => {
     ]);
     expect(model.requests[1]?.messages.at(-1)?.content).toMatch(/Run the tests first\./);
   });
+
+  it("a prompt a UserPromptSubmit hook blocks ends with status blocked, a run id of its own, and nothing sent", async () => {
+    const model = new FakeModel(["never sent"]);
+    const agent = await CodingAgent.create(model, {
+      workspace: project,
+      settingsFiles: [],
+      sandbox: false,
+      hooks: {
+        UserPromptSubmit: [{ hooks: [{ type: "function", run: () => ({ decision: "block", reason: "No secrets in prompts." }) }] }],
+      },
+    });
+    const history = [{ role: "user" as const, content: "earlier" }];
+    const result = await agent.run("my password is hunter2", { history });
+    expect(result).toMatchObject({ status: "blocked", blocked: "No secrets in prompts.", messages: history, turns: 0, pending: [] });
+    expect(result.runId).toMatch(/^run_[0-9a-f-]{36}$/);
+    expect(model.requests).toHaveLength(0);
+  });
 });

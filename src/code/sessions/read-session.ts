@@ -1,6 +1,4 @@
-import type { Message, PendingToolCall, Usage } from "../../core/types.js";
-import { addUsage, emptyUsage } from "../../core/usage.js";
-import { UsageError } from "../../errors.js";
+import { addUsage, emptyUsage, type Message, OpenTurn, type PendingToolCall, type Usage, UsageError } from "../../engine.js";
 import { type SessionEntry, type SessionHeader, type SessionModel, sessionFormatVersion, toPendingToolCall } from "./session-format.js";
 import type { LoadedSession, SessionProblem, SessionStatus, SessionSummary } from "./session-store.js";
 
@@ -68,9 +66,8 @@ function isMessage(value: unknown): value is Message {
 class ConversationReader {
   readonly #header: SessionHeader;
   #messages: Message[] = [];
-  /** Index of the assistant message whose calls are being answered, or -1. */
-  #turnStart = -1;
-  #callOrder = new Map<string, number>();
+  /** The turn whose calls are being answered. */
+  #turn = new OpenTurn([], -1);
   #pending = new Map<string, PendingToolCall>();
   #firstPrompt: string | undefined;
   #prompts = 0;
@@ -104,12 +101,13 @@ class ConversationReader {
         this.#status = "unfinished";
         this.#compactions++;
         this.#messages = this.#messages.slice(0, entry.keep).concat(entry.messages);
-        this.#findOpenTurn();
+        // After a compaction the last assistant message's calls are still open if only tool messages follow it.
+        this.#openTurn(OpenTurn.last(this.#messages));
         return undefined;
       }
       case "pending":
         if (typeof entry.toolCall?.id !== "string") return "a pending line without a tool call";
-        if (this.#callOrder.has(entry.toolCall.id)) this.#pending.set(entry.toolCall.id, toPendingToolCall(entry));
+        if (this.#turn.includes(entry.toolCall.id)) this.#pending.set(entry.toolCall.id, toPendingToolCall(entry));
         return undefined;
       case "run-end":
         this.#status = entry.status;
@@ -133,7 +131,7 @@ class ConversationReader {
       this.#firstPrompt ??= message.content;
     }
     if (message.role === "assistant") this.#turns++;
-    this.#openTurn(message.toolCalls?.length ? this.#messages.length - 1 : -1);
+    this.#openTurn(new OpenTurn(this.#messages, message.toolCalls?.length ? this.#messages.length - 1 : -1));
     return undefined;
   }
 
@@ -143,36 +141,25 @@ class ConversationReader {
    */
   #addResult(message: Message, inCallOrder: boolean): string | undefined {
     const id = message.toolCallId ?? "";
-    if (!this.#callOrder.has(id)) {
+    if (!this.#turn.includes(id)) {
       this.#messages.push(message);
       return undefined;
     }
-    for (let index = this.#turnStart + 1; index < this.#messages.length; index++)
-      if (this.#messages[index]?.toolCallId === id) return `a second result for the call "${id}"`;
-    const position = inCallOrder ? resultPosition(this.#messages, this.#turnStart, this.#callOrder, id) : this.#messages.length;
-    this.#messages.splice(position, 0, message);
+    if (this.#turn.isAnswered(this.#messages, id)) return `a second result for the call "${id}"`;
+    this.#messages.splice(inCallOrder ? this.#turn.position(this.#messages, id) : this.#messages.length, 0, message);
     this.#pending.delete(id);
     return undefined;
   }
 
-  #openTurn(index: number): void {
-    this.#turnStart = index;
+  #openTurn(turn: OpenTurn): void {
+    this.#turn = turn;
     this.#pending = new Map();
-    const calls = index >= 0 ? (this.#messages[index]?.toolCalls ?? []) : [];
-    this.#callOrder = new Map(calls.map((call, order) => [call.id, order]));
-  }
-
-  /** After a compaction: the last assistant message's calls are still open if only tool messages follow it. */
-  #findOpenTurn(): void {
-    let index = this.#messages.length - 1;
-    while (index >= 0 && this.#messages[index]?.role === "tool") index--;
-    this.#openTurn(this.#messages[index]?.role === "assistant" && this.#messages[index]?.toolCalls?.length ? index : -1);
   }
 
   result(problems: SessionProblem[]): LoadedSession {
     const header = this.#header;
-    const order = this.#callOrder;
-    const pending = [...this.#pending.values()].sort((a, b) => (order.get(a.toolCall.id) ?? 0) - (order.get(b.toolCall.id) ?? 0));
+    const turn = this.#turn;
+    const pending = [...this.#pending.values()].sort((a, b) => (turn.order(a.toolCall.id) ?? 0) - (turn.order(b.toolCall.id) ?? 0));
     return {
       sessionId: header.sessionId,
       header,
@@ -191,23 +178,6 @@ class ConversationReader {
       problems,
     };
   }
-}
-
-/**
- * Where the result of call `id` goes among the results that follow the assistant message at `turnStart`: after
- * those of the calls made before it, which may have finished later. At the end when the turn is not open.
- */
-export function resultPosition(
-  messages: readonly Message[],
-  turnStart: number,
-  callOrder: ReadonlyMap<string, number>,
-  id: string,
-): number {
-  const order = callOrder.get(id);
-  let position = messages.length;
-  if (turnStart < 0 || order === undefined) return position;
-  while (position > turnStart + 1 && (callOrder.get(messages[position - 1]?.toolCallId ?? "") ?? -1) > order) position--;
-  return position;
 }
 
 // Listing reads no conversation: it finds lines by how they start. The recorder writes every message line with

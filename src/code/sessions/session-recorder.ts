@@ -1,11 +1,17 @@
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import type { AgentEvent, AgentEventListener } from "../../core/events.js";
-import type { Message, Usage } from "../../core/types.js";
-import { addUsage, emptyUsage } from "../../core/usage.js";
-import { UsageError } from "../../errors.js";
+import {
+  type AgentEvent,
+  type AgentEventListener,
+  addUsage,
+  emptyUsage,
+  type Message,
+  OpenTurn,
+  toolResultMessage,
+  type Usage,
+  UsageError,
+} from "../../engine.js";
 import type { SecretScrubber } from "../../trace/scrub-secrets.js";
-import { resultPosition } from "./read-session.js";
 import { createSessionScrubber, environmentSecrets, scrubMessage, scrubToolCall } from "./scrub-message.js";
 import { type SessionEntry, type SessionHeader, type SessionModel, sessionFormatVersion } from "./session-format.js";
 import type { LoadedSession, SessionStore } from "./session-store.js";
@@ -76,8 +82,8 @@ export class SessionRecorder {
   #queued: SessionEntry[] = [];
   /** The conversation's messages as the runs hold them (not scrubbed), to tell what is new. */
   #mirror: Message[];
-  #turnStart = -1;
-  #callOrder = new Map<string, number>();
+  /** The turn whose results are coming in, to put them in call order. */
+  #turn = new OpenTurn([], -1);
   /** The runs heard of: the conversation's, and their child runs. */
   readonly #runs = new Map<string, { kind: "conversation"; messages: readonly Message[] } | { kind: "child" }>();
   #model: SessionModel | undefined;
@@ -117,7 +123,7 @@ export class SessionRecorder {
       this.#permissionMode = resume.permissionMode;
       this.sessionId = resume.sessionId;
       this.#mirror = resume.messages.slice();
-      this.#findOpenTurn();
+      this.#turn = OpenTurn.last(this.#mirror);
     } else {
       this.sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
       this.#mirror = [];
@@ -185,19 +191,13 @@ export class SessionRecorder {
         const message = event.response.message;
         lines.push({ type: "message", message: scrubMessage(message, this.#scrubber), at, ...optional("usage", event.response.usage) });
         this.#mirror.push(message);
-        this.#openTurn(message.toolCalls?.length ? this.#mirror.length - 1 : -1);
+        this.#turn = new OpenTurn(this.#mirror, message.toolCalls?.length ? this.#mirror.length - 1 : -1);
         break;
       }
       case "tool-call-end": {
-        const { toolCall, result } = event;
-        const message: Message = {
-          role: "tool",
-          content: result.content,
-          toolCallId: toolCall.id,
-          ...(result.isError && { isError: true }),
-        };
+        const message = toolResultMessage(event.toolCall, event.result);
         lines.push({ type: "message", message: scrubMessage(message, this.#scrubber), event: "tool-call-end", at });
-        this.#mirror.splice(resultPosition(this.#mirror, this.#turnStart, this.#callOrder, toolCall.id), 0, message);
+        this.#mirror.splice(this.#turn.position(this.#mirror, event.toolCall.id), 0, message);
         break;
       }
       case "tool-call-pending":
@@ -249,7 +249,7 @@ export class SessionRecorder {
       for (const message of added) lines.push({ type: "message", message: scrubMessage(message, this.#scrubber), at });
     else lines.push({ type: "compaction", reason, keep, messages: added.map((message) => scrubMessage(message, this.#scrubber)), at });
     this.#mirror = mirror.slice(0, keep).concat(added);
-    this.#findOpenTurn();
+    this.#turn = OpenTurn.last(this.#mirror);
   }
 
   #modeChange(): SessionEntry[] {
@@ -278,18 +278,6 @@ export class SessionRecorder {
     } else {
       this.#store.append(this.sessionId, lines);
     }
-  }
-
-  #openTurn(index: number): void {
-    this.#turnStart = index;
-    const calls = index >= 0 ? (this.#mirror[index]?.toolCalls ?? []) : [];
-    this.#callOrder = new Map(calls.map((call, order) => [call.id, order]));
-  }
-
-  #findOpenTurn(): void {
-    let index = this.#mirror.length - 1;
-    while (index >= 0 && this.#mirror[index]?.role === "tool") index--;
-    this.#openTurn(this.#mirror[index]?.role === "assistant" && this.#mirror[index]?.toolCalls?.length ? index : -1);
   }
 
   #at(): string {

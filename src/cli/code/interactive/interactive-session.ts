@@ -1,14 +1,11 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { nextPermissionMode, type PermissionMode } from "../../../code/permissions/index.js";
-import type { AgentEvent } from "../../../core/events.js";
-import type { Message } from "../../../core/types.js";
-import { AbortError } from "../../../errors.js";
+import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
 import { sandboxStatusLine } from "../sandbox-status.js";
 import type { CodeSession, CodeSessionContext } from "../session-context.js";
 import { createApprovals, networkRequestName } from "./approvals.js";
 import { chooseOne } from "./choice-list.js";
 import { contextWindowOf } from "./context-windows.js";
-import { ConversationTracker } from "./conversation.js";
 import { readLine } from "./line-editor.js";
 import { RunView } from "./run-view.js";
 import { SessionRules } from "./session-rules.js";
@@ -19,12 +16,14 @@ import { flattenText, truncateToWidth } from "./text-width.js";
 
 type PromptOutcome = { kind: "exit"; code: number };
 
+/** Said to the model after a turn the person stopped, as Claude Code does. */
+const interruptionNote = "[Request interrupted by user]";
+
 /** The interactive session of `minagent code`: a prompt, runs drawn as they happen, dialogs, slash commands. */
 export class InteractiveSession implements SlashHost {
   readonly context: CodeSessionContext;
   readonly terminal: Terminal;
   readonly startedAt = Date.now();
-  readonly #tracker = new ConversationTracker();
   readonly #view: RunView;
   readonly #inputHistory: string[] = [];
   #agent: CodingAgent | undefined;
@@ -203,7 +202,6 @@ export class InteractiveSession implements SlashHost {
     this.context.signal.addEventListener("abort", stopOnSignal, { once: true });
     if (this.context.signal.aborted) stopOnSignal();
     this.#view.reset();
-    this.#tracker.reset();
     this.#setActivity("running");
     this.#ticker = setInterval(() => this.#updateStatus(), 1000);
     const releaseKeys = this.terminal.pushKeys((key) => {
@@ -215,7 +213,6 @@ export class InteractiveSession implements SlashHost {
     let ended = false;
     const onEvent = (event: AgentEvent) => {
       this.#session.record(event);
-      this.#tracker.listener(event);
       // A tool that finishes after the turn was stopped must not draw under the next prompt.
       if (ended) return;
       this.#view.listener(event);
@@ -235,11 +232,13 @@ export class InteractiveSession implements SlashHost {
       this.terminal.release();
       this.#view.markInterrupted();
       this.#view.endLine();
+      // The engine hands back the conversation as far as the run got (a hook that failed before it: none).
+      const conversation = conversationOf(error) ?? this.#history;
       if (turn.signal.aborted) {
-        this.#history = this.#tracker.recover(this.#history);
+        this.#history = [...conversation, { role: "user", content: interruptionNote }];
         this.print(this.style.yellow("⎿ Interrupted · what should the agent do instead?"));
       } else {
-        this.#history = this.#tracker.recover(this.#history, false);
+        this.#history = conversation;
         const budget = this.context.spending.isBudgetExceeded(error);
         const message = error instanceof Error ? error.message : String(error);
         this.print(this.style.red(`${budget ? "" : "Error: "}${message}`));
@@ -268,7 +267,6 @@ export class InteractiveSession implements SlashHost {
     await this.#session.flush();
     this.#session = await this.context.sessions.create();
     this.#history = [];
-    this.#tracker.reset();
     this.#view.lastInputTokens = undefined;
     this.terminal.clearScreen();
     this.#printBanner();
@@ -297,7 +295,6 @@ export class InteractiveSession implements SlashHost {
     await this.#session.flush();
     this.#session = await this.context.sessions.open(chosen);
     this.#history = [...this.#session.history];
-    this.#tracker.reset();
     this.#printRecap();
   }
 
