@@ -5,6 +5,8 @@
 //   node examples/durable/refund.mjs resume refund-42    # the worker comes back, recovers the run, finishes it
 // The run's model calls and tool calls are checkpointed in Postgres: `resume` calls neither the model nor the
 // order lookup again; it goes on from the approval. See docs/durable.md.
+// Each command also prints node-postgres's DeprecationWarning about a queued client.query() on stderr: DBOS's
+// system database pool causes it (docs/durable.md, "Example", says why and how to avoid it).
 import { DBOS, DBOSClient } from "@dbos-inc/dbos-sdk";
 import { Agent, ToolRegistry } from "minagent";
 import { readPendingApproval, registerDurableAgent, sendApproval } from "minagent/dbos";
