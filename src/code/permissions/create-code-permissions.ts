@@ -4,6 +4,7 @@ import { UsageError } from "../../errors.js";
 import type { PlanDecision, PlanMode } from "../../patterns/plan-mode.js";
 import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
 import type { Tool } from "../../tools/tool.js";
+import type { SettingsInput } from "../settings/load-settings.js";
 import type { Workspace } from "../workspace.js";
 import { analyzeBashCommand } from "./bash-commands.js";
 import { type BashParser, loadBashParser } from "./bash-parser.js";
@@ -26,10 +27,11 @@ export type CodePermissionsOptions = {
   /** Rules given in code, merged after the settings files' (like Claude Code's `--allowedTools`). */
   rules?: { allow?: readonly string[] | undefined; ask?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
   /**
-   * Settings files to read, least specific first (a missing one is skipped). Default: `~/.minagent/settings.json`,
-   * `<root>/.minagent/settings.json`, `<root>/.minagent/settings.local.json`. `[]` reads none.
+   * The settings files, read already (`loadSettings`) or to read, least specific first (a missing one is skipped).
+   * Default: `~/.minagent/settings.json`, `<root>/.minagent/settings.json`, `<root>/.minagent/settings.local.json`.
+   * `[]` reads none.
    */
-  settingsFiles?: readonly string[] | undefined;
+  settingsFiles?: SettingsInput | undefined;
   /** The home directory for `~/` in rules and the user's settings file (default: the user's). */
   home?: string | undefined;
   /**

@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
-import { readSettingsFile } from "../settings-file.js";
+import { type SettingsInput, settingsOf } from "../settings/load-settings.js";
 import { isPermissionMode, type PermissionMode, permissionModes } from "./modes.js";
 import { type PermissionRule, parsePermissionRule, type RuleList } from "./parse-rule.js";
 import type { PathBases } from "./path-pattern.js";
@@ -43,39 +43,29 @@ export function permissionSettingsFiles({ root, home }: PathBases): string[] {
 const lists: readonly RuleList[] = ["allow", "ask", "deny"];
 
 /**
- * Reads the settings files (a missing one is skipped) and merges them with rules given in code (`code`, applied
- * last). Throws a UsageError naming the file for unreadable JSON, a misshapen `permissions` object, an unknown
- * mode or a malformed rule.
+ * Merges the settings files' `permissions` (read already, or read now when given as paths; a missing file is skipped)
+ * with rules given in code (`code`, applied last). Throws a UsageError naming the file for unreadable JSON, a
+ * misshapen `permissions` object, an unknown mode or a malformed rule.
  */
 export async function loadPermissionSettings(
-  files: readonly string[],
+  files: SettingsInput,
   bases: PathBases,
   code?: PermissionSettings | undefined,
 ): Promise<LoadedPermissionSettings> {
-  const sources: { where: string; permissions: unknown }[] = [];
-  const read: string[] = [];
-  for (const file of files) {
-    const permissions = await readPermissions(file);
-    if (permissions === missing) continue;
-    read.push(file);
-    sources.push({ where: file, permissions });
-  }
+  const loaded = await settingsOf(files);
+  const sources: { where: string; permissions: unknown }[] = loaded.files.map((file) => ({
+    where: file.path,
+    permissions: file.settings.permissions,
+  }));
   if (code !== undefined) sources.push({ where: "options.rules", permissions: code });
-  const loaded: LoadedPermissionSettings = {
+  const merged: LoadedPermissionSettings = {
     rules: { allow: [], ask: [], deny: [] },
     defaultMode: undefined,
     additionalDirectories: [],
-    files: read,
+    files: loaded.files.map((file) => file.path),
   };
-  for (const { where, permissions } of sources) mergePermissions(loaded, permissions, where, bases);
-  return loaded;
-}
-
-const missing = Symbol("missing");
-
-async function readPermissions(file: string): Promise<unknown> {
-  const settings = await readSettingsFile(file);
-  return settings === undefined ? missing : settings.permissions;
+  for (const { where, permissions } of sources) mergePermissions(merged, permissions, where, bases);
+  return merged;
 }
 
 function mergePermissions(loaded: LoadedPermissionSettings, permissions: unknown, where: string, bases: PathBases): void {

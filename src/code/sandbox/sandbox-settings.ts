@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
-import { readSettingsFile } from "../settings-file.js";
+import { readSettingsFile } from "../settings/read-settings-file.js";
 
 /**
  * The `sandbox` object of a settings file, in Claude Code's shape. Paths starting with `/` are absolute, `~/` starts

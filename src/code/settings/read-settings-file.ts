@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../../errors.js";
 
 /**
  * One settings file's JSON object, or undefined when the file does not exist. Throws a UsageError naming the file when
