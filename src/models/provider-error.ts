@@ -123,6 +123,17 @@ export function createMalformedResponseError(provider: string, problem: string, 
   );
 }
 
+/** What a provider sent instead of a response, for a malformed-response message: its JSON, cut to 120 characters. */
+export function describeReceived(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value); // nested too deep to write
+  }
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
 /** A stream stopped or went wrong before the response was complete (e.g. the connection dropped); retryable. */
 export function createIncompleteStreamError(provider: string, problem: string): ProviderError {
   return new ProviderError({

@@ -1,11 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
-import { checkTimeouts, createAttemptSignal } from "../create-attempt-signal.js";
-import { createGuardedFetch } from "../create-guarded-fetch.js";
-import { hideSecretsInError } from "../hide-secrets-in-error.js";
+import { ProviderAttempts, type ProviderModelOptions, type RequestOptions } from "../provider-attempts.js";
 import { ConversationToolCallIds } from "../tool-call-ids.js";
-import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "../with-retry.js";
 import type { AnthropicRequest, AnthropicServerTool, AnthropicStreamEvent } from "./anthropic-wire-types.js";
 import { collectAnthropicStream } from "./collect-anthropic-stream.js";
 import { convertAnthropicResponse } from "./convert-anthropic-response.js";
@@ -14,7 +11,7 @@ import { createAnthropicError } from "./create-anthropic-error.js";
 import { mapAnthropicToolChoice } from "./map-anthropic-tool-choice.js";
 
 /** Settings of an {@link AnthropicModel}. */
-export type AnthropicModelOptions = {
+export type AnthropicModelOptions = ProviderModelOptions & {
   /** Model id, e.g. "claude-sonnet-4-6". */
   model: string;
   /** API key. Default: the `ANTHROPIC_API_KEY` environment variable. */
@@ -43,29 +40,6 @@ export type AnthropicModelOptions = {
   temperature?: number | undefined;
   /** Sequences that stop generation (reported as the `stop_sequence` stop reason). */
   stopSequences?: string[] | undefined;
-  /**
-   * Retries of a failed call (default 2): rate limits, overload (529), server errors, dropped connections.
-   * Wrapped in {@link withRetry}, the wrapper's policy replaces this one (they do not multiply).
-   */
-  maxRetries?: number | undefined;
-  /** Backoff settings of those retries. */
-  retry?: Omit<RetryOptions, "maxRetries"> | undefined;
-  /**
-   * Milliseconds one attempt may take, from sending the request to the last byte of the response or
-   * stream, before it fails with a retryable `timeout` ProviderError (default: none, beyond the SDK's
-   * 10 minutes for the response headers). Each retry gets the full time again.
-   */
-  timeoutMs?: number | undefined;
-  /**
-   * Milliseconds the server may stay silent once it has sent the response headers — between two chunks
-   * of a stream, or before the body — before the attempt fails with a retryable `timeout` ProviderError
-   * (default 120,000; 0 turns it off). Anthropic streams text as it is written and sends pings meanwhile.
-   */
-  idleTimeoutMs?: number | undefined;
-  /** Extra HTTP headers sent with every request (e.g. an `anthropic-beta` flag). */
-  headers?: Record<string, string> | undefined;
-  /** A fetch implementation, e.g. to record traffic. Default: the global fetch. */
-  fetch?: typeof fetch | undefined;
 };
 
 /**
@@ -83,49 +57,49 @@ export class AnthropicModel implements Model {
   readonly #client: Anthropic;
   readonly #options: AnthropicModelOptions;
   readonly #maxTokens: number;
-  readonly #retry: RetryPolicy;
-  readonly #apiKey: string;
+  readonly #attempts: ProviderAttempts;
   readonly #ids = new ConversationToolCallIds();
 
   constructor(options: AnthropicModelOptions) {
-    if (typeof options?.model !== "string" || options.model === "")
-      throw new UsageError('AnthropicModel needs a model id, e.g. { model: "claude-sonnet-4-6" }.');
-    const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
-    if (!apiKey)
-      throw new UsageError("AnthropicModel needs an API key: set the ANTHROPIC_API_KEY environment variable or pass { apiKey }.");
+    this.#attempts = new ProviderAttempts(options, {
+      owner: "AnthropicModel",
+      provider: this.provider,
+      exampleModel: "claude-sonnet-4-6",
+      keyVariable: "ANTHROPIC_API_KEY",
+      officialKey: true,
+      logVariable: "ANTHROPIC_LOG",
+      idleTimeoutMs: 120_000,
+      toError: createAnthropicError,
+    });
     this.modelId = options.model;
     this.#options = options;
-    this.#apiKey = apiKey;
     this.#maxTokens = checkTokens(options);
-    this.#retry = resolveRetryOptions({ ...options.retry, maxRetries: options.maxRetries ?? 2 });
-    const { idleTimeoutMs = 120_000 } = checkTimeouts("AnthropicModel", options);
     this.#client = new Anthropic({
-      apiKey,
-      maxRetries: 0, // the SDK's retries cannot be tuned, and they also retry 409 and 408; ours are in completeWithRetries
-      ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
-      // No SDK timeout: the attempt signal bounds the whole attempt (headers, body, stream) and names it; two timers racing gave two messages.
+      apiKey: this.#attempts.apiKey,
+      ...this.#attempts.clientOptions,
       ...(options.headers && { defaultHeaders: options.headers }),
-      fetch: createGuardedFetch({ provider: this.provider, fetch: options.fetch, idleTimeoutMs }),
-      // Failures come back as typed errors; the SDK's console logging (a stream's unparsable data) stays off unless asked for.
-      ...(process.env.ANTHROPIC_LOG === undefined && { logLevel: "off" }),
     });
   }
 
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
     const request = this.createRequest(messages, tools, options);
-    const usedIds = () => this.#ids.of(messages);
-    return completeWithRetries((attempt) => this.#send(request, usedIds, attempt), options, this.#retry);
+    const context = { usedIds: () => this.#ids.of(messages) };
+    return this.#attempts.complete(options, async (requestOptions, { onEvent: listener }) => {
+      // The SDK refuses non-streaming requests that may run past 10 minutes (large max_tokens); stream those quietly.
+      const onEvent = listener ?? (request.max_tokens > nonStreamingTokenLimit ? () => {} : undefined);
+      // Not streaming is the API's default: `stream` is sent only to stream.
+      if (!onEvent) return convertAnthropicResponse(await this.#client.messages.create(request, requestOptions), context);
+      const stream = await this.#client.messages.create({ ...request, stream: true }, requestOptions);
+      return collectAnthropicStream(stream as AsyncIterable<AnthropicStreamEvent>, onEvent, context);
+    });
   }
 
   /**
-   * The request body this model sends for a conversation (without `stream`). `tool_choice` is sent only
-   * when `options.toolChoice` is given and the request has tools (see {@link mapAnthropicToolChoice}).
+   * The Messages API body this model sends for a conversation (without `stream`): the system messages as `system`,
+   * the agent's tools followed by the `serverTools`, and `tool_choice` only when `options.toolChoice` is given and
+   * the request has tools (see {@link mapAnthropicToolChoice}). A tool named like a server tool is a UsageError.
    */
-  createRequest(
-    messages: readonly Message[],
-    tools: readonly ToolSchema[],
-    options: Pick<ModelCallOptions, "toolChoice"> = {},
-  ): AnthropicRequest {
+  createRequest(messages: readonly Message[], tools: readonly ToolSchema[], options: RequestOptions = {}): AnthropicRequest {
     const { system, messages: converted } = convertToAnthropicMessages(messages);
     const { thinking, temperature, stopSequences, serverTools = [] } = this.#options;
     const clash = tools.find((tool) => serverTools.some((serverTool) => "name" in serverTool && serverTool.name === tool.name));
@@ -145,30 +119,6 @@ export class AnthropicModel implements Model {
       ...(temperature !== undefined && { temperature }),
       ...(stopSequences && { stop_sequences: stopSequences }),
     };
-  }
-
-  async #send(
-    request: AnthropicRequest,
-    usedIds: () => ReadonlySet<string>,
-    { signal, onEvent: listener }: ModelCallOptions,
-  ): Promise<ModelResponse> {
-    const attempt = createAttemptSignal(this.provider, signal, this.#options.timeoutMs);
-    const requestOptions = attempt.signal ? { signal: attempt.signal } : {};
-    const context = { usedIds };
-    // The SDK refuses non-streaming requests that may run past 10 minutes (large max_tokens); stream those quietly.
-    const onEvent = listener ?? (request.max_tokens > nonStreamingTokenLimit ? () => {} : undefined);
-    try {
-      // Not streaming is the API's default: `stream` is sent only to stream.
-      if (!onEvent) return convertAnthropicResponse(await this.#client.messages.create(request, requestOptions), context);
-      const stream = await this.#client.messages.create({ ...request, stream: true }, requestOptions);
-      const response = await collectAnthropicStream(stream as AsyncIterable<AnthropicStreamEvent>, onEvent, context);
-      attempt.signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete
-      return response;
-    } catch (error) {
-      throw hideSecretsInError(attempt.timedOut() ?? createAnthropicError(error, signal), [this.#apiKey]);
-    } finally {
-      attempt.dispose();
-    }
   }
 }
 

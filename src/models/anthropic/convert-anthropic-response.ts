@@ -1,5 +1,6 @@
 import type { ModelResponse, ReasoningPart, ToolCall } from "../../core/types.js";
 import { createToolCall } from "../create-tool-call.js";
+import { describeReceived } from "../provider-error.js";
 import { createToolCallIds, type UsedToolCallIds } from "../tool-call-ids.js";
 import type { AnthropicContentBlock, AnthropicMessageMetadata, AnthropicResponse } from "./anthropic-wire-types.js";
 import { createMalformedResponseError } from "./create-anthropic-error.js";
@@ -74,20 +75,10 @@ function withInputObject(block: AnthropicContentBlock): AnthropicContentBlock {
 function checkResponse(response: unknown): AnthropicResponse {
   const candidate = response as Partial<AnthropicResponse> | null;
   if (typeof candidate !== "object" || candidate === null || !Array.isArray(candidate.content)) {
-    throw createMalformedResponseError(`expected a message object with a "content" array, got ${describe(response)}`);
+    throw createMalformedResponseError(`expected a message object with a "content" array, got ${describeReceived(response)}`);
   }
   if (!candidate.content.every((block) => typeof block === "object" && block !== null && typeof block.type === "string")) {
     throw createMalformedResponseError(`every content block needs a "type"`);
   }
   return candidate as AnthropicResponse;
-}
-
-function describe(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value); // nested too deep to write
-  }
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

@@ -1,6 +1,6 @@
 import type { ModelResponse, ReasoningPart, ToolCall } from "../../core/types.js";
 import { createToolCall } from "../create-tool-call.js";
-import { createMalformedResponseError } from "../provider-error.js";
+import { createMalformedResponseError, describeReceived } from "../provider-error.js";
 import { createToolCallIds, type UsedToolCallIds } from "../tool-call-ids.js";
 import { mapOpenAIFinishReason } from "./map-openai-finish-reason.js";
 import { mapOpenAIUsage } from "./map-openai-usage.js";
@@ -58,20 +58,10 @@ function checkResponse(response: unknown, provider: string) {
   const choices = (response as Partial<OpenAIResponse> | null)?.choices;
   const choice = Array.isArray(choices) ? choices[0] : undefined;
   if (typeof response !== "object" || response === null || !choice || typeof choice.message !== "object" || choice.message === null) {
-    throw createMalformedResponseError(provider, `expected a chat completion with choices[0].message, got ${describe(response)}`);
+    throw createMalformedResponseError(provider, `expected a chat completion with choices[0].message, got ${describeReceived(response)}`);
   }
   if (choice.message.tool_calls != null && !Array.isArray(choice.message.tool_calls)) {
     throw createMalformedResponseError(provider, "choices[0].message.tool_calls is not an array");
   }
   return { choice, message: choice.message };
-}
-
-function describe(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value); // nested too deep to write
-  }
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

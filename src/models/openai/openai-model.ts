@@ -1,12 +1,8 @@
 import OpenAI from "openai";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../core/types.js";
-import { UsageError } from "../../errors.js";
-import { checkTimeouts, createAttemptSignal } from "../create-attempt-signal.js";
-import { createGuardedFetch } from "../create-guarded-fetch.js";
-import { hideSecretsInError } from "../hide-secrets-in-error.js";
+import { ProviderAttempts, type ProviderModelOptions, type RequestOptions } from "../provider-attempts.js";
 import { ProviderError } from "../provider-error.js";
 import { ConversationToolCallIds } from "../tool-call-ids.js";
-import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "../with-retry.js";
 import { collectOpenAIStream } from "./collect-openai-stream.js";
 import { convertOpenAIResponse } from "./convert-openai-response.js";
 import { convertToOpenAIMessages, convertToOpenAITools } from "./convert-to-openai-messages.js";
@@ -15,7 +11,7 @@ import { mapOpenAIToolChoice } from "./map-openai-tool-choice.js";
 import type { OpenAIChunk, OpenAIRequest } from "./openai-wire-types.js";
 
 /** Settings of an {@link OpenAIModel}. */
-export type OpenAIModelOptions = {
+export type OpenAIModelOptions = ProviderModelOptions & {
   /** Model id, e.g. "gpt-4.1" or, on a local server, "llama3.2". */
   model: string;
   /**
@@ -42,30 +38,6 @@ export type OpenAIModelOptions = {
   sendReasoning?: boolean | undefined;
   /** Ask a stream to end with a usage chunk (`stream_options.include_usage`, default true). */
   streamUsage?: boolean | undefined;
-  /**
-   * Retries of a failed call (default 2): rate limits, server errors, dropped connections.
-   * Wrapped in {@link withRetry}, the wrapper's policy replaces this one (they do not multiply).
-   */
-  maxRetries?: number | undefined;
-  /** Backoff settings of those retries. */
-  retry?: Omit<RetryOptions, "maxRetries"> | undefined;
-  /**
-   * Milliseconds one attempt may take, from sending the request to the last byte of the response or
-   * stream, before it fails with a retryable `timeout` ProviderError (default: none, beyond the SDK's
-   * 10 minutes for the response headers). Each retry gets the full time again.
-   */
-  timeoutMs?: number | undefined;
-  /**
-   * Milliseconds the server may stay silent once it has sent the response headers — between two chunks
-   * of a stream, or before the body — before the attempt fails with a retryable `timeout` ProviderError
-   * (0 turns it off). Default 120,000 for OpenAI; 300,000 with a `baseURL`, because a local server
-   * (llama.cpp, vLLM) may send its headers at once and then read a long prompt for minutes in silence.
-   */
-  idleTimeoutMs?: number | undefined;
-  /** Extra HTTP headers sent with every request. */
-  headers?: Record<string, string> | undefined;
-  /** A fetch implementation, e.g. to record traffic. Default: the global fetch. */
-  fetch?: typeof fetch | undefined;
 };
 
 /**
@@ -80,52 +52,54 @@ export class OpenAIModel implements Model {
   readonly modelId: string;
   readonly #client: OpenAI;
   readonly #options: OpenAIModelOptions;
-  readonly #retry: RetryPolicy;
-  readonly #apiKey: string | undefined;
+  readonly #attempts: ProviderAttempts;
   /** Tool-call ids of each conversation seen, kept up to date as it grows, so no call rescans the history. */
   readonly #ids = new ConversationToolCallIds();
 
   constructor(options: OpenAIModelOptions) {
-    if (typeof options?.model !== "string" || options.model === "")
-      throw new UsageError('OpenAIModel needs a model id, e.g. { model: "gpt-4.1" }.');
-    const official = options.baseURL === undefined;
-    const apiKey = options.apiKey ?? (official ? process.env.OPENAI_API_KEY : undefined);
-    if (!apiKey && official)
-      throw new UsageError("OpenAIModel needs an API key: set the OPENAI_API_KEY environment variable or pass { apiKey }.");
-    this.provider = options.provider ?? (official ? "openai" : "openai-compatible");
+    const official = options?.baseURL === undefined;
+    this.provider = options?.provider ?? (official ? "openai" : "openai-compatible");
+    this.#attempts = new ProviderAttempts(options, {
+      owner: "OpenAIModel",
+      provider: this.provider,
+      exampleModel: "gpt-4.1",
+      keyVariable: "OPENAI_API_KEY",
+      // With a baseURL the key is the server's, given or none: an OpenAI key from the environment never reaches another host.
+      officialKey: official,
+      logVariable: "OPENAI_LOG",
+      // A local server (llama.cpp, vLLM) may send its headers at once and then read a long prompt for minutes in silence.
+      idleTimeoutMs: official ? 120_000 : 300_000,
+      toError: (error, signal) => explainNotFound(createOpenAIError(error, this.provider, signal), options.baseURL),
+    });
     this.modelId = options.model;
     this.#options = options;
-    this.#apiKey = apiKey || undefined;
-    this.#retry = resolveRetryOptions({ ...options.retry, maxRetries: options.maxRetries ?? 2 });
-    const { idleTimeoutMs = official ? 120_000 : 300_000 } = checkTimeouts("OpenAIModel", options);
+    const apiKey = this.#attempts.apiKey;
     this.#client = new OpenAI({
       // A keyless local server: the SDK insists on a key, so give it a placeholder and send no Authorization header.
-      apiKey: apiKey || "no-key",
-      maxRetries: 0, // the SDK retries every 429, even insufficient_quota; ours are in completeWithRetries
-      ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
-      // No SDK timeout: the attempt signal bounds the whole attempt (headers, body, stream) and names it; two timers racing gave two messages.
+      apiKey: apiKey ?? "no-key",
+      ...this.#attempts.clientOptions,
       defaultHeaders: { ...options.headers, ...(!apiKey && { authorization: null }) },
-      fetch: createGuardedFetch({ provider: this.provider, fetch: options.fetch, idleTimeoutMs }),
-      // Failures come back as typed errors; the SDK's console logging (a stream's unparsable data) stays off unless asked for.
-      ...(process.env.OPENAI_LOG === undefined && { logLevel: "off" }),
     });
   }
 
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
     const request = this.createRequest(messages, tools, options);
-    const usedIds = () => this.#ids.of(messages);
-    return completeWithRetries((attempt) => this.#send(request, usedIds, attempt), options, this.#retry);
+    const context = { provider: this.provider, usedIds: () => this.#ids.of(messages) };
+    return this.#attempts.complete(options, async (requestOptions, { onEvent }) => {
+      // Not streaming is the API's default: `stream` is sent only to stream (no framework-added tokens).
+      if (!onEvent) return convertOpenAIResponse(await this.#client.chat.completions.create(request, requestOptions), context);
+      const streamOptions = this.#options.streamUsage === false ? {} : { stream_options: { include_usage: true } };
+      const stream = await this.#client.chat.completions.create({ ...request, stream: true, ...streamOptions }, requestOptions);
+      return collectOpenAIStream(stream as AsyncIterable<OpenAIChunk>, onEvent, context);
+    });
   }
 
   /**
-   * The request body this model sends for a conversation (without `stream`). `tool_choice` is sent only
-   * when `options.toolChoice` is given and the request has tools (see {@link mapOpenAIToolChoice}).
+   * The Chat Completions body this model sends for a conversation (without `stream`): the limit as
+   * `max_completion_tokens` to OpenAI and `max_tokens` to other servers, and `tool_choice` only when
+   * `options.toolChoice` is given and the request has tools (see {@link mapOpenAIToolChoice}).
    */
-  createRequest(
-    messages: readonly Message[],
-    tools: readonly ToolSchema[],
-    options: Pick<ModelCallOptions, "toolChoice"> = {},
-  ): OpenAIRequest {
+  createRequest(messages: readonly Message[], tools: readonly ToolSchema[], options: RequestOptions = {}): OpenAIRequest {
     const { maxTokens, temperature, stopSequences, baseURL, sendReasoning } = this.#options;
     return {
       model: this.modelId,
@@ -137,26 +111,6 @@ export class OpenAIModel implements Model {
       ...(temperature !== undefined && { temperature }),
       ...(stopSequences && { stop: stopSequences }),
     };
-  }
-
-  async #send(request: OpenAIRequest, usedIds: () => ReadonlySet<string>, { signal, onEvent }: ModelCallOptions): Promise<ModelResponse> {
-    const context = { provider: this.provider, usedIds };
-    const attempt = createAttemptSignal(this.provider, signal, this.#options.timeoutMs);
-    const requestOptions = attempt.signal ? { signal: attempt.signal } : {};
-    try {
-      // Not streaming is the API's default: `stream` is sent only to stream (no framework-added tokens).
-      if (!onEvent) return convertOpenAIResponse(await this.#client.chat.completions.create(request, requestOptions), context);
-      const streamOptions = this.#options.streamUsage === false ? {} : { stream_options: { include_usage: true } };
-      const stream = await this.#client.chat.completions.create({ ...request, stream: true, ...streamOptions }, requestOptions);
-      const response = await collectOpenAIStream(stream as AsyncIterable<OpenAIChunk>, onEvent, context);
-      attempt.signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete
-      return response;
-    } catch (error) {
-      const failure = attempt.timedOut() ?? createOpenAIError(error, this.provider, signal);
-      throw hideSecretsInError(explainNotFound(failure, this.#options.baseURL), [this.#apiKey]);
-    } finally {
-      attempt.dispose();
-    }
   }
 }
 
