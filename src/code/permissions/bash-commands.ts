@@ -1,23 +1,11 @@
 import { findEvaluatingExpansion } from "./bash-expansions.js";
 import type { BashParser, SyntaxNode } from "./bash-parser.js";
+import type { BashAssignment, BashWord } from "./bash-word-types.js";
 import { assignmentWord, readAssignment, readWord } from "./bash-words.js";
 import { directoryCommands } from "./command-kinds.js";
 import { findUnjudgeable } from "./command-runners.js";
 import { stripWrappers } from "./command-wrappers.js";
 import { normalizeCommandText } from "./parse-rule.js";
-
-/** One word of a command. */
-export type BashWord = {
-  /** As written: `"$HOME/x"`, `'a b'`, `src/*.ts`. */
-  text: string;
-  /** What it is once quotes and escapes are removed; undefined when an expansion decides it (`$X`, `$(…)`, `~`, `{a,b}`). */
-  value: string | undefined;
-  /** Whether it holds an unquoted `*`, `?` or `[`: the shell may replace it with file names. */
-  glob: boolean;
-};
-
-/** `NAME=value` before a command, on its own, or after `env`. */
-export type BashAssignment = { name: string; value: string | undefined; text: string };
 
 /** One simple command of a command line: a pipeline's stage, a list's member, a `$(…)`'s body… */
 export type BashCommand = {

@@ -1,5 +1,5 @@
-import type { BashAssignment, BashWord } from "./bash-commands.js";
 import type { SyntaxNode } from "./bash-parser.js";
+import type { BashAssignment, BashWord } from "./bash-word-types.js";
 
 const unknownCharacter = "\u0001";
 /** What a process substitution becomes on Linux (macOS: a pipe under /dev/fd too). */

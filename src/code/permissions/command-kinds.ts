@@ -1,4 +1,4 @@
-import type { BashWord } from "./bash-commands.js";
+import type { BashWord } from "./bash-word-types.js";
 
 /**
  * What the modes know about shell commands. Everything else is judged by rules alone.

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import type { BashWord } from "./bash-commands.js";
 import { isLiteralArithmetic, nameProblem } from "./bash-expansions.js";
+import type { BashWord } from "./bash-word-types.js";
 
 /**
  * Commands that run code which cannot be read from the command line: strings of shell code, their input, another

@@ -1,4 +1,4 @@
-import type { BashAssignment, BashWord } from "./bash-commands.js";
+import type { BashAssignment, BashWord } from "./bash-word-types.js";
 import { baseName } from "./command-runners.js";
 
 /** How a wrapper's options are written, so that the command it runs can be found after them. */

@@ -1,12 +1,6 @@
-export {
-  analyzeBashCommand,
-  type BashAnalysis,
-  type BashAssignment,
-  type BashCommand,
-  type BashRedirect,
-  type BashWord,
-} from "./bash-commands.js";
+export { analyzeBashCommand, type BashAnalysis, type BashCommand, type BashRedirect } from "./bash-commands.js";
 export { type BashParser, loadBashParser } from "./bash-parser.js";
+export type { BashAssignment, BashWord } from "./bash-word-types.js";
 export {
   type CodePermissions,
   type CodePermissionsOptions,

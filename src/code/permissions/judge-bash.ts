@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
-import type { BashAnalysis, BashCommand, BashRedirect, BashWord } from "./bash-commands.js";
+import type { BashAnalysis, BashCommand, BashRedirect } from "./bash-commands.js";
+import type { BashWord } from "./bash-word-types.js";
 import { processSubstitutionPath } from "./bash-words.js";
 import { commandsWithoutPaths, fileSystemCommands, findUnsafeAssignment, isSafeAssignment, readOnlyCommands } from "./command-kinds.js";
 import { type FileAccess, ruleCoversAccess } from "./file-tools.js";
