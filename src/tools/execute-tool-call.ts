@@ -4,6 +4,7 @@ import { RunContext } from "../core/run-context.js";
 import { toReadableText, toText } from "../core/to-text.js";
 import type { ToolCall } from "../core/types.js";
 import { abortable, ToolError, throwIfAborted, toAbortError } from "../errors.js";
+import { type ArgumentBounds, checkArgumentValue } from "./argument-bounds.js";
 import type { CanUseTool, PermissionDecision } from "./permission.js";
 import type { Tool, ToolContext } from "./tool.js";
 import type { CompiledSchema } from "./tool-schema.js";
@@ -21,10 +22,8 @@ export type RegistrySettings = {
   checks: readonly CanUseTool[];
   /** Names of every registered tool, for the observation that answers an unknown one. */
   toolNames: () => readonly string[];
-  /** Deepest nesting of arguments accepted. */
-  maxArgumentDepth: number;
-  /** Most characters (strings and keys) arguments may hold. */
-  maxArgumentsLength: number;
+  /** How large a call's arguments may be (deepest nesting, most characters of JSON). */
+  argumentBounds: ArgumentBounds;
 };
 
 const timedOut = Symbol("timed out");
@@ -44,20 +43,20 @@ export async function executeToolCall(
   if (!prepared || (options.offeredTools && !options.offeredTools.has(call.name)))
     return failure(unavailableTool(call.name, options, settings));
   const { tool, schema } = prepared;
-  if (call.argumentsError !== undefined) {
-    return boundedFailure(
-      `Invalid arguments for tool "${tool.name}": ${call.argumentsError} Call it again with a JSON object matching its schema.`,
-      settings,
-    );
-  }
   const args: unknown = call.arguments;
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+  if (call.argumentsError === undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
     return failure(
       `Invalid arguments for tool "${tool.name}": expected a JSON object, got ${describeType(args)}. Call it again with an object matching its schema.`,
     );
   }
-  const tooLarge = checkArgumentBounds(args, settings);
-  if (tooLarge !== undefined) return failure(`Invalid arguments for tool "${tool.name}": ${tooLarge}`);
+  // Arguments too large for the validator are refused as a provider's response refuses them (createToolCall), in the same words.
+  const argumentsError = call.argumentsError ?? checkArgumentValue(args, settings.argumentBounds);
+  if (argumentsError !== undefined) {
+    return boundedFailure(
+      `Invalid arguments for tool "${tool.name}": ${argumentsError} Call it again with a JSON object matching its schema.`,
+      settings,
+    );
+  }
   const context = new ToolCallContext(call.id, options.signal, options.run);
   try {
     throwIfAborted(options.signal);
@@ -90,31 +89,6 @@ export async function executeToolCall(
 /** An error observation no longer than a result may be: a tool that throws a megabyte is cut like one that returns it. */
 function boundedFailure(content: string, settings: RegistrySettings): ToolResult {
   return failure(truncate(content, settings.maxResultLength));
-}
-
-/**
- * Why arguments are too large to check, or undefined: nested deeper than the registry allows (validators and
- * serialisers recurse, and a model can send thousands of levels) or holding more characters than it allows.
- * One walk with an explicit stack, so the check itself cannot overflow.
- */
-function checkArgumentBounds(args: object, settings: RegistrySettings): string | undefined {
-  const stack: [unknown, number][] = [[args, 1]];
-  let characters = 0;
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [unknown, number];
-    if (typeof value === "string") characters += value.length;
-    else if (typeof value === "object" && value !== null) {
-      if (depth > settings.maxArgumentDepth)
-        return `they are nested more than ${settings.maxArgumentDepth} levels deep. Send a flatter object.`;
-      for (const key in value) {
-        characters += key.length;
-        stack.push([(value as Record<string, unknown>)[key], depth + 1]);
-      }
-    }
-    if (characters > settings.maxArgumentsLength)
-      return `they hold more than ${settings.maxArgumentsLength} characters. Send less at once, e.g. in several calls.`;
-  }
-  return undefined;
 }
 
 /** Most calls meet no check at all: they skip the decision (and its await) entirely. */

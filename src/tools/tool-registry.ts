@@ -2,6 +2,7 @@ import type { ToolOutcome } from "../core/events.js";
 import type { ToolExecuteOptions, ToolExecutor } from "../core/loop-types.js";
 import type { ToolCall, ToolSchema } from "../core/types.js";
 import { UsageError } from "../errors.js";
+import { maxArgumentsDepth, maxArgumentsLength } from "./argument-bounds.js";
 import { executeToolCall, type PreparedTool, type RegistrySettings } from "./execute-tool-call.js";
 import type { CanUseTool } from "./permission.js";
 import { isReadOnlyCall, type Tool, type ToolParameters } from "./tool.js";
@@ -14,11 +15,14 @@ export type ToolRegistryOptions = {
   /** Longest observation in characters; longer results (and error messages) are cut with a marker (default 50,000). */
   maxResultLength?: number | undefined;
   /**
-   * Deepest nesting of arguments accepted (default 64): deeper ones are refused with an observation before
-   * validation, since validators and the next request's serialisation recurse.
+   * Deepest nesting of arguments accepted (default 64, `maxArgumentsDepth`): deeper ones are refused with an
+   * observation before validation, since validators and the next request's serialisation recurse.
    */
   maxArgumentDepth?: number | undefined;
-  /** Most characters (in strings and keys) a call's arguments may hold (default 1,000,000); more is refused with an observation. */
+  /**
+   * Longest arguments accepted, in characters of JSON (default 1,000,000, `maxArgumentsLength`); longer ones are
+   * refused with an observation. The defaults are the bounds a provider's response is read with (`createToolCall`).
+   */
   maxArgumentsLength?: number | undefined;
   /**
    * Keep the model's order of effects (default false: all of a turn's calls run at once). A call to a tool that
@@ -44,8 +48,10 @@ export class ToolRegistry implements ToolExecutor {
       toolNames: () => this.names(),
       timeoutMs: positive("timeoutMs", options.timeoutMs ?? 60_000),
       maxResultLength: positive("maxResultLength", options.maxResultLength ?? 50_000),
-      maxArgumentDepth: positive("maxArgumentDepth", options.maxArgumentDepth ?? 64),
-      maxArgumentsLength: positive("maxArgumentsLength", options.maxArgumentsLength ?? 1_000_000),
+      argumentBounds: {
+        maxDepth: positive("maxArgumentDepth", options.maxArgumentDepth ?? maxArgumentsDepth),
+        maxLength: positive("maxArgumentsLength", options.maxArgumentsLength ?? maxArgumentsLength),
+      },
     };
     this.runsAlone = options.orderEffects
       ? (toolCall) => !isReadOnlyCall(this.#tools.get(toolCall.name)?.tool, toolCall.arguments)

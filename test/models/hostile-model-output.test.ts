@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { Agent } from "../../src/core/agent.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
-import { createToolCall, maxArgumentsDepth, maxArgumentsLength } from "../../src/models/create-tool-call.js";
+import { createToolCall } from "../../src/models/create-tool-call.js";
 import { OpenAIModel } from "../../src/models/openai/index.js";
 import { formatServerSentEvents, startWireServer, type WireResponse, type WireServer } from "../../src/testing/wire-server.js";
+import { maxArgumentsDepth, maxArgumentsLength } from "../../src/tools/argument-bounds.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { anthropicStream } from "../helpers/wire-bodies.js";
 

@@ -62,7 +62,9 @@ describe("argument validation cannot block the process", () => {
     const result = await new Agent(model, registry).run("go");
     expect(result.messages[2]).toMatchObject({
       isError: true,
-      content: 'Invalid arguments for tool "tree": they are nested more than 64 levels deep. Send a flatter object.',
+      // The words a provider's response is refused with (createToolCall): one check, one message.
+      content:
+        'Invalid arguments for tool "tree": the arguments are nested more than 64 levels deep. Send flatter arguments. Call it again with a JSON object matching its schema.',
     });
     expect(execute).not.toHaveBeenCalled();
     expect(result.final).toBe("recovered");
@@ -75,7 +77,9 @@ describe("argument validation cannot block the process", () => {
       parameters: anyObject,
       execute: () => "ok",
     });
-    expect((await observe(registry, call("echo", { text: "x".repeat(2000) }))).content).toMatch(/hold more than 1000 characters/);
+    expect((await observe(registry, call("echo", { text: "x".repeat(2000) }))).content).toMatch(
+      /the arguments are over 1,000 characters long; at most 1,000 are accepted/,
+    );
     expect((await observe(registry, call("echo", { text: "x".repeat(900) }))).content).toBe("ok");
     const byDefault = new ToolRegistry().add({ name: "echo", description: "", parameters: anyObject, execute: () => "ok" });
     expect((await observe(byDefault, call("echo", { text: "x".repeat(1_000_001) }))).isError).toBe(true);
