@@ -58,6 +58,23 @@ export const commandsWithoutPaths: ReadonlySet<string> = new Set([
  */
 export const fileSystemCommands: ReadonlySet<string> = new Set(["cp", "mkdir", "mv", "rm", "rmdir", "touch"]);
 
+/**
+ * What a simple command is to the modes, told by the words that run (prefix assignments and wrappers taken off):
+ * `read`, a read-only command whose operands are paths to judge (`cat`, `ls`, `grep`…); `print`, a read-only command
+ * whose operands are not paths (`echo`, `pwd`, `command -v`), or no command at all (`FOO=1` alone); `files`, one of
+ * {@link fileSystemCommands}; `other`, anything else, builtins that assign variables included (`read X`, `printf -v X`).
+ * The judge (judge-bash.ts) and the read-only subagents' check both ask this.
+ */
+export function commandKind(runs: readonly BashWord[]): "read" | "print" | "files" | "other" {
+  const name = runs[0]?.value;
+  // A first word only known when it runs (`$CMD`) is a command this check cannot name.
+  if (name === undefined) return runs.length === 0 ? "print" : "other";
+  if (findUnsafeAssignment(runs) !== undefined) return "other";
+  const lookup = name === "command" && (runs[1]?.value === "-v" || runs[1]?.value === "-V");
+  if (commandsWithoutPaths.has(name) || lookup) return "print";
+  return readOnlyCommands.has(name) ? "read" : fileSystemCommands.has(name) ? "files" : "other";
+}
+
 /** Commands that change the shell's directory: relative paths after them cannot be judged. */
 export const directoryCommands: ReadonlySet<string> = new Set(["cd", "popd", "pushd"]);
 

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { BashAnalysis, BashCommand, BashRedirect } from "./bash-commands.js";
 import type { BashWord } from "./bash-word-types.js";
 import { processSubstitutionPath } from "./bash-words.js";
-import { commandsWithoutPaths, fileSystemCommands, findUnsafeAssignment, isSafeAssignment, readOnlyCommands } from "./command-kinds.js";
+import { commandKind, findUnsafeAssignment, isSafeAssignment } from "./command-kinds.js";
 import { type FileAccess, ruleCoversAccess } from "./file-tools.js";
 import type { PermissionMode } from "./modes.js";
 import { normalizeCommandText, type PermissionRule, type RuleList } from "./parse-rule.js";
@@ -142,6 +142,31 @@ function changesThings(line: Line): boolean {
   );
 }
 
+/**
+ * Whether a command line only reads, as the modes judge it, wherever it reads: it can be judged (no `eval`,
+ * `bash -c`, `xargs`, `$CMD`…), every simple command is read-only by {@link commandKind}, runs through no wrapper
+ * written as a path and sets only safe variables, and no redirection writes a file. Where it reads is left to the
+ * rules and the mode (a read-only subagent's check asks this, then the session's permissions judge the paths).
+ */
+export function isReadOnlyBashLine(analysis: BashAnalysis): boolean {
+  if (analysis.unjudgeable !== undefined) return false;
+  const readOnly = (command: BashCommand) => {
+    const kind = commandKind(command.runs);
+    return (
+      command.unjudgeable === undefined &&
+      command.runs === command.words &&
+      (kind === "read" || kind === "print") &&
+      command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value))
+    );
+  };
+  return (
+    analysis.commands.every(readOnly) &&
+    analysis.redirects.every(
+      (redirect) => redirect.access === "read" || (redirect.target.value !== undefined && harmlessTargets.has(redirect.target.value)),
+    )
+  );
+}
+
 /** The first rule of `list` the line matches: as a whole, by a part, or by a file a part or a redirection names. */
 function findRule(
   line: Line,
@@ -260,14 +285,14 @@ function describePart(command: BashCommand, analysis: BashAnalysis, directory: s
   const { runs } = command;
   const through = runs === command.words ? undefined : command.words[0]?.text;
   const name = runs[0]?.value;
+  const known = commandKind(runs);
   if (name === undefined) {
+    // Assignments alone: only safe ones leave what later commands run as it was.
     const safe = command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value));
-    return { command, kind: runs.length === 0 && safe ? "read" : "other", paths: [], reaches: [], through };
+    return { command, kind: known === "print" && safe ? "read" : "other", paths: [], reaches: [], through };
   }
-  if (findUnsafeAssignment(runs)) return { command, kind: "other", paths: [], reaches: [], through };
-  const lookup = name === "command" && (runs[1]?.value === "-v" || runs[1]?.value === "-V");
-  if (commandsWithoutPaths.has(name) || lookup) return { command, kind: "read", paths: [], reaches: [], through };
-  const kind = readOnlyCommands.has(name) ? "read" : fileSystemCommands.has(name) ? "files" : "other";
+  if (known === "print") return { command, kind: "read", paths: [], reaches: [], through };
+  const kind = known;
   if (kind === "other") return { command, kind, paths: [], reaches: [], through };
   const cwdKnown = analysis.directoryChangeAt === undefined || command.start <= analysis.directoryChangeAt;
   const operands = operandsOf(runs);

@@ -2,36 +2,19 @@ import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
 import type { Tool } from "../../tools/tool.js";
 import { analyzeBashCommand } from "../permissions/bash-commands.js";
 import { type BashParser, loadBashParser } from "../permissions/bash-parser.js";
-import { processSubstitutionPath } from "../permissions/bash-words.js";
-import { commandsWithoutPaths, findUnsafeAssignment, isSafeAssignment, readOnlyCommands } from "../permissions/command-kinds.js";
+import { isReadOnlyBashLine } from "../permissions/judge-bash.js";
 
-const harmlessTargets = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", processSubstitutionPath]);
 const allow: PermissionDecision = Object.freeze({ behavior: "allow" });
 
 /**
- * Whether a command line only reads, as the permission modes judge it: it parses and can be judged (no `eval`,
- * `bash -c`, `xargs`, `$CMD`…), every simple command is one the modes know as read-only (`ls`, `cat`, `grep`,
- * `head`, `wc`… — not `git`, `find`, `sed` or `sort`, which can write or run programs), no assignment (prefix, `printf -v`,
- * `read`, `declare`…) can change what runs, and no redirection writes a file. Where it reads is for the permissions to judge.
+ * Whether a command line only reads, as the permission modes judge it (the Bash judge's own classification,
+ * `isReadOnlyBashLine`): it parses and can be judged (no `eval`, `bash -c`, `xargs`, `$CMD`…), every simple command
+ * is one the modes know as read-only (`ls`, `cat`, `grep`, `head`, `wc`… — not `git`, `find`, `sed` or `sort`, which
+ * can write or run programs), no assignment (prefix, `printf -v`, `read`, `declare`…) can change what runs, and no
+ * redirection writes a file. Where it reads is for the permissions to judge.
  */
 export function isReadOnlyBashCommand(parser: BashParser, commandLine: string): boolean {
-  const analysis = analyzeBashCommand(parser, commandLine);
-  if (analysis.unjudgeable !== undefined) return false;
-  for (const command of analysis.commands) {
-    if (command.unjudgeable !== undefined) return false;
-    if (!command.assignments.every((assignment) => isSafeAssignment(assignment.name, assignment.value))) return false;
-    if (findUnsafeAssignment(command.words) !== undefined) return false; // printf -v PATH, read X, declare X=1
-    const name = command.words[0]?.value;
-    if (name === undefined) {
-      if (command.words.length > 0) return false; // a command name only known when it runs
-      continue;
-    }
-    const lookup = name === "command" && (command.words[1]?.value === "-v" || command.words[1]?.value === "-V");
-    if (!(readOnlyCommands.has(name) || commandsWithoutPaths.has(name) || lookup)) return false;
-  }
-  return analysis.redirects.every(
-    (redirect) => redirect.access === "read" || (redirect.target.value !== undefined && harmlessTargets.has(redirect.target.value)),
-  );
+  return isReadOnlyBashLine(analyzeBashCommand(parser, commandLine));
 }
 
 /**
