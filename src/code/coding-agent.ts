@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../core/agent.js";
@@ -28,11 +27,11 @@ import { withPostToolUseHooks } from "./hooks/with-post-tool-use-hooks.js";
 import { withPreToolUseHooks } from "./hooks/with-pre-tool-use-hooks.js";
 import { loadProjectMemory, type ProjectMemory, type ProjectMemoryOptions } from "./memory/index.js";
 import { type CodePermissions, createCodePermissions, type PermissionMode } from "./permissions/index.js";
-import { permissionSettingsFiles } from "./permissions/settings.js";
 import { createSandbox, type Sandbox } from "./sandbox/create-sandbox.js";
 import { sandboxOptionsFromRules } from "./sandbox/from-permission-rules.js";
 import type { NetworkRequest } from "./sandbox/network-proxy.js";
 import { readSandboxSettings, type SandboxSettings } from "./sandbox/sandbox-settings.js";
+import { type LoadedSettings, type SettingsInput, settingsLocations, settingsOf } from "./settings/load-settings.js";
 import {
   type AgentTool,
   builtInSubagents,
@@ -74,10 +73,11 @@ export type CodingAgentOptions = {
   /** Permission rules given in code, after the settings files' (`Bash(npm test)`, `Edit(src/**)`, …). */
   rules?: { allow?: readonly string[] | undefined; ask?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
   /**
-   * Settings files to read for permissions and hooks, least specific first. Default: `~/.minagent/settings.json`,
-   * `<root>/.minagent/settings.json`, `<root>/.minagent/settings.local.json`; `[]` reads none.
+   * The settings files for permissions, hooks and the sandbox, least specific first: read already (`loadSettings`,
+   * as the CLI does once per session) or paths to read. Default: `settings.json` in `userDirectory`, then
+   * `<root>/.minagent/settings.json` and `<root>/.minagent/settings.local.json`; `[]` reads none.
    */
-  settingsFiles?: readonly string[] | undefined;
+  settingsFiles?: SettingsInput | undefined;
   /** Hooks in code, run after the settings files' hooks. */
   hooks?: HookConfiguration | undefined;
   /**
@@ -245,7 +245,10 @@ export class CodingAgent {
     await this.sandbox.close();
   }
 
-  /** Builds the agent: reads the settings files (permissions and hooks) and prepares the tools. */
+  /**
+   * Builds the agent, step by step: the settings (read once), the permissions and the folders they open, the sandbox,
+   * the hooks, the tools, project memory, subagents, compaction, and the engine's Agent over them.
+   */
   static async create(model: Model, options: CodingAgentOptions): Promise<CodingAgent> {
     if (options?.workspace === undefined)
       throw new UsageError("CodingAgent needs a workspace: the folder it works in, e.g. { workspace: process.cwd() }.");
@@ -254,101 +257,41 @@ export class CodingAgent {
         ? options.workspace
         : new Workspace({ root: options.workspace, additionalDirectories: options.additionalDirectories });
     const home = options.home ?? homedir();
-    const settingsFiles = options.settingsFiles ?? permissionSettingsFiles({ root: given.root, home });
-    const sandboxSettings = await readSandboxSettings(
-      settingsFiles,
-      { root: given.root, home },
-      typeof options.sandbox === "boolean" ? { enabled: options.sandbox } : options.sandbox,
-    );
-    const permissions = await createCodePermissions({
-      workspace: given,
-      mode: options.mode,
-      rules: options.rules,
-      settingsFiles,
-      home,
-      unsandboxedCalls: options.unattended && sandboxSettings.allowUnsandboxedCommands === true ? "judge" : "ask",
-    });
-    // The settings may add directories: the tools must be able to reach what the permissions allow there.
-    const workspace =
-      options.workspace instanceof Workspace || permissions.directories.every((directory) => given.directories.includes(directory))
-        ? given
-        : new Workspace({
-            root: given.root,
-            additionalDirectories: permissions.directories.filter((directory) => directory !== given.root),
-          });
+    // One folder of the user's for everything: settings, memory, agents, and what the sandbox keeps read-only.
+    const userDirectory = options.userDirectory ?? join(home, ".minagent");
+    const settings = await settingsOf(options.settingsFiles ?? settingsLocations({ root: given.root, userDirectory }));
+    const { permissions, workspace, sandbox } = await createBoundaries(given, settings, { ...options, home, userDirectory });
     const hooks = new HookRunner({
       sessionId: options.sessionId ?? globalThis.crypto.randomUUID(),
       cwd: workspace.root,
-      settings: await readHookSettings(settingsFiles),
+      settings: settings.files.map((file) => file.settings as HookSettings),
       hooks: options.hooks,
       onHookRun: options.onHookRun,
     });
-    const userDirectory = options.userDirectory ?? join(home, ".minagent");
-    const sandbox = await createSandbox({
-      settings: sandboxSettings,
-      directories: workspace.directories,
-      home,
-      userDirectory,
-      ...sandboxOptionsFromRules(permissions),
-      askNetwork: options.askNetwork,
-    });
-    const todos = options.todos ?? createTodoStore();
-    const registry = new ToolRegistry({ orderEffects: true, timeoutMs: 15 * 60_000 });
-    const builtIn = [
-      createReadTool(workspace),
-      createWriteTool(workspace),
-      createEditTool(workspace),
-      // A search never shows what a Read deny rule keeps from reading.
-      createGlobTool(workspace, { isHidden: permissions.isReadDenied }),
-      createGrepTool(workspace, { isHidden: permissions.isReadDenied }),
-      createBashTool(workspace, { sandbox }),
-      createTodoWriteTool(todos),
-      ...permissions.planMode.tools,
-      ...(options.tools ?? []),
-    ];
     const withHooks = (tool: Tool): Tool => (hooks.hasHooks("PostToolUse", tool.name) ? withPostToolUseHooks(tool, hooks) : tool);
-    for (const tool of builtIn) registry.add(withHooks(tool));
+    const todos = options.todos ?? createTodoStore();
+    const registry = new ToolRegistry(registryOptions);
+    for (const tool of builtInTools(workspace, permissions, sandbox, todos)) registry.add(withHooks(tool));
+    for (const tool of options.tools ?? []) registry.add(withHooks(tool));
     const canUseTool = withPreToolUseHooks(hooks, askWhileWaiting(permissions.canUseTool, options.askPerson));
     const memory: ProjectMemory =
       options.memory === false
         ? { files: [], text: "" }
         : await loadProjectMemory({ root: workspace.root, userDirectory, ...options.memory });
-    let subagents: AgentTool | undefined;
-    if (options.subagents !== false) {
-      const given = options.subagents ?? {};
-      const environment = `Workspace: ${workspace.root}. Paths may be relative to it. Date: ${new Date().toISOString().slice(0, 10)}.`;
-      subagents = createAgentTool({
-        model,
-        resolveModel: given.resolveModel ?? ((spec) => resolveModel(spec)),
-        definitions: mergeSubagentDefinitions(
-          builtInSubagents,
-          await loadSubagentDefinitions({ root: workspace.root, userDirectory }),
-          given.definitions ?? [],
-        ),
-        // Plan mode's tools move the session's mode: they stay the main agent's.
-        toolNames: registry.names().filter((name) => name !== "EnterPlanMode" && name !== "ExitPlanMode"),
-        // A subagent keeps a checklist and a shell of its own (its `cd` must not move the main agent's); the other
-        // tools are the session's (PostToolUse hooks included).
-        buildTools: (names) =>
-          names.map((name) =>
-            name === "TodoWrite"
-              ? withHooks(createTodoWriteTool(createTodoStore()))
-              : name === "Bash"
-                ? withHooks(createBashTool(workspace, { sandbox }))
-                : (registry.get(name) as Tool),
-          ),
-        canUseTool,
-        // The MCP tools the session has at the time (servers come and go), as the main agent has them.
-        sharedTools: options.mcp
-          ? () => registry.names().flatMap((name) => (name.startsWith("mcp__") ? (registry.get(name) ?? []) : []))
-          : undefined,
-        limits: given.limits,
-        budget: given.budget,
-        registry: { orderEffects: true, timeoutMs: 15 * 60_000 },
-        systemPrompt: (definition) => subagentSystemPrompt(definition, [environment, memory.text].filter(Boolean).join("\n\n")),
-      });
-      registry.add(withHooks(subagents));
-    }
+    const subagents =
+      options.subagents === false
+        ? undefined
+        : await createSubagents(model, options, {
+            workspace,
+            userDirectory,
+            registry,
+            sandbox,
+            permissions,
+            canUseTool,
+            memory,
+            withHooks,
+          });
+    if (subagents) registry.add(withHooks(subagents));
     const compactor =
       options.compaction === false
         ? undefined
@@ -359,17 +302,11 @@ export class CodingAgent {
             permissions: () => describePermissions(permissions),
             todos: () => describeTodos(todos.todos),
           });
-    const onEvent = options.onEvent;
     const agent = new Agent(model, registry, {
       system: [codingSystemPrompt({ workspace, instructions: options.instructions }), memory.text].filter(Boolean).join("\n\n"),
       maxSteps: options.maxSteps ?? 50,
       canUseTool,
-      onEvent: compactor
-        ? (event) => {
-            compactor.listen(event);
-            onEvent?.(event);
-          }
-        : onEvent,
+      onEvent: listenWith(compactor, options.onEvent),
       // MCP tools first, so that the compactor measures the tools that will be sent.
       prepareTurn:
         options.mcp || compactor
@@ -451,6 +388,124 @@ export class CodingAgent {
   }
 }
 
+/** Every registry of the agent's (and its subagents'): effects in the model's order, a long timeout for builds and tests. */
+const registryOptions = { orderEffects: true, timeoutMs: 15 * 60_000 };
+
+/**
+ * What the agent may do and where: the permissions (modes, rules, the folders the settings add), the workspace the
+ * tools get (widened to those folders), and the OS sandbox Bash commands run in (the same folders and rules).
+ */
+async function createBoundaries(
+  given: Workspace,
+  settings: LoadedSettings,
+  options: CodingAgentOptions & { home: string; userDirectory: string },
+): Promise<{ permissions: CodePermissions; workspace: Workspace; sandbox: Sandbox }> {
+  const { home, userDirectory } = options;
+  const sandboxSettings = await readSandboxSettings(
+    settings,
+    { root: given.root, home },
+    typeof options.sandbox === "boolean" ? { enabled: options.sandbox } : options.sandbox,
+  );
+  const permissions = await createCodePermissions({
+    workspace: given,
+    mode: options.mode,
+    rules: options.rules,
+    settingsFiles: settings,
+    home,
+    unsandboxedCalls: options.unattended && sandboxSettings.allowUnsandboxedCommands === true ? "judge" : "ask",
+  });
+  // The settings may add directories: the tools must be able to reach what the permissions allow there.
+  const workspace =
+    options.workspace instanceof Workspace || permissions.directories.every((directory) => given.directories.includes(directory))
+      ? given
+      : new Workspace({ root: given.root, additionalDirectories: permissions.directories.filter((directory) => directory !== given.root) });
+  const sandbox = await createSandbox({
+    settings: sandboxSettings,
+    directories: workspace.directories,
+    home,
+    userDirectory,
+    ...sandboxOptionsFromRules(permissions),
+    askNetwork: options.askNetwork,
+  });
+  return { permissions, workspace, sandbox };
+}
+
+/** The built-in coding tools over one workspace. */
+function builtInTools(workspace: Workspace, permissions: CodePermissions, sandbox: Sandbox, todos: TodoStore): Tool[] {
+  return [
+    createReadTool(workspace),
+    createWriteTool(workspace),
+    createEditTool(workspace),
+    // A search never shows what a Read deny rule keeps from reading.
+    createGlobTool(workspace, { isHidden: permissions.isReadDenied }),
+    createGrepTool(workspace, { isHidden: permissions.isReadDenied }),
+    createBashTool(workspace, { sandbox }),
+    createTodoWriteTool(todos),
+    ...permissions.planMode.tools,
+  ];
+}
+
+/** The parts of the agent its subagents share or copy. */
+type SubagentParts = {
+  workspace: Workspace;
+  userDirectory: string;
+  registry: ToolRegistry;
+  sandbox: Sandbox;
+  permissions: CodePermissions;
+  canUseTool: CanUseTool;
+  memory: ProjectMemory;
+  withHooks: (tool: Tool) => Tool;
+};
+
+/** The Agent tool: the built-in subagents, the user's and the project's agent files, and those given in code. */
+async function createSubagents(model: Model, options: CodingAgentOptions, parts: SubagentParts): Promise<AgentTool> {
+  const { workspace, registry, sandbox, withHooks } = parts;
+  const given = options.subagents || {};
+  const environment = `Workspace: ${workspace.root}. Paths may be relative to it. Date: ${new Date().toISOString().slice(0, 10)}.`;
+  // Plan mode's tools move the session's mode: they stay the main agent's.
+  const mainOnly = new Set(parts.permissions.planMode.tools.map((tool) => tool.name));
+  // A subagent keeps a checklist and a shell of its own (its `cd` must not move the main agent's); the other tools
+  // are the session's (PostToolUse hooks included).
+  const ownCopies: Record<string, () => Tool> = {
+    [createTodoWriteTool(createTodoStore()).name]: () => createTodoWriteTool(createTodoStore()),
+    [createBashTool(workspace, { sandbox }).name]: () => createBashTool(workspace, { sandbox }),
+  };
+  return createAgentTool({
+    model,
+    resolveModel: given.resolveModel ?? ((spec) => resolveModel(spec)),
+    definitions: mergeSubagentDefinitions(
+      builtInSubagents,
+      await loadSubagentDefinitions({ root: workspace.root, userDirectory: parts.userDirectory }),
+      given.definitions ?? [],
+    ),
+    toolNames: registry.names().filter((name) => !mainOnly.has(name)),
+    buildTools: (names) => names.map((name) => withHooksIfCopied(name, ownCopies, withHooks) ?? (registry.get(name) as Tool)),
+    canUseTool: parts.canUseTool,
+    // The MCP tools the session has at the time (servers come and go), as the main agent has them.
+    sharedTools: options.mcp
+      ? () => registry.names().flatMap((name) => (name.startsWith("mcp__") ? (registry.get(name) ?? []) : []))
+      : undefined,
+    limits: given.limits,
+    budget: given.budget,
+    registry: registryOptions,
+    systemPrompt: (definition) => subagentSystemPrompt(definition, [environment, parts.memory.text].filter(Boolean).join("\n\n")),
+  });
+}
+
+function withHooksIfCopied(name: string, copies: Record<string, () => Tool>, withHooks: (tool: Tool) => Tool): Tool | undefined {
+  const copy = copies[name];
+  return copy ? withHooks(copy()) : undefined;
+}
+
+/** The agent's listener: the compactor measures every event before the caller hears it. */
+function listenWith(compactor: Compactor | undefined, onEvent: AgentEventListener | undefined): AgentEventListener | undefined {
+  if (!compactor) return onEvent;
+  return (event) => {
+    compactor.listen(event);
+    onEvent?.(event);
+  };
+}
+
 /** With `askPerson`, an "ask" is put to the person while the run waits; without it the run is interrupted. */
 function askWhileWaiting(canUseTool: CanUseTool, askPerson: CodingAgentOptions["askPerson"]): CanUseTool {
   if (!askPerson) return canUseTool;
@@ -459,25 +514,6 @@ function askWhileWaiting(canUseTool: CanUseTool, askPerson: CodingAgentOptions["
     if (decision.behavior !== "ask") return decision;
     return askPerson({ toolCall: call, reason: decision.reason, signal: context.signal });
   };
-}
-
-/** The `hooks` of each settings file that exists and parses (permissions report malformed files; hooks must not run blind). */
-async function readHookSettings(files: readonly string[]): Promise<HookSettings[]> {
-  const settings: HookSettings[] = [];
-  for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch {
-      continue;
-    }
-    try {
-      settings.push(JSON.parse(text) as HookSettings);
-    } catch (error) {
-      throw new UsageError(`Settings file ${file} is not valid JSON (${(error as Error).message}); fix it or remove it.`);
-    }
-  }
-  return settings;
 }
 
 function blockedResult(reason: string, history: readonly Message[] | undefined): CodingRunResult {

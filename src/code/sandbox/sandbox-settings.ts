@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
-import { readSettingsFile } from "../settings/read-settings-file.js";
+import { type SettingsInput, settingsOf } from "../settings/load-settings.js";
 
 /**
  * The `sandbox` object of a settings file, in Claude Code's shape. Paths starting with `/` are absolute, `~/` starts
@@ -59,12 +59,12 @@ export type ResolvedSandboxSettings = {
 export type SandboxPathBases = { root: string; home: string };
 
 /**
- * Reads the `sandbox` object of each settings file (a missing file is skipped) and merges them with `code` (applied
+ * Merges the `sandbox` object of each settings file (read already, or read now; a missing file is skipped) with `code` (applied
  * last: `CodingAgent.create`'s `sandbox` option, the CLI's flags). Throws a UsageError naming the file and the field
  * when one is misshapen.
  */
 export async function readSandboxSettings(
-  files: readonly string[],
+  files: SettingsInput,
   bases: SandboxPathBases,
   code?: SandboxSettings | undefined,
 ): Promise<ResolvedSandboxSettings> {
@@ -79,18 +79,13 @@ export async function readSandboxSettings(
     allowAllUnixSockets: false,
     files: [],
   };
-  for (const file of files) {
-    const sandbox = await readSandboxObject(file);
-    if (sandbox === undefined) continue;
-    mergeSandboxSettings(merged, sandbox, file, bases);
-    merged.files.push(file);
+  for (const { path, settings } of (await settingsOf(files)).files) {
+    if (settings.sandbox === undefined) continue;
+    mergeSandboxSettings(merged, settings.sandbox, path, bases);
+    merged.files.push(path);
   }
   if (code !== undefined) mergeSandboxSettings(merged, code, "the sandbox option", bases);
   return merged;
-}
-
-async function readSandboxObject(file: string): Promise<unknown> {
-  return (await readSettingsFile(file))?.sandbox;
 }
 
 /** Merges one source's `sandbox` object into `merged`; `where` names the source in errors. */
