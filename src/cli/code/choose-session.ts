@@ -4,24 +4,25 @@ import type { CodeOptions, CodeSession, CodeSessionStore, CodeSessionSummary } f
 
 /**
  * The session a `minagent code` invocation writes to: the folder's newest (`--continue`), the one named
- * (`--resume <id>`), a new copy of either (`--fork-session`: the old file is not touched), or a new one. `--resume`
- * without an id needs a person to choose: the interactive UI gets a new session and the list; `-p` is refused with
- * the folder's recent sessions.
+ * (`--resume <id>`), a new copy of either (`--fork-session`: the old file is only read, so a session another process
+ * is writing can be forked), or a new one. Going on with a session takes its lock: one another running process
+ * writes is refused, naming that process. `--resume` without an id needs a person to choose: the interactive UI gets
+ * a new session and the list; `-p` is refused with the folder's recent sessions.
  */
 export async function chooseSession(store: CodeSessionStore, options: CodeOptions): Promise<CodeSession> {
-  let found: CodeSession | undefined;
+  let id: string | undefined;
   if (options.continue) {
     const [newest] = await store.list();
     if (!newest)
       throw new UsageError(`--continue: there is no session to continue in ${options.cwd}. Start one with minagent code -p "…".`);
-    found = await store.open(newest.id);
-  } else if (typeof options.resume === "string") found = await store.open(options.resume);
+    id = newest.id;
+  } else if (typeof options.resume === "string") id = options.resume;
   else if (options.resume === true && options.print)
     throw new UsageError(
       `--resume needs a session id with -p (or use --continue for the newest).${recent(await store.list(), options.cwd)}`,
     );
-  if (!found) return store.create();
-  return options.forkSession ? store.create({ history: found.history, forkedFrom: found.id }) : found;
+  if (id === undefined) return store.create();
+  return options.forkSession ? store.create({ forkedFrom: id }) : store.open(id);
 }
 
 function recent(sessions: readonly CodeSessionSummary[], cwd: string): string {

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { JsonLinesSessionStore } from "../../code/sessions/json-lines-session-store.js";
+import { describeSessionHolder, SessionInUseError, staleHint } from "../../code/sessions/session-lock.js";
 import { SessionRecorder } from "../../code/sessions/session-recorder.js";
 import type { LoadedSession } from "../../code/sessions/session-store.js";
 import { UsageError } from "../../errors.js";
@@ -20,6 +21,11 @@ export type CodeSessionStoreOptions = {
 /**
  * The CLI's sessions on minagent/code's: a `JsonLinesSessionStore` and a `SessionRecorder` per session (written as
  * the run goes, synchronously, secrets scrubbed; docs/sessions.md). `open` only takes a session of this folder.
+ *
+ * The session written to is locked for this process (the store's lock file, released when the process exits): `open`
+ * takes the lock before it loads, and refuses a session another running process writes (its pid, and how to go on:
+ * wait, or --fork-session). The CLI writes one session at a time, so opening or creating another releases the last
+ * one's lock. A fork (`create({ forkedFrom })`) only reads the old session: it needs no lock.
  */
 export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSessionStore {
   const cwd = resolve(options.cwd);
@@ -51,15 +57,35 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
       throw new UsageError(`Session ${id} belongs to ${loaded.header.cwd}, not ${cwd}: run there, or with --cwd ${loaded.header.cwd}.`);
     return loaded;
   };
+  /** The session this process writes to now: its lock goes when another is opened or created. */
+  let current: string | undefined;
+  const switchTo = (id: string) => {
+    if (current !== undefined && current !== id) store.unlock(current);
+    current = id;
+  };
 
   return {
     async create(seed = {}) {
-      if (seed.forkedFrom === undefined) return sessionOf(recorderFor(undefined, false), seed.history);
-      const loaded = await load(seed.forkedFrom);
-      return sessionOf(recorderFor(loaded, true), seed.history ?? loaded.messages);
+      const loaded = seed.forkedFrom === undefined ? undefined : await load(seed.forkedFrom);
+      const recorder = recorderFor(loaded, loaded !== undefined);
+      switchTo(recorder.sessionId); // its lock is taken with its first lines
+      return sessionOf(recorder, seed.history ?? loaded?.messages);
     },
     async open(id) {
-      const loaded = await load(id);
+      const heldBefore = id === current;
+      try {
+        store.lock(id);
+      } catch (error) {
+        throw error instanceof SessionInUseError ? inUse(error) : error;
+      }
+      let loaded: LoadedSession;
+      try {
+        loaded = await load(id);
+      } catch (error) {
+        if (!heldBefore) store.unlock(id);
+        throw error;
+      }
+      switchTo(id);
       return sessionOf(recorderFor(loaded, false), loaded.messages);
     },
     // The store's summaries, without reading each conversation: --continue stays fast in a folder of big sessions.
@@ -74,4 +100,15 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
       }));
     },
   };
+}
+
+/** The store's refusal in the CLI's words: what to run to go on in a copy. */
+function inUse(error: SessionInUseError): SessionInUseError {
+  const { sessionId, holder, lockFile } = error;
+  return new SessionInUseError(
+    sessionId,
+    holder,
+    lockFile,
+    `${describeSessionHolder(sessionId, holder)} Wait for it to end, or go on in a copy of it: minagent code --resume ${sessionId} --fork-session. ${staleHint(holder, lockFile)}`,
+  );
 }

@@ -5,7 +5,9 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import { readSession, summarizeSession } from "./read-session.js";
+import { sessionFileError } from "./session-file-error.js";
 import { formatSessionLine, type SessionLine } from "./session-format.js";
+import { acquireSessionLock, type SessionLock } from "./session-lock.js";
 import type { LoadedSession, SessionStore, SessionSummary } from "./session-store.js";
 
 /** Settings of a {@link JsonLinesSessionStore}. */
@@ -53,7 +55,12 @@ export function checkSessionId(sessionId: string): string {
  * (format: docs/sessions.md). Every append is one synchronous write of whole lines to a file opened for appending,
  * so a process killed at any moment (SIGKILL included) loses at most the line being written, which readers skip.
  * Folders are created private (0700) and files 0600: sessions hold the person's code and conversation.
- * One process writes to a session at a time; to go on with a session another process has open, fork it.
+ *
+ * One process writes to a session at a time: the first append (or `lock`) takes the session's lock,
+ * `<directory>/session-locks/<id>.lock`, holding this process's pid, and keeps it until `unlock` or the process
+ * exits; a lock left by a process that is no longer running is taken over. An append to a session another running
+ * process holds throws a `SessionInUseError`: to go on with it meanwhile, fork it. Reading and listing take no lock.
+ * A file the system refuses (a folder at its path, no permission, a full disk) throws a `SessionFileError` naming it.
  */
 export class JsonLinesSessionStore implements SessionStore {
   /** The data directory (`projects/` is under it). */
@@ -63,6 +70,10 @@ export class JsonLinesSessionStore implements SessionStore {
   readonly #paths = new Map<string, string>();
   /** Sessions whose file this store last wrote whole: they end with a newline, unless changed since `load`. */
   readonly #whole = new Set<string>();
+  /** The size of each session's file when this store last loaded it, until the next append checks it. */
+  readonly #loadedSizes = new Map<string, number>();
+  /** The sessions this store holds the lock of. */
+  readonly #locks = new Map<string, SessionLock>();
 
   constructor(options: JsonLinesSessionStoreOptions = {}) {
     this.directory = options.directory === undefined ? defaultDataDirectory() : resolve(options.directory);
@@ -74,11 +85,33 @@ export class JsonLinesSessionStore implements SessionStore {
     return join(this.directory, "projects", projectFolderName(cwd), `${checkSessionId(sessionId)}.jsonl`);
   }
 
+  /** The lock file of a session: it exists while a process writes the session, and holds that process's pid. */
+  sessionLockPath(sessionId: string): string {
+    return join(this.directory, "session-locks", `${checkSessionId(sessionId)}.lock`);
+  }
+
+  /**
+   * Takes the session's lock for this process, before anything is written (appends take it too): lock, then
+   * `load`, so that no other process writes between what was loaded and what this one appends. Nothing happens
+   * if this store holds it already. Throws a `SessionInUseError` naming the process when another running one holds it.
+   */
+  lock(sessionId: string): void {
+    if (this.#locks.has(checkSessionId(sessionId))) return;
+    this.#locks.set(sessionId, acquireSessionLock(this.sessionLockPath(sessionId), sessionId));
+  }
+
+  /** Gives the session's lock up, so that another process may write it; the next append here takes it again. */
+  unlock(sessionId: string): void {
+    this.#locks.get(sessionId)?.release();
+    this.#locks.delete(sessionId);
+  }
+
   append(sessionId: string, lines: readonly SessionLine[]): void {
     if (lines.length === 0) return;
     checkSessionId(sessionId);
     const first = lines[0] as SessionLine;
     let path = this.#paths.get(sessionId);
+    const lockedBefore = this.#locks.has(sessionId);
     let flags = "a";
     if (first.type === "session") {
       if (first.sessionId !== sessionId)
@@ -88,23 +121,25 @@ export class JsonLinesSessionStore implements SessionStore {
       if (existing !== undefined)
         throw new UsageError(`A session "${sessionId}" already exists (${existing}): resume it, or start a new one with another id.`);
       path = this.sessionPath(first.cwd, sessionId);
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      makeFolder(dirname(path));
+      this.lock(sessionId);
       flags = "wx"; // a new file only: never another session's, nor a link planted under its name
     } else {
       path ??= this.#findSync(sessionId);
       if (path === undefined) throw new UsageError(`There is no session "${sessionId}" to append to; start it with its header.`);
-      // After a crash the last line may be torn: it stays a (skipped) line of its own, and the new lines start afresh.
-      if (!this.#whole.has(sessionId)) endWithNewline(path);
+      this.lock(sessionId);
+      if (!this.#whole.has(sessionId)) this.#checkBeforeAppend(sessionId, path);
     }
     this.#whole.delete(sessionId);
     try {
       writeLines(path, flags, lines.map(formatSessionLine).join(""), this.#fsync);
     } catch (error) {
+      if (flags === "wx" && !lockedBefore) this.unlock(sessionId); // the session was never this store's
       if ((error as NodeJS.ErrnoException).code === "EEXIST")
         throw new UsageError(`A session "${sessionId}" already exists (${path}): resume it, or start a new one with another id.`, {
           cause: error,
         });
-      throw error;
+      throw sessionFileError(error, path, flags === "wx" ? "create" : "write");
     }
     this.#paths.set(sessionId, path);
     this.#whole.add(sessionId);
@@ -114,7 +149,11 @@ export class JsonLinesSessionStore implements SessionStore {
     const path = await this.#find(sessionId);
     if (path === undefined) throw new UsageError(`There is no session "${sessionId}" under ${join(this.directory, "projects")}.`);
     this.#whole.delete(sessionId); // whoever goes on with it may have seen a torn line: check before the next append
-    return readSession(await readFile(path, "utf8"), path);
+    const bytes = await readFile(path).catch((error: unknown) => {
+      throw sessionFileError(error, path, "read");
+    });
+    this.#loadedSizes.set(sessionId, bytes.length);
+    return readSession(bytes.toString("utf8"), path);
   }
 
   async list(cwd: string): Promise<SessionSummary[]> {
@@ -131,13 +170,50 @@ export class JsonLinesSessionStore implements SessionStore {
     return summaries.sort((a, b) => compareTimes(b.updatedAt, a.updatedAt) || compareTimes(b.createdAt, a.createdAt));
   }
 
+  /** Deletes a session; false when there was none. Refused (`SessionInUseError`) while another process writes it. */
   async remove(sessionId: string): Promise<boolean> {
     const path = await this.#find(sessionId);
     this.#paths.delete(sessionId);
     this.#whole.delete(sessionId);
+    this.#loadedSizes.delete(sessionId);
     if (path === undefined) return false;
-    await unlink(path);
+    this.lock(sessionId);
+    try {
+      await unlink(path).catch((error: unknown) => {
+        throw sessionFileError(error, path, "write");
+      });
+    } finally {
+      this.unlock(sessionId);
+    }
     return true;
+  }
+
+  /**
+   * Before the first append after a `load`: the file must be as it was loaded (else another process wrote to it in
+   * between, and the lines to append follow a conversation that is no longer the file's: load it again), and a torn
+   * last line (a crash) is ended, so that it stays a (skipped) line of its own and the new lines start afresh.
+   */
+  #checkBeforeAppend(sessionId: string, path: string): void {
+    let size: number;
+    let last: number | undefined;
+    try {
+      ({ size, last } = readEnd(path));
+    } catch (error) {
+      throw sessionFileError(error, path, "write");
+    }
+    const loaded = this.#loadedSizes.get(sessionId);
+    if (loaded !== undefined && loaded !== size)
+      throw new UsageError(
+        `Session ${sessionId} changed since it was loaded (${path} was ${loaded} bytes, now ${size}): another process wrote to it. Load it again to go on, or fork it.`,
+      );
+    this.#loadedSizes.delete(sessionId);
+    if (last !== undefined && last !== 10) {
+      try {
+        writeLines(path, "a", "\n", false);
+      } catch (error) {
+        throw sessionFileError(error, path, "write");
+      }
+    }
   }
 
   /** The session's file: known, or found in one of the project folders (ids are unique across them). */
@@ -146,7 +222,7 @@ export class JsonLinesSessionStore implements SessionStore {
     const known = this.#paths.get(sessionId);
     if (known !== undefined) return known;
     const projects = join(this.directory, "projects");
-    const folders = await readdir(projects).catch(() => [] as string[]);
+    const folders = await readdir(projects).catch((error: unknown) => noFolder(error, projects));
     const file = `${sessionId}.jsonl`;
     for (const folder of folders) {
       const names = await readdir(join(projects, folder)).catch(() => [] as string[]);
@@ -158,7 +234,13 @@ export class JsonLinesSessionStore implements SessionStore {
   #findSync(sessionId: string): string | undefined {
     const projects = join(this.directory, "projects");
     const file = `${sessionId}.jsonl`;
-    for (const folder of safeReaddirSync(projects)) {
+    let folders: string[];
+    try {
+      folders = readdirSync(projects);
+    } catch (error) {
+      folders = noFolder(error, projects);
+    }
+    for (const folder of folders) {
       if (safeReaddirSync(join(projects, folder)).includes(file)) return join(projects, folder, file);
     }
     return undefined;
@@ -181,21 +263,33 @@ function writeLines(path: string, flags: string, text: string, flush: boolean): 
   }
 }
 
-/** Adds a newline to a file whose last line was torn, so that the next line starts on a line of its own. */
-function endWithNewline(path: string): void {
+/** A file's size and last byte (undefined when empty). */
+function readEnd(path: string): { size: number; last: number | undefined } {
   const fd = openSync(path, "r");
-  let last: number | undefined;
   try {
     const { size } = fstatSync(fd);
-    if (size > 0) {
-      const byte = Buffer.alloc(1);
-      readSync(fd, byte, 0, 1, size - 1);
-      last = byte[0];
-    }
+    if (size === 0) return { size, last: undefined };
+    const byte = Buffer.alloc(1);
+    readSync(fd, byte, 0, 1, size - 1);
+    return { size, last: byte[0] };
   } finally {
     closeSync(fd);
   }
-  if (last !== undefined && last !== 10) writeLines(path, "a", "\n", false);
+}
+
+/** Creates a session folder (and those above it), private. */
+function makeFolder(path: string): void {
+  try {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw sessionFileError(error, path, "create", "folder");
+  }
+}
+
+/** No `projects` folder yet is no session; one that cannot be read is said. */
+function noFolder(error: unknown, path: string): string[] {
+  if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+  throw sessionFileError(error, path, "read", "folder");
 }
 
 function safeReaddirSync(path: string): string[] {

@@ -18,6 +18,14 @@ export interface SessionStore {
   list(cwd: string): Promise<SessionSummary[]>;
   /** Deletes a session; false when there was none. */
   remove(sessionId: string): Promise<boolean>;
+  /**
+   * Takes the session's write lock for this process, so that no other process appends to it until `unlock` (or
+   * this process's exit): call it before `load` when going on with a session. Throws (naming the process) when
+   * another running process holds it. A store without it cannot keep two processes from mixing one session.
+   */
+  lock?(sessionId: string): void;
+  /** Gives the session's write lock up. */
+  unlock?(sessionId: string): void;
 }
 
 /** A line a reader skipped, and why: a torn last line (the process died while writing it), or a damaged one. */
