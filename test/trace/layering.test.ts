@@ -20,7 +20,6 @@ it("src/trace/ (the tracer and the viewer) imports nothing from the layers above
   expect(files).toContain("trace/viewer/trace-summary.ts"); // the listing found the viewer
   const upward: string[] = [];
   for (const file of files)
-    for (const target of await importsOf(file))
-      if (/^(cli|code|models)\//.test(target)) upward.push(`${file} → ${target}`);
+    for (const target of await importsOf(file)) if (/^(cli|code|models)\//.test(target)) upward.push(`${file} → ${target}`);
   expect(upward).toEqual([]);
 });

@@ -6,7 +6,7 @@ import type { Trace } from "../../trace/trace.js";
 import type { CliIo } from "../io.js";
 
 const traceHelp = `Usage: minagent trace show <file or directory> [--no-timeline]
-       minagent trace serve [file or directory] [--port <n>] [--open]
+       minagent trace serve [file or directory] [--port <n>] [--open] [--max-trace-mb <n>]
 
 Draws a trace file (written by "minagent demo react --trace <file>" or a JsonFileExporter) as a tree,
 one span per line: its duration, a timeline bar (bars that overlap ran in parallel), then the span
@@ -26,6 +26,9 @@ and reads no file outside the directory it was given. Stop it with Ctrl-C.
 
   --port <n>              the port to listen on (default: a free one, printed)
   --open                  open the page in the default browser
+  --max-trace-mb <n>      the largest file it loads, in MB (default 100): a trace is read whole, by the
+                          server and the browser, in a few times its size of memory; larger files are
+                          listed as too large
 
 Exit codes: 0 drawn (or the viewer stopped); 2 a usage error, or a file that is missing, unreadable or not a trace.
 `;
@@ -127,7 +130,7 @@ function listJsonFiles(fs: typeof import("node:fs"), join: (...parts: string[]) 
  * Exported for tests, which stop it themselves.
  */
 export async function serveTraces(args: readonly string[], io: CliIo, stop: AbortSignal = processStopSignal()): Promise<number> {
-  let options: { path: string; port: number | undefined; open: boolean };
+  let options: ServeOptions;
   try {
     options = parseServeArguments(args);
   } catch (error) {
@@ -137,7 +140,7 @@ export async function serveTraces(args: readonly string[], io: CliIo, stop: Abor
   const { startTraceServer } = await import("../../trace/viewer/trace-server.js");
   let server: Awaited<ReturnType<typeof startTraceServer>>;
   try {
-    server = await startTraceServer({ path: options.path, port: options.port });
+    server = await startTraceServer({ path: options.path, port: options.port, maxTraceBytes: options.maxTraceBytes });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const message =
@@ -159,23 +162,37 @@ export async function serveTraces(args: readonly string[], io: CliIo, stop: Abor
   return 0;
 }
 
-function parseServeArguments(args: readonly string[]): { path: string; port: number | undefined; open: boolean } {
+type ServeOptions = { path: string; port: number | undefined; open: boolean; maxTraceBytes: number | undefined };
+
+function parseServeArguments(args: readonly string[]): ServeOptions {
   const paths: string[] = [];
   let port: number | undefined;
+  let maxTraceBytes: number | undefined;
   let open = false;
+  const optionValue = (name: string, index: number): [string | undefined, number] =>
+    args[index] === name ? [args[index + 1], index + 1] : [(args[index] as string).slice(name.length + 1), index];
+  const shown = (value: string | undefined) => (value === undefined ? "nothing" : `"${value}"`);
   for (let index = 0; index < args.length; index++) {
     const arg = args[index] as string;
     if (arg === "--open") open = true;
     else if (arg === "--port" || arg.startsWith("--port=")) {
-      const value = arg === "--port" ? args[++index] : arg.slice("--port=".length);
+      const [value, next] = optionValue("--port", index);
+      index = next;
       port = Number(value);
       if (value === undefined || value === "" || !Number.isInteger(port) || port < 0 || port > 65535)
-        throw new Error(`--port needs a port number from 0 to 65535, got ${value === undefined ? "nothing" : `"${value}"`}`);
+        throw new Error(`--port needs a port number from 0 to 65535, got ${shown(value)}`);
+    } else if (arg === "--max-trace-mb" || arg.startsWith("--max-trace-mb=")) {
+      const [value, next] = optionValue("--max-trace-mb", index);
+      index = next;
+      const megabytes = Number(value);
+      if (value === undefined || value === "" || !Number.isFinite(megabytes) || megabytes <= 0)
+        throw new Error(`--max-trace-mb needs a size in MB above 0 (e.g. 300), got ${shown(value)}`);
+      maxTraceBytes = Math.round(megabytes * 1e6);
     } else if (arg.startsWith("-")) throw new Error(`unknown option "${arg}"`);
     else paths.push(arg);
   }
   if (paths.length > 1) throw new Error("name one directory or file (or none: the current directory)");
-  return { path: paths[0] ?? ".", port, open };
+  return { path: paths[0] ?? ".", port, open, maxTraceBytes };
 }
 
 /** Aborts on the first Ctrl-C or SIGTERM. */

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TraceDirectory, TraceFileError } from "./trace-directory.js";
+import { type LoadedTrace, TraceDirectory, TraceFileError } from "./trace-directory.js";
 import { spanCosts } from "./trace-summary.js";
 import { type DirectoryChange, watchTraceDirectory } from "./watch-directory.js";
 
@@ -17,6 +17,11 @@ export type TraceServerOptions = {
   assetsDirectory?: string | undefined;
   /** How often the directory is scanned for changes when fs.watch cannot be used, or as a safety net (ms). */
   pollMs?: number | undefined;
+  /**
+   * The largest trace or session file served, in bytes (default `defaultMaxTraceBytes`, 100 MB): a larger one
+   * answers 413 with the limit and how to raise it, and is listed as `too_large` without being read.
+   */
+  maxTraceBytes?: number | undefined;
 };
 
 /** A running viewer. */
@@ -45,6 +50,7 @@ const pageModule = /^\/([a-z][a-z-]*)\.js$/;
  *
  * - `GET /api/traces`: the list, newest first (`TraceSummary[]`).
  * - `GET /api/traces/<file name>`: `{ summary, trace, costs }`; the trace of a session file is built from its lines.
+ *   Concurrent requests for one file share one read and one answer; a file over `maxTraceBytes` answers 413.
  * - `GET /api/events`: Server-Sent Events; a `change` event (`{ changed, removed }`: file names) when a trace
  *   file appears, grows or goes away.
  *
@@ -52,7 +58,10 @@ const pageModule = /^\/([a-z][a-z-]*)\.js$/;
  * this server's (a DNS-rebinding page) are refused.
  */
 export async function startTraceServer(options: TraceServerOptions): Promise<TraceServer> {
-  const directory = await TraceDirectory.open(options.path);
+  const directory = await TraceDirectory.open(options.path, { maxTraceBytes: options.maxTraceBytes });
+  // The answer for a trace read, built and encoded once for every request sharing that read: sixteen requests for a
+  // large trace send one buffer, not sixteen copies of it.
+  const bodies = new WeakMap<LoadedTrace, Buffer>();
   const assetsDirectory = options.assetsDirectory ?? fileURLToPath(new URL("./page/", import.meta.url));
   const listeners = new Set<ServerResponse>();
   let port = 0;
@@ -79,10 +88,17 @@ export async function startTraceServer(options: TraceServerOptions): Promise<Tra
       } catch {
         return sendJson(response, 400, { error: "The file name is not valid URL encoding." });
       }
-      const { summary, trace, json } = await directory.read(name);
-      // A trace file's own text goes out as it is (it was just parsed and checked): a 40,000-span trace is not
-      // stringified again.
-      const body = `{"summary":${JSON.stringify(summary)},"costs":${JSON.stringify(spanCosts(trace))},"trace":${json ?? JSON.stringify(trace)}}`;
+      const loaded = await directory.read(name);
+      let body = bodies.get(loaded);
+      if (body === undefined) {
+        // A trace file's own text goes out as it is (it was just parsed and checked): a 40,000-span trace is not
+        // stringified again.
+        const { summary, trace, json } = loaded;
+        body = Buffer.from(
+          `{"summary":${JSON.stringify(summary)},"costs":${JSON.stringify(spanCosts(trace))},"trace":${json ?? JSON.stringify(trace)}}`,
+        );
+        bodies.set(loaded, body);
+      }
       return sendBody(response, 200, body);
     }
     const asset = assets[path] ?? (pageModule.test(path) ? { file: path.slice(1), type: "text/javascript; charset=utf-8" } : undefined);
@@ -148,7 +164,7 @@ function sendJson(response: ServerResponse, status: number, value: unknown): voi
   sendBody(response, status, JSON.stringify(value));
 }
 
-function sendBody(response: ServerResponse, status: number, body: string): void {
+function sendBody(response: ServerResponse, status: number, body: string | Buffer): void {
   response.writeHead(status, { ...securityHeaders, "content-type": "application/json; charset=utf-8" });
   response.end(body);
 }

@@ -13,10 +13,11 @@ export type TraceSummary = {
   model: string | undefined;
   /**
    * `completed`, `max_steps`, `interrupted`, `error` (the run failed), or for a session `running` (still open) or
-   * `failed` (its last run); `unreadable` for a file that says it is a minagent trace but is not a valid one.
+   * `failed` (its last run); `unreadable` for a file that says it is a minagent trace but is not a valid one;
+   * `too_large` for a file larger than the viewer loads (it is not read).
    */
   status: string;
-  /** The error of a failed top-level run; for an unreadable file, what is wrong with it. */
+  /** The error of a failed top-level run; for an unreadable or too large file, what is wrong with it. */
   error: string | undefined;
   turns: number;
   inputTokens: number;
@@ -118,13 +119,22 @@ function stringOf(value: unknown): string | undefined {
  * span without times…): it is listed, marked, with the reason, rather than left out like a file that is no trace.
  */
 export function unreadableSummary(name: string, reason: string, modifiedAt: number): TraceSummary {
+  return unreadRow(name, "trace", "unreadable", reason, modifiedAt);
+}
+
+/** The list's row for a file larger than the viewer reads: listed, with the reason, but not read. */
+export function tooLargeSummary(name: string, kind: TraceSummary["kind"], reason: string, modifiedAt: number): TraceSummary {
+  return unreadRow(name, kind, "too_large", reason, modifiedAt);
+}
+
+function unreadRow(name: string, kind: TraceSummary["kind"], status: string, reason: string, modifiedAt: number): TraceSummary {
   return {
     name,
-    kind: "trace",
+    kind,
     traceId: "",
     agent: undefined,
     model: undefined,
-    status: "unreadable",
+    status,
     error: reason,
     turns: 0,
     inputTokens: 0,

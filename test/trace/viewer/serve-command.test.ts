@@ -67,10 +67,28 @@ describe("minagent trace serve", () => {
     }
   });
 
+  it("takes --max-trace-mb: a trace larger than it answers 413, saying the limit and the option to raise it", async () => {
+    const directory = temporaryFolder("minagent-serve-");
+    const file = await writeResearchTrace(directory);
+    const size = readFileSync(file).length;
+    const stop = new AbortController();
+    const { io, stdout } = fakeIo();
+    // A limit below the trace's size: a few kilobytes, in MB.
+    const exit = serveTraces([directory, "--max-trace-mb", String(size / 2 / 1e6)], io, stop.signal);
+    const url = await printedUrl(stdout);
+    const response = await fetch(`${url}api/traces/${encodeURIComponent(basename(file))}`);
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: string }).error).toMatch(/more than the \d+ kB this viewer loads.*--max-trace-mb 1 /);
+    stop.abort();
+    expect(await exit).toBe(0);
+  });
+
   it("says what is wrong with bad arguments, a busy port or a missing directory (exit code 2)", async () => {
     const cases: [string[], RegExp][] = [
       [["--port", "http"], /--port needs a port number from 0 to 65535, got "http"/],
       [["--port"], /--port needs a port number from 0 to 65535, got nothing/],
+      [["--max-trace-mb", "lots"], /--max-trace-mb needs a size in MB above 0 \(e\.g\. 300\), got "lots"/],
+      [["--max-trace-mb=0"], /--max-trace-mb needs a size in MB above 0 \(e\.g\. 300\), got "0"/],
       [["--fast"], /unknown option "--fast"/],
       [["a", "b"], /name one directory or file/],
       [[`${temporaryFolder("minagent-serve-")}/missing`], /missing: no such file or directory/],
@@ -95,7 +113,8 @@ describe("minagent trace serve", () => {
   it("is described in the trace command's help", async () => {
     const { io, stdout } = fakeIo();
     expect(await traceCommand(["serve", "--help"], io)).toBe(0);
-    expect(stdout()).toMatch(/minagent trace serve \[file or directory\] \[--port <n>\] \[--open\]/);
+    expect(stdout()).toMatch(/minagent trace serve \[file or directory\] \[--port <n>\] \[--open\] \[--max-trace-mb <n>\]/);
+    expect(stdout()).toMatch(/--max-trace-mb <n>\s+the largest file it loads, in MB \(default 100\)/);
     expect(stdout()).toMatch(/127\.0\.0\.1 only/);
   });
 });

@@ -65,6 +65,8 @@ export function renderTraceList(traces: readonly TraceSummary[], fresh: Readonly
 function statusText(trace: TraceSummary): string {
   const errors = trace.errorCount > 0 && trace.status !== "error" ? ` · ${trace.errorCount} error${trace.errorCount === 1 ? "" : "s"}` : "";
   if (trace.status === "unreadable") return `✗ unreadable: ${trace.error ?? "not a valid trace"}`;
+  // The reason (its size, the limit, the option that raises it) is the row's title, and the page shown on a click.
+  if (trace.status === "too_large") return "✗ too large to load";
   const mark = trace.status === "completed" ? "✓" : trace.status === "running" ? "●" : trace.status === "interrupted" ? "⏸" : "✗";
   return `${mark} ${trace.status}${errors}`;
 }
