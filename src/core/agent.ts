@@ -1,10 +1,10 @@
 import { UsageError } from "../errors.js";
-import type { CanUseTool } from "../tools/permission.js";
 import { ConversationSoFar } from "./conversation-so-far.js";
 import { type AgentStream, streamEvents } from "./event-stream.js";
 import type { AgentEventListener } from "./events.js";
 import { appendToolResults, deferInTurn, executeInTurn, runLoop } from "./loop.js";
 import type { LoopOutcome, PrepareTurn, ToolExecutor } from "./loop-types.js";
+import type { CanUseTool } from "./permission.js";
 import { combineSignals, createRunId, RunContext, type RunParent } from "./run-context.js";
 import { type ApprovalDecisions, closeUnansweredCalls, type InterruptedState, readInterruptedState } from "./run-state.js";
 import { scheduleToolCalls } from "./schedule-tool-calls.js";

@@ -1,5 +1,5 @@
-import type { CanUseTool, PermissionDecision } from "../tools/permission.js";
 import type { ToolOutcome } from "./events.js";
+import type { CanUseTool, PermissionDecision } from "./permission.js";
 import type { RunContext } from "./run-context.js";
 import type { Message, Model, PendingToolCall, RunStatus, ToolCall, ToolChoice, ToolSchema, Usage } from "./types.js";
 

@@ -1,5 +1,5 @@
 import { UsageError } from "../errors.js";
-import type { PermissionDecision } from "../tools/permission.js";
+import type { PermissionDecision } from "./permission.js";
 import { toText } from "./to-text.js";
 import type { Message, PendingToolCall, RunResult, ToolCall } from "./types.js";
 

@@ -1,37 +1,9 @@
-import type { ToolCall } from "../core/types.js";
 import type { Tool } from "./tool.js";
 
-/**
- * What may happen to one tool call: it runs (`allow`, optionally with rewritten arguments, which are
- * validated again), the model reads `message` instead (`deny`), or the run stops and waits for a person's
- * decision (`ask`: the run ends `interrupted`, and `Agent.resume` goes on once the call is decided).
- */
-export type PermissionDecision =
-  | { behavior: "allow"; arguments?: Record<string, unknown> | undefined }
-  | { behavior: "deny"; message: string }
-  | { behavior: "ask"; reason?: string | undefined };
+// The permission types are the core's (src/core/permission.ts): the loop and the Agent pass checks along. This layer
+// knows what a tool is, and tells the core: the tool a check receives is a `Tool`.
+declare module "../core/permission.js" {
+  interface PermissionTool extends Tool {}
+}
 
-/** What a permission check knows besides the call. */
-export type PermissionContext = {
-  /** The run the call belongs to. */
-  runId: string;
-  /** The tool that would run. */
-  tool: Tool;
-  /** Aborted when the run is: a check that asks a person should stop waiting. */
-  signal: AbortSignal;
-  /** What the tool's own `needsApproval` says of these arguments (false when it declares none). */
-  needsApproval: boolean;
-};
-
-/**
- * Decides whether a call may run, after its arguments are validated and before `execute`. On an Agent
- * (`canUseTool`) its decision is final; without one, a tool whose `needsApproval` holds is "ask".
- * On a registry (`addCheck`), checks run first, in order: a deny or an ask there stands.
- * @example
- * const canUseTool: CanUseTool = (call, { tool }) =>
- *   tool.readOnly ? { behavior: "allow" } : { behavior: "ask", reason: `${call.name} changes files` };
- */
-export type CanUseTool = (
-  call: Pick<ToolCall, "id" | "name" | "arguments">,
-  context: PermissionContext,
-) => PermissionDecision | Promise<PermissionDecision>;
+export type { CanUseTool, PermissionContext, PermissionDecision } from "../core/permission.js";
