@@ -16,7 +16,8 @@ import {
 } from "./file-text.js";
 import { describeMissingFile } from "./missing-file.js";
 
-type EditArguments = { file_path: string; old_string: string; new_string: string; replace_all?: boolean | undefined };
+/** The arguments of an Edit call. */
+export type EditArguments = { file_path: string; old_string: string; new_string: string; replace_all?: boolean | undefined };
 
 /** Lines of context shown around a change. */
 const contextLines = 3;
@@ -69,8 +70,8 @@ export function createEditTool(workspace: Workspace): Tool {
 
 async function editFile(workspace: Workspace, absolute: string, edit: EditArguments): Promise<string> {
   const shown = workspace.display(absolute);
-  if (edit.old_string === edit.new_string)
-    throw new ToolError(`old_string and new_string are identical, so nothing would change in ${shown}. Put the new text in new_string.`);
+  // Arguments that change nothing are refused before the file is looked at.
+  if (edit.old_string === edit.new_string) throw new ToolError(identicalStrings(shown));
   const exists = await stat(absolute).then(
     () => true,
     (error: NodeJS.ErrnoException) => {
@@ -79,23 +80,22 @@ async function editFile(workspace: Workspace, absolute: string, edit: EditArgume
     },
   );
   if (!exists) {
-    if (edit.old_string !== "")
-      throw new ToolError(
-        `${await describeMissingFile(workspace, absolute)} Edit changes existing files; to create one, use Write (or Edit with an empty old_string).`,
-      );
-    await workspace.writeAtomic(absolute, edit.new_string);
-    return `Created ${shown} (${plural(countLines(edit.new_string), "line")}, ${formatSize(Buffer.byteLength(edit.new_string))}).`;
+    const plan = planEdit(undefined, edit, shown);
+    if (!plan.ok) throw new ToolError(`${await describeMissingFile(workspace, absolute)} ${plan.message}`);
+    await workspace.writeAtomic(absolute, plan.text);
+    return `Created ${shown} (${plural(countLines(plan.text), "line")}, ${formatSize(Buffer.byteLength(plan.text))}).`;
   }
   await workspace.checkWritable(absolute);
   const bytes = await readWhole(workspace, absolute).catch((error: unknown) => {
     throw fileError(error, `read ${shown}`);
   });
-  const { bom, body } = splitByteOrderMark(decodeText(bytes, shown, "Edit"));
-  const change = planChange(body, edit, shown);
-  await workspace.writeAtomic(absolute, joinByteOrderMark(bom, change.text));
+  const plan = planEdit(decodeText(bytes, shown, "Edit"), edit, shown);
+  if (!plan.ok) throw new ToolError(plan.message);
+  await workspace.writeAtomic(absolute, plan.text);
+  const { body } = splitByteOrderMark(plan.text);
   if (edit.old_string === "")
-    return `Wrote ${shown}, which was empty (${plural(countLines(change.text), "line")}, ${formatSize(Buffer.byteLength(change.text))}).`;
-  return describeChange(change, shown);
+    return `Wrote ${shown}, which was empty (${plural(countLines(body), "line")}, ${formatSize(Buffer.byteLength(body))}).`;
+  return describeChange(plan, shown);
 }
 
 async function readWhole(workspace: Workspace, absolute: string): Promise<Buffer> {
@@ -107,16 +107,59 @@ async function readWhole(workspace: Workspace, absolute: string): Promise<Buffer
   }
 }
 
-type Change = { text: string; positions: number[]; replacement: string };
+/** Why an Edit call would fail on a file's text. */
+export type EditFailure = "identical" | "missing-file" | "not-empty" | "not-found" | "ambiguous";
 
-/** The file's new text, with where the replacements went in it. */
-function planChange(body: string, edit: EditArguments, shown: string): Change {
+/** What an Edit call does to a file's text (see {@link planEdit}). */
+export type EditPlan =
+  | {
+      ok: true;
+      /** The file's whole new text as it will be written: its line endings and byte-order mark kept. */
+      text: string;
+      /** Where each replacement starts in `text`, in order. */
+      positions: number[];
+      /** The text put at each position (new_string in the file's line endings). */
+      replacement: string;
+    }
+  | {
+      ok: false;
+      failure: EditFailure;
+      /**
+       * The observation the model reads. For a missing file, what follows the tool's own description of it
+       * (which names similar files).
+       */
+      message: string;
+    };
+
+/**
+ * Edit's change planning, without touching a file: what a call with these arguments does to a file whose text is
+ * `current` (decoded, byte-order mark included; undefined when the file does not exist), exactly as the tool does
+ * it — LF sent to a CRLF file matched and written as CRLF, an empty old_string creating or filling a file — or why
+ * it fails. `shown` names the file in messages. The tool itself also checks that the file was read and has not
+ * changed since, which this cannot know.
+ * @example planEdit("a\r\nb\r\n", { file_path: "x", old_string: "a\nb", new_string: "c" }, "x") // { ok: true, text: "c\r\n", … }
+ */
+export function planEdit(current: string | undefined, edit: EditArguments, shown: string): EditPlan {
+  if (edit.old_string === edit.new_string) return { ok: false, failure: "identical", message: identicalStrings(shown) };
+  if (current === undefined) {
+    if (edit.old_string !== "")
+      return {
+        ok: false,
+        failure: "missing-file",
+        message: "Edit changes existing files; to create one, use Write (or Edit with an empty old_string).",
+      };
+    return { ok: true, text: edit.new_string, positions: [0], replacement: edit.new_string };
+  }
+  const { bom, body } = splitByteOrderMark(current);
+  const shift = bom ? current.length - body.length : 0;
   if (edit.old_string === "") {
     if (body !== "")
-      throw new ToolError(
-        `old_string is empty, but ${shown} is not: an empty old_string only creates a file or fills an empty one. Give the exact text to replace, or use Write to replace the whole file.`,
-      );
-    return { text: edit.new_string, positions: [0], replacement: edit.new_string };
+      return {
+        ok: false,
+        failure: "not-empty",
+        message: `old_string is empty, but ${shown} is not: an empty old_string only creates a file or fills an empty one. Give the exact text to replace, or use Write to replace the whole file.`,
+      };
+    return { ok: true, text: joinByteOrderMark(bom, edit.new_string), positions: [shift], replacement: edit.new_string };
   }
   // The model writes LF; a CRLF file is matched and written in CRLF. A mixed file may still match as sent.
   const ending = detectLineEnding(body);
@@ -128,18 +171,29 @@ function planChange(body: string, edit: EditArguments, shown: string): Change {
     replacement = edit.new_string;
     found = findAll(body, needle);
   }
-  if (found.length === 0) throw new ToolError(explainMiss(body, edit.old_string, shown));
+  if (found.length === 0) return { ok: false, failure: "not-found", message: explainMiss(body, edit.old_string, shown) };
   if (found.length > 1 && !edit.replace_all) {
     const lines = lineNumbersAt(body, found.slice(0, listedMatches)).join(", ") + (found.length > listedMatches ? ", …" : "");
-    throw new ToolError(
-      `old_string occurs ${found.length} times in ${shown} (at lines ${lines}), but Edit replaces exactly one. Add surrounding lines to old_string to pick one, or set replace_all to true to replace all ${found.length}.`,
-    );
+    return {
+      ok: false,
+      failure: "ambiguous",
+      message: `old_string occurs ${found.length} times in ${shown} (at lines ${lines}), but Edit replaces exactly one. Add surrounding lines to old_string to pick one, or set replace_all to true to replace all ${found.length}.`,
+    };
   }
   const first = found[0] as number;
   const text =
     found.length > 1 ? body.split(needle).join(replacement) : body.slice(0, first) + replacement + body.slice(first + needle.length);
-  const shift = replacement.length - needle.length;
-  return { text, positions: found.map((position, index) => position + index * shift), replacement };
+  const grows = replacement.length - needle.length;
+  return {
+    ok: true,
+    text: joinByteOrderMark(bom, text),
+    positions: found.map((position, index) => shift + position + index * grows),
+    replacement,
+  };
+}
+
+function identicalStrings(shown: string): string {
+  return `old_string and new_string are identical, so nothing would change in ${shown}. Put the new text in new_string.`;
 }
 
 /** Where `needle` starts in `text`, left to right, not overlapping. */
@@ -164,8 +218,12 @@ function lineNumbersAt(text: string, positions: readonly number[]): number[] {
   return numbers;
 }
 
-function describeChange(change: Change, shown: string): string {
-  const { text, positions, replacement } = change;
+function describeChange(change: Extract<EditPlan, { ok: true }>, shown: string): string {
+  // Lines are counted and shown without the byte-order mark, which is no character of line 1 to the model.
+  const { body: text } = splitByteOrderMark(change.text);
+  const shift = change.text.length - text.length;
+  const positions = change.positions.map((position) => position - shift);
+  const { replacement } = change;
   const count = positions.length;
   const lines = lineNumbersAt(text, positions.slice(0, listedMatches));
   const first = lines[0] as number;

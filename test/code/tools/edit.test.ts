@@ -1,7 +1,7 @@
 import { readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createEditTool } from "../../../src/code/tools/edit.js";
+import { createEditTool, planEdit } from "../../../src/code/tools/edit.js";
 import { createReadTool } from "../../../src/code/tools/read.js";
 import { createTodoStore, createTodoWriteTool } from "../../../src/code/tools/todo-write.js";
 import { createWriteTool } from "../../../src/code/tools/write.js";
@@ -92,6 +92,19 @@ describe("Edit: replacing", () => {
     // A one-line old_string with a multi-line new_string: the new lines are CRLF too.
     await edit("win.cs", "class A", "// A\nclass A");
     expect(await contentOf("win.cs")).toBe("\uFEFF// A\r\nclass A\r\n{\r\n    int x;\r\n    int y;\r\n}\r\n");
+  });
+
+  it("planEdit is what the tool does, without writing: the text it writes to a CRLF file, the observation of a miss", async () => {
+    await given("win.cs", "\uFEFFclass A\r\n{\r\n    int x;\r\n}\r\n");
+    const change = { file_path: "win.cs", old_string: "{\n    int x;\n}", new_string: "{\n    int y;\n}" };
+    const plan = planEdit(await contentOf("win.cs"), change, "win.cs");
+    expect(plan).toMatchObject({ ok: true, text: "\uFEFFclass A\r\n{\r\n    int y;\r\n}\r\n" });
+    expect(await contentOf("win.cs")).toBe("\uFEFFclass A\r\n{\r\n    int x;\r\n}\r\n");
+    await edit(change.file_path, change.old_string, change.new_string);
+    expect(await contentOf("win.cs")).toBe(plan.ok && plan.text);
+    const missed = planEdit(await contentOf("win.cs"), { ...change, old_string: "int z;" }, "win.cs");
+    expect(missed).toMatchObject({ ok: false, failure: "not-found" });
+    expect(await edit("win.cs", "int z;", "int y;")).toEqual({ content: !missed.ok && missed.message, isError: true });
   });
 
   it("matches CRLF text sent to an LF file, and LF text in the LF part of a mixed file", async () => {
