@@ -3,6 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { describeProjectSettings, isProjectTrusted, trustProject } from "../../src/cli/code/project-trust.js";
+import { loadSettings, settingsLocations } from "../../src/code/settings/load-settings.js";
+
+/** The session's settings as the CLI reads them once: the user's file in `home`, the project's two. */
+const settings = () => loadSettings(settingsLocations({ root, userDirectory: home }));
 
 let root: string;
 let home: string;
@@ -18,7 +22,7 @@ afterEach(async () => {
 
 test("lists what a project's own settings would run or allow, and nothing for harmless ones", async () => {
   await writeFile(join(root, ".minagent", "settings.json"), JSON.stringify({ permissions: { deny: ["Bash(rm:*)"], defaultMode: "plan" } }));
-  expect(await describeProjectSettings(root)).toEqual([]);
+  expect(describeProjectSettings(await settings(), root)).toEqual([]);
   await writeFile(
     join(root, ".minagent", "settings.local.json"),
     JSON.stringify({
@@ -26,7 +30,7 @@ test("lists what a project's own settings would run or allow, and nothing for ha
       permissions: { defaultMode: "bypassPermissions", allow: ["Edit"], additionalDirectories: ["../secrets"] },
     }),
   );
-  expect(await describeProjectSettings(root)).toEqual([
+  expect(describeProjectSettings(await settings(), root)).toEqual([
     ".minagent/settings.local.json: hook PreToolUse Bash: ./audit.sh",
     ".minagent/settings.local.json: permission mode bypassPermissions",
     ".minagent/settings.local.json: allow Edit",
@@ -47,7 +51,7 @@ test("lists what a project's sandbox settings would open, and nothing for settin
       },
     }),
   );
-  expect(await describeProjectSettings(root)).toEqual([]);
+  expect(describeProjectSettings(await settings(), root)).toEqual([]);
   await writeFile(
     join(root, ".minagent", "settings.local.json"),
     JSON.stringify({
@@ -59,7 +63,7 @@ test("lists what a project's sandbox settings would open, and nothing for settin
       },
     }),
   );
-  expect(await describeProjectSettings(root)).toEqual([
+  expect(describeProjectSettings(await settings(), root)).toEqual([
     ".minagent/settings.local.json: turns the sandbox off",
     ".minagent/settings.local.json: lets -p runs leave the sandbox",
     ".minagent/settings.local.json: lets commands write in ~/.cache/tool",
@@ -73,11 +77,11 @@ test("lists what a project's sandbox settings would open, and nothing for settin
 
 test("trusting a folder covers its subfolders, not its neighbours, and keeps the rest of the user's settings", async () => {
   await writeFile(join(home, "settings.json"), JSON.stringify({ permissions: { deny: ["WebFetch"] } }));
-  expect(await isProjectTrusted(home, root)).toBe(false);
+  expect(isProjectTrusted(await settings(), root)).toBe(false);
   await trustProject(home, root);
-  expect(await isProjectTrusted(home, root)).toBe(true);
-  expect(await isProjectTrusted(home, join(root, "packages", "a"))).toBe(true);
-  expect(await isProjectTrusted(home, `${root}-other`)).toBe(false);
+  expect(isProjectTrusted(await settings(), root)).toBe(true);
+  expect(isProjectTrusted(await settings(), join(root, "packages", "a"))).toBe(true);
+  expect(isProjectTrusted(await settings(), `${root}-other`)).toBe(false);
   const { readFile } = await import("node:fs/promises");
   expect(JSON.parse(await readFile(join(home, "settings.json"), "utf8"))).toEqual({
     permissions: { deny: ["WebFetch"] },

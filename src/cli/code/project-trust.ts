@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
+import type { LoadedSettings } from "../../code/settings/load-settings.js";
 import { isInside } from "../../code/workspace.js";
 import { editSettingsFile, isSettingsObject } from "./edit-settings-file.js";
 
@@ -7,24 +7,15 @@ import { editSettingsFile, isSettingsObject } from "./edit-settings-file.js";
 // allow rules, a permissive default mode. Opening such a folder must not run its commands or widen what the agent
 // may do before the person has said they trust it. Trust is kept outside every project, in ~/.minagent.
 
-/** The project's own settings files, which come with the code. */
-function projectSettingsFiles(root: string): string[] {
-  return [join(root, ".minagent", "settings.json"), join(root, ".minagent", "settings.local.json")];
-}
-
 /**
  * What the project's own settings files would do that needs trust, one line each: the commands its hooks run, the
  * calls its allow rules let through, a default mode that asks less, folders it adds. Empty when there is nothing.
  */
-export async function describeProjectSettings(root: string): Promise<string[]> {
+export function describeProjectSettings(loaded: LoadedSettings, root: string): string[] {
   const lines: string[] = [];
-  for (const file of projectSettingsFiles(root)) {
-    const settings = await readFile(file, "utf8").then(
-      (text) => JSON.parse(text) as unknown,
-      () => undefined,
-    );
-    if (!isSettingsObject(settings)) continue;
-    const name = relative(root, file);
+  for (const { path, level, settings } of loaded.files) {
+    if (level === "user") continue;
+    const name = relative(root, path);
     for (const command of hookCommands(settings.hooks)) lines.push(`${name}: hook ${command}`);
     const permissions = isSettingsObject(settings.permissions) ? settings.permissions : {};
     const mode = permissions.defaultMode;
@@ -34,6 +25,14 @@ export async function describeProjectSettings(root: string): Promise<string[]> {
     lines.push(...sandboxWidenings(name, settings.sandbox));
   }
   return lines;
+}
+
+/** The settings without the project's own files: what a session in a folder the person did not trust reads. */
+export function withoutProjectSettings(loaded: LoadedSettings): LoadedSettings {
+  return {
+    files: loaded.files.filter((file) => file.level === "user"),
+    locations: loaded.locations.filter((location) => location.level === "user"),
+  };
 }
 
 /** What a project's `sandbox` object would open: the sandbox off, more folders to write, hosts, sockets, leaving it. */
@@ -51,13 +50,9 @@ function sandboxWidenings(name: string, sandbox: unknown): string[] {
   return lines;
 }
 
-/** Whether the person trusts this folder (or one above it), as recorded in `~/.minagent/settings.json`. */
-export async function isProjectTrusted(home: string, root: string): Promise<boolean> {
-  const settings = await readFile(join(home, "settings.json"), "utf8").then(
-    (text) => JSON.parse(text) as unknown,
-    () => undefined,
-  );
-  const trusted = isSettingsObject(settings) ? stringsOf(settings.trustedProjects) : [];
+/** Whether the person trusts this folder (or one above it), as recorded in the user's settings (`trustedProjects`). */
+export function isProjectTrusted(loaded: LoadedSettings, root: string): boolean {
+  const trusted = loaded.files.flatMap((file) => (file.level === "user" ? stringsOf(file.settings.trustedProjects) : []));
   return isInside(root, trusted);
 }
 

@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Sandbox } from "../../code/sandbox/create-sandbox.js";
+import { type LoadedSettings, loadSettings, settingsLocations } from "../../code/settings/load-settings.js";
 import { UsageError } from "../../errors.js";
 import { isRemoteServer, type ResolvedMcpServer } from "../../mcp/config.js";
 import type { McpServerStatus, McpServers } from "../../mcp/connect-mcp-servers.js";
@@ -20,7 +20,13 @@ export type CodeMcpOptions = {
   configFiles: readonly string[];
   /** `--strict-mcp-config`: only the `--mcp-config` files. */
   strict: boolean;
-  /** Whether the person trusts the folder's own settings (see project-trust.ts): else its settings.local.json approves nothing. Default true. */
+  /**
+   * The session's settings, read once (the project's files only when the person trusts the folder: see
+   * project-trust.ts). Default: read now from `home` and the project, the project's files only when `projectTrusted`
+   * is not false.
+   */
+  settings?: LoadedSettings | undefined;
+  /** Without `settings`: whether the person trusts the folder's own settings files. Default true. */
   projectTrusted?: boolean | undefined;
   /** `--sandbox` (true) or `--no-sandbox` (false), over the settings' `sandbox.enabled`, as for Bash commands. */
   sandbox?: boolean | undefined;
@@ -62,16 +68,16 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
   ];
   const { readMcpConfigFiles } = await import("../../mcp/read-mcp-config-files.js");
   const servers = await readMcpConfigFiles(files, options.env);
-  const approval = await readProjectApproval([
-    join(options.home, "settings.json"),
-    ...(options.projectTrusted === false ? [] : [join(options.cwd, ".minagent", "settings.local.json")]),
-  ]);
+  const settings =
+    options.settings ??
+    (await loadSettings(settingsLocations({ root: options.cwd, userDirectory: options.home, project: options.projectTrusted !== false })));
+  const approval = projectApproval(settings);
   const named = new Set(options.configFiles);
   const unapproved = servers.filter((server) => server.source === project && !named.has(project) && !approval(server.name));
   const starting = servers.filter((server) => !unapproved.includes(server));
   if (servers.length === 0) return { mcp: undefined, unapproved, notes: [] };
   // Unapproved servers count too: a person may approve them later, and they join the same sandbox.
-  const sandbox = servers.some(asksForSandbox) ? await createMcpSandbox(options) : undefined;
+  const sandbox = servers.some(asksForSandbox) ? await createMcpSandbox(options, settings) : undefined;
   const { connectMcpServers } = await import("../../mcp/connect-mcp-servers.js");
   try {
     const connected = await connectMcpServers(starting, {
@@ -108,7 +114,7 @@ function asksForSandbox({ config }: ResolvedMcpServer): boolean {
  * runs in the background, so the hosts it needs go in `sandbox.network.allowedDomains`. A UsageError (a misshapen
  * setting, `failIfUnavailable` where it cannot run) stops the session, as it would at the agent.
  */
-async function createMcpSandbox(options: CodeMcpOptions): Promise<Sandbox> {
+async function createMcpSandbox(options: CodeMcpOptions, loaded: LoadedSettings): Promise<Sandbox> {
   const [{ createSandbox }, { readSandboxSettings }, { loadPermissionSettings }, { sandboxOptionsFromRules }] = await Promise.all([
     import("../../code/sandbox/create-sandbox.js"),
     import("../../code/sandbox/sandbox-settings.js"),
@@ -117,14 +123,8 @@ async function createMcpSandbox(options: CodeMcpOptions): Promise<Sandbox> {
   ]);
   const home = homedir();
   const bases = { root: options.cwd, home };
-  const files = [
-    join(options.home, "settings.json"),
-    ...(options.projectTrusted === false
-      ? []
-      : [join(options.cwd, ".minagent", "settings.json"), join(options.cwd, ".minagent", "settings.local.json")]),
-  ];
-  const settings = await readSandboxSettings(files, bases, options.sandbox === undefined ? undefined : { enabled: options.sandbox });
-  const permissions = await loadPermissionSettings(files, bases, options.rules);
+  const settings = await readSandboxSettings(loaded, bases, options.sandbox === undefined ? undefined : { enabled: options.sandbox });
+  const permissions = await loadPermissionSettings(loaded, bases, options.rules);
   return createSandbox({
     settings,
     // As the agent's Workspace takes them: relative folders from the root.
@@ -178,17 +178,13 @@ export async function approveProjectServers(
   void mcp.add(unapproved);
 }
 
-/** Whether a project server may start, from the settings the person keeps outside the repository. */
-async function readProjectApproval(files: readonly string[]): Promise<(name: string) => boolean> {
+/** Whether a project server may start, from the settings the person keeps outside the repository (theirs, and the project's personal file). */
+function projectApproval(loaded: LoadedSettings): (name: string) => boolean {
   const enabled = new Set<string>();
   const disabled = new Set<string>();
   let all = false;
-  for (const file of files) {
-    const settings = await readFile(file, "utf8").then(
-      (text) => JSON.parse(text) as Record<string, unknown>,
-      () => undefined,
-    );
-    if (!settings) continue;
+  for (const { level, settings } of loaded.files) {
+    if (level === "project") continue;
     if (settings.enableAllProjectMcpServers === true) all = true;
     for (const name of stringList(settings.enabledMcpjsonServers)) enabled.add(name);
     for (const name of stringList(settings.disabledMcpjsonServers)) disabled.add(name);

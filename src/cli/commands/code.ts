@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { CodingAgent } from "../../code/coding-agent.js";
 import { isPermissionMode, permissionModes } from "../../code/permissions/modes.js";
 import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
+import { type LoadedSettings, loadSettings, settingsLocations } from "../../code/settings/load-settings.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { Model } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
@@ -13,9 +14,9 @@ import { chooseSession } from "../code/choose-session.js";
 import { createCodeSessionStore } from "../code/code-session-store.js";
 import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
-import { describeProjectSettings, isProjectTrusted, trustProject } from "../code/project-trust.js";
+import { describeProjectSettings, isProjectTrusted, trustProject, withoutProjectSettings } from "../code/project-trust.js";
 import type { CodeOptions, CodeOutputFormat, CodeSessionContext, CodingAgentOverrides } from "../code/session-context.js";
-import { createSpendingTracker } from "../code/spending.js";
+import { createSpendingTracker, type SpendingTracker } from "../code/spending.js";
 import {
   approveProjectServers,
   type CodeMcpSetup,
@@ -72,41 +73,38 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     io.stdout(usage);
     return 0;
   }
-  const codeIo: CodeIo = io;
-  const misuse = (message: string) => {
-    io.stderr(`minagent code: ${message}\n`);
+  let session: SessionParts;
+  try {
+    session = await setUpSession(args, io);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`minagent code: ${error.message}\n`);
     return 2;
-  };
-  let options: CodeOptions;
-  try {
-    options = parseCodeArguments(args, io.env, process.cwd());
-    if (!options.print && !stdinIsTerminal(codeIo))
-      throw new UsageError(
-        'standard input is not a terminal: run a prompt to the end with -p, e.g. minagent code -p "Fix the failing test"',
-      );
-    await checkFolders(options);
-    if (options.print && options.prompt === undefined) options = { ...options, prompt: await promptFromInput(codeIo) };
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    return misuse(`${error.message}\nRun "minagent code --help" for the options.`);
   }
-  let model: Model;
-  let spec: ModelSpec;
-  try {
-    spec = parseModelSpec(options.model);
-    model = await openModel(options, spec, io.env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    return misuse(error.message);
-  }
-  const modelId = model.modelId ?? spec.model;
-  const free = spec.provider === "ollama";
-  if (options.maxBudgetUsd !== undefined && !free && estimateCost(modelId, { inputTokens: 0, outputTokens: 0 }) === undefined)
-    return misuse(`--max-budget-usd: no price is known for ${modelId}, so a budget cannot be kept (prices: src/cli/model-prices.ts).`);
+  return runSession(session);
+}
+
+/** Everything a session runs with, once the flags have been turned into parts. */
+type SessionParts = {
+  context: CodeSessionContext;
+  /** The whole tracker (-p reports model calls and tool tokens from it); the context holds its UI-facing part. */
+  spending: SpendingTracker;
+  mcp: CodeMcpSetup["mcp"];
+  closeAgent: () => Promise<void>;
+  /** Stops listening for SIGINT and SIGTERM. */
+  disposeInterrupt: () => void;
+};
+
+/**
+ * From the flags to the parts of a session, each step once and in order: the options, the model, the settings
+ * (read once, after the person has said whether the folder's own may count), the session to write to, the MCP
+ * servers, spending, and how agents are made. Throws a UsageError for misuse (exit 2).
+ */
+async function setUpSession(args: readonly string[], io: CliIo): Promise<SessionParts> {
+  const options = await readOptions(args, io);
+  const model = await openModel(options, io.env);
   const home = defaultDataDirectory(io.env);
-  // A -p run is started by someone who chose the folder (a script, CI): its settings are used as written, as
-  // Claude Code does. A person opening a folder is asked first when its own settings would run commands.
-  const projectTrusted = options.print || (await askToTrustProject(io, home, options.cwd));
+  const settings = await readSessionSettings(io, home, options);
   let latestAgent: CodingAgent | undefined;
   const sessions = createCodeSessionStore({
     cwd: options.cwd,
@@ -114,55 +112,20 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     env: io.env,
     permissionMode: () => latestAgent?.permissions.mode,
   });
-  let session: CodeSessionContext["session"];
-  try {
-    session = await chooseSession(sessions, options);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    return misuse(error.message);
-  }
-  let mcp: CodeMcpSetup["mcp"];
-  let projectMcpServers: CodeSessionContext["projectMcpServers"];
-  try {
-    const setup = await startCodeMcpServers({
-      cwd: options.cwd,
-      home,
-      env: io.env,
-      configFiles: options.mcpConfigFiles,
-      strict: options.strictMcpConfig,
-      projectTrusted,
-      // A server that asks for the sandbox gets the one Bash commands get: the same flags, folders and rules.
-      sandbox: options.sandbox,
-      additionalDirectories: options.additionalDirectories,
-      rules: { allow: options.allowedTools, deny: options.disallowedTools },
-    });
-    mcp = setup.mcp;
-    for (const note of setup.notes) io.stderr(`minagent code: ${note}\n`);
-    const { unapproved } = setup;
-    if (unapproved.length > 0 && options.print) io.stderr(`minagent code: ${describeUnapproved(unapproved)}\n`);
-    else if (unapproved.length > 0 && setup.mcp) {
-      const servers = setup.mcp;
-      projectMcpServers = {
-        descriptions: describeProjectServers(unapproved),
-        approve: (remember) => approveProjectServers(servers, unapproved, options.cwd, remember),
-      };
-    }
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    return misuse(error.message);
-  }
-  const spending = createSpendingTracker({ modelId, free, budgetUsd: options.maxBudgetUsd });
-  const interrupt = interruptSignal(codeIo);
+  const session = await chooseSession(sessions, options);
+  const { mcp, projectMcpServers } = await startMcpServers(io, options, home, settings);
+  const spending = createSpendingTracker({ modelId: model.id, free: model.free, budgetUsd: options.maxBudgetUsd });
   const createAgent = async (overrides: CodingAgentOverrides = {}) => {
     const { onEvent, ...rest } = overrides;
     // A new conversation's agent replaces the last one: its sandbox (network namespace, temporary folder) goes.
     await latestAgent?.close();
-    const agent = await CodingAgent.create(model, {
+    const agent = await CodingAgent.create(model.instance, {
       workspace: options.cwd,
       additionalDirectories: options.additionalDirectories,
       mode: options.permissionMode,
       rules: { allow: options.allowedTools, deny: options.disallowedTools },
-      settingsFiles: projectTrusted ? settingsFiles(options.cwd, home) : [join(home, "settings.json")],
+      settingsFiles: settings,
+      userDirectory: home,
       maxSteps: options.maxTurns,
       prepareTurn: spending.prepareTurn,
       mcp,
@@ -180,10 +143,12 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     latestAgent = agent;
     return agent;
   };
+  // Made last: once the process listens for Ctrl-C, nothing may fail before runSession stops listening.
+  const interrupt = interruptSignal(io);
   const context: CodeSessionContext = {
     io,
-    terminal: terminalOf(codeIo),
-    model: { spec: options.model, id: modelId, instance: model },
+    terminal: terminalOf(io),
+    model: { spec: options.model, id: model.id, instance: model.instance },
     options,
     createAgent,
     session,
@@ -192,31 +157,71 @@ export async function codeCommand(args: readonly string[], io: CliIo): Promise<n
     signal: interrupt.signal,
     projectMcpServers,
   };
+  return { context, spending, mcp, closeAgent: async () => latestAgent?.close(), disposeInterrupt: interrupt.dispose };
+}
+
+/** Runs the session to its end (-p's prompt, or the interactive UI) and closes what it started. */
+async function runSession({ context, spending, mcp, closeAgent, disposeInterrupt }: SessionParts): Promise<number> {
   try {
-    if (options.print) {
+    if (context.options.print) {
       // A -p run has no person to wait for: give servers that start quickly the time to, so that the first turn
       // has their tools. A slow one never holds the run longer; its tools join when it is ready.
       if (mcp) await Promise.race([mcp.ready(), delay(printModeMcpWaitMs)]);
-      return await runPrintMode({ ...context, spending, prompt: options.prompt ?? "" });
+      return await runPrintMode({ ...context, spending, prompt: context.options.prompt ?? "" });
     }
     // Loaded only for a terminal session: -p never pays for the UI's modules.
     const { runInteractiveSession } = await import("../code/interactive/index.js");
     return await runInteractiveSession(context);
   } finally {
-    interrupt.dispose();
+    disposeInterrupt();
     await mcp?.close();
-    await latestAgent?.close();
+    await closeAgent();
   }
 }
 
+/** The flags, checked, with -p's prompt read from standard input when the command line has none. */
+async function readOptions(args: readonly string[], io: CodeIo): Promise<CodeOptions> {
+  try {
+    const options = parseCodeArguments(args, io.env, process.cwd());
+    if (!options.print && !stdinIsTerminal(io))
+      throw new UsageError(
+        'standard input is not a terminal: run a prompt to the end with -p, e.g. minagent code -p "Fix the failing test"',
+      );
+    await checkFolders(options);
+    return options.print && options.prompt === undefined ? { ...options, prompt: await promptFromInput(io) } : options;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError(`${error.message}\nRun "minagent code --help" for the options.`, { cause: error });
+  }
+}
+
+/** The model, with what spending needs of it: its id for prices, and whether it is free (a local one). */
+async function openModel(options: CodeOptions, env: CliIo["env"]): Promise<{ instance: Model; id: string; free: boolean }> {
+  const spec: ModelSpec = parseModelSpec(options.model);
+  if (spec.apiKeyRequired && !env[spec.apiKeyVariable])
+    throw new UsageError(
+      `${options.model} needs an API key. Set the ${spec.apiKeyVariable} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…`,
+    );
+  const instance = await resolveModel(options.model, { env, timeoutMs: options.timeoutMs });
+  const id = instance.modelId ?? spec.model;
+  const free = spec.provider === "ollama";
+  if (options.maxBudgetUsd !== undefined && !free && estimateCost(id, { inputTokens: 0, outputTokens: 0 }) === undefined)
+    throw new UsageError(`--max-budget-usd: no price is known for ${id}, so a budget cannot be kept (prices: src/cli/model-prices.ts).`);
+  return { instance, id, free };
+}
+
 /**
- * When the folder's own settings files would run commands or let the agent do more (hooks, allow rules, a
- * permissive mode) and the person has not trusted the folder, asks on the terminal before anything runs: yes and
- * remember (in ~/.minagent/settings.json), this session only, or no (the session starts without those files).
+ * The session's settings files, read once: the user's (in MINAGENT_HOME, else ~/.minagent) and the project's two.
+ * A -p run is started by someone who chose the folder (a script, CI): its settings are used as written, as Claude
+ * Code does. A person opening a folder is asked first when its own settings would run commands or let the agent do
+ * more: yes and remember (in the user's settings.json), this session only, or no (the session starts without them).
  */
-async function askToTrustProject(io: CliIo, home: string, root: string): Promise<boolean> {
-  const wanted = await describeProjectSettings(root);
-  if (wanted.length === 0 || (await isProjectTrusted(home, root))) return true;
+async function readSessionSettings(io: CliIo, home: string, options: CodeOptions): Promise<LoadedSettings> {
+  const root = options.cwd;
+  const settings = await loadSettings(settingsLocations({ root, userDirectory: home }));
+  if (options.print) return settings;
+  const wanted = describeProjectSettings(settings, root);
+  if (wanted.length === 0 || isProjectTrusted(settings, root)) return settings;
   io.stderr(
     `This folder's own settings would run commands or let the agent do more without asking:\n${wanted.map((line) => `  ${line}`).join("\n")}\n` +
       "Trust this folder? y: yes, and remember · s: this session only · n: no, start without them › ",
@@ -225,11 +230,43 @@ async function askToTrustProject(io: CliIo, home: string, root: string): Promise
   if (answer === "y" || answer === "yes") {
     await trustProject(home, root);
     io.stderr(`Trusted ${root} (recorded in ${join(home, "settings.json")}).\n`);
-    return true;
+    return settings;
   }
-  if (answer === "s") return true;
+  if (answer === "s") return settings;
   io.stderr("Starting without the folder's own settings files (.minagent/settings.json, settings.local.json).\n");
-  return false;
+  return withoutProjectSettings(settings);
+}
+
+/** Starts the MCP servers (in the background), and says what it did not start and why. */
+async function startMcpServers(
+  io: CliIo,
+  options: CodeOptions,
+  home: string,
+  settings: LoadedSettings,
+): Promise<{ mcp: CodeMcpSetup["mcp"]; projectMcpServers: CodeSessionContext["projectMcpServers"] }> {
+  const setup = await startCodeMcpServers({
+    cwd: options.cwd,
+    home,
+    env: io.env,
+    configFiles: options.mcpConfigFiles,
+    strict: options.strictMcpConfig,
+    settings,
+    // A server that asks for the sandbox gets the one Bash commands get: the same flags, folders and rules.
+    sandbox: options.sandbox,
+    additionalDirectories: options.additionalDirectories,
+    rules: { allow: options.allowedTools, deny: options.disallowedTools },
+  });
+  for (const note of setup.notes) io.stderr(`minagent code: ${note}\n`);
+  const { unapproved, mcp } = setup;
+  if (unapproved.length > 0 && options.print) io.stderr(`minagent code: ${describeUnapproved(unapproved)}\n`);
+  if (unapproved.length === 0 || options.print || !mcp) return { mcp, projectMcpServers: undefined };
+  return {
+    mcp,
+    projectMcpServers: {
+      descriptions: describeProjectServers(unapproved),
+      approve: (remember) => approveProjectServers(mcp, unapproved, options.cwd, remember),
+    },
+  };
 }
 
 /** How long a -p run waits for its MCP servers before the first turn, at most. */
@@ -237,19 +274,6 @@ const printModeMcpWaitMs = 5_000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-async function openModel(options: CodeOptions, spec: ModelSpec, env: CliIo["env"]): Promise<Model> {
-  if (spec.apiKeyRequired && !env[spec.apiKeyVariable])
-    throw new UsageError(
-      `${options.model} needs an API key. Set the ${spec.apiKeyVariable} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…`,
-    );
-  return resolveModel(options.model, { env, timeoutMs: options.timeoutMs });
-}
-
-/** The settings files: the user's (in MINAGENT_HOME, else ~/.minagent), then the project's two. */
-function settingsFiles(root: string, home: string): string[] {
-  return [join(home, "settings.json"), join(root, ".minagent", "settings.json"), join(root, ".minagent", "settings.local.json")];
 }
 
 async function checkFolders(options: CodeOptions): Promise<void> {
