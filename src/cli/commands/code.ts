@@ -206,7 +206,7 @@ async function openModel(options: CodeOptions, env: CliIo["env"]): Promise<{ ins
   const id = instance.modelId ?? spec.model;
   const free = spec.provider === "ollama";
   if (options.maxBudgetUsd !== undefined && !free && estimateCost(id, { inputTokens: 0, outputTokens: 0 }) === undefined)
-    throw new UsageError(`--max-budget-usd: no price is known for ${id}, so a budget cannot be kept (prices: src/cli/model-prices.ts).`);
+    throw new UsageError(`--max-budget-usd: no price is known for ${id}, so a budget cannot be kept (prices: src/trace/model-prices.ts).`);
   return { instance, id, free };
 }
 
