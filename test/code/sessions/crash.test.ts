@@ -1,8 +1,6 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,11 +8,11 @@ import { JsonLinesSessionStore, type LoadedSession, SessionRecorder } from "../.
 import type { Message } from "../../../src/core/types.js";
 import { Agent, closeUnansweredCalls, FakeModel, ToolRegistry, UsageError } from "../../../src/index.js";
 import { reply, toolCall } from "../../../src/testing/index.js";
+import { buildPrivately, type PrivateBuild } from "../helpers/private-build.js";
 // @ts-expect-error: a plain JavaScript module shared with the child process
 import { bigCall, createScriptedRun } from "./crash/scripted-run.mjs";
 import { assertAnswered } from "./helpers.js";
 
-const repository = fileURLToPath(new URL("../../../", import.meta.url));
 const child = fileURLToPath(new URL("./crash/child.mjs", import.meta.url));
 const turns = 60;
 const kills = 20;
@@ -26,39 +24,15 @@ const parallel = 4;
 let work: string;
 let build: string;
 
-/** A private build of the parts the child needs (the repository's dist/ is not touched): a few seconds. */
+let privateBuild: PrivateBuild;
+
+/** A private build of the parts the child needs (the repository's dist/ is not touched); its folder is also the data directory. */
 beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), "minagent-sessions-crash-"));
-  build = join(work, "build");
-  // The built files import packages: they find the repository's through this link.
-  symlinkSync(join(repository, "node_modules"), join(work, "node_modules"));
-  const config = join(work, "tsconfig.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      extends: join(repository, "tsconfig.json"),
-      compilerOptions: {
-        outDir: build,
-        rootDir: join(repository, "src"),
-        declaration: false,
-        noEmitOnError: false,
-        typeRoots: [join(repository, "node_modules/@types")],
-      },
-      include: [],
-      files: ["src/code/sessions/index.ts", "src/engine.ts", "src/testing/script.ts"].map((file) => join(repository, file)),
-    }),
-  );
-  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-  try {
-    execFileSync(process.execPath, [tsc, "-p", config], { timeout: 120_000, stdio: "pipe" });
-  } catch {
-    // Type errors elsewhere in the tree do not stop the emit; a missing file below does.
-  }
-  if (!existsSync(join(build, "code/sessions/index.js"))) throw new Error(`the private build failed: nothing in ${build}`);
-}, 150_000);
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
+  privateBuild = buildPrivately(["code/sessions/index.ts", "engine.ts", "testing/script.ts"], "sessions-crash");
+  work = privateBuild.directory;
+  build = privateBuild.build;
 });
+afterAll(() => privateBuild?.remove());
 
 /**
  * When to kill: once the child has announced so many lines (0: at once), or in the middle of the write of the 16 MB
