@@ -16,7 +16,7 @@ export type {
 } from "./core/loop-types.js";
 export { OpenTurn, toolResultMessage } from "./core/open-turn.js";
 export { combineSignals, RunContext, type RunContextOptions, type RunParent } from "./core/run-context.js";
-export { type ApprovalDecision, type ApprovalDecisions, closeUnansweredCalls } from "./core/run-state.js";
+export { type ApprovalDecision, type ApprovalDecisions, checkDecisions, closeUnansweredCalls } from "./core/run-state.js";
 export { formatAction, StepRecorder, type StepRecorderOptions } from "./core/step-recorder.js";
 export type {
   JsonSchema,
@@ -54,3 +54,7 @@ export {
   type ToolParameters,
 } from "./tools/tool.js";
 export { ToolRegistry, type ToolRegistryOptions } from "./tools/tool-registry.js";
+
+// For minagent/mcp and minagent/dbos, which import the engine through this file only (checkDecisions above is theirs too).
+export { checkToolParameters } from "./tools/tool-schema.js";
+export { createSecretScrubber, type ScrubOptions, type SecretScrubber } from "./trace/scrub-secrets.js";

@@ -1,5 +1,4 @@
-import { checkDecisions } from "../core/run-state.js";
-import { type ApprovalDecisions, type PendingToolCall, UsageError } from "../engine.js";
+import { type ApprovalDecisions, checkDecisions, type PendingToolCall, UsageError } from "../engine.js";
 import { loadDbosSdk } from "./load-dbos-sdk.js";
 
 /** The DBOS message topic that carries decisions to a durable run waiting for approval. */

@@ -123,11 +123,12 @@ export function isRemoteServer(config: McpServerConfig): config is McpRemoteServ
 
 /**
  * The values of a server's settings that may be secrets (its headers and environment values): they are cut out
- * of every message that could reach the model, the terminal or a trace.
+ * of every message that could reach the model, the terminal or a trace (the secret scrubber ignores values too
+ * short to hide).
  */
 export function secretValuesOf(config: McpServerConfig): string[] {
   const record = isRemoteServer(config) ? config.headers : config.env;
-  return Object.values(record ?? {}).filter((value) => value.length >= 4);
+  return Object.values(record ?? {});
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,12 +1,9 @@
-import type { Sandbox } from "../code/sandbox/create-sandbox.js";
-import type { PrepareTurn } from "../core/loop-types.js";
+import { checkToolParameters, type PrepareTurn, type Tool, type ToolRegistry } from "../engine.js";
 import { ToolError, UsageError } from "../errors.js";
-import type { Tool } from "../tools/tool.js";
-import type { ToolRegistry } from "../tools/tool-registry.js";
-import { compileToolSchema } from "../tools/tool-schema.js";
 import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
 import { type DeferTools, ToolDeferral } from "./defer-tools.js";
 import { loadMcpSdk } from "./load-mcp-sdk.js";
+import type { McpSandbox } from "./mcp-sandbox.js";
 import { McpServerConnection, type McpServerState, type McpToolAnnotations, type McpToolDefinition } from "./mcp-server-connection.js";
 import { mcpToolName } from "./tool-names.js";
 import type { McpToolResult } from "./tool-result.js";
@@ -34,11 +31,11 @@ export type ConnectMcpServersOptions = {
   /** Told whenever a server's state or tool list changes (to redraw a status line, say). */
   onChange?: (() => void) | undefined;
   /**
-   * The OS sandbox (`createSandbox` from `minagent/code`) that stdio servers with `"sandbox": true` run in, confined
-   * as Bash commands are. Such a server is not started (it is `failed`) unless this sandbox is enabled. The caller
-   * keeps it: close it after {@link McpServers.close}.
+   * The OS sandbox (`createSandbox` from `minagent/code`, or anything of the {@link McpSandbox} shape) that stdio
+   * servers with `"sandbox": true` run in, confined as Bash commands are. Such a server is not started (it is
+   * `failed`) unless this sandbox is enabled. The caller keeps it: close it after {@link McpServers.close}.
    */
-  sandbox?: Sandbox | undefined;
+  sandbox?: McpSandbox | undefined;
 };
 
 /** What `/mcp` shows of a server. */
@@ -270,7 +267,8 @@ class ServerToolSet {
         continue;
       }
       try {
-        compileToolSchema(name, definition.inputSchema);
+        // Compiled once: the registries this tool is added to reuse what this compiles.
+        checkToolParameters(name, definition.inputSchema);
       } catch (error) {
         skipped.push(`${definition.name}: ${error instanceof Error ? error.message : String(error)}`);
         continue;

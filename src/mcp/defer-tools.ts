@@ -1,7 +1,4 @@
-import type { TurnPlan } from "../core/loop-types.js";
-import type { Message } from "../core/types.js";
-import type { Tool } from "../tools/tool.js";
-import type { ToolRegistry } from "../tools/tool-registry.js";
+import type { Message, Tool, ToolRegistry, TurnPlan } from "../engine.js";
 
 /** The name of the tool that loads deferred tools: the name Claude Code gives its own, which models may know. */
 export const toolSearchName = "ToolSearch";

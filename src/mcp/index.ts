@@ -19,6 +19,7 @@ export {
   type McpTurnOptions,
 } from "./connect-mcp-servers.js";
 export { type DeferTools, loadedToolNames, ToolDeferral, toolSearchName } from "./defer-tools.js";
+export type { McpSandbox } from "./mcp-sandbox.js";
 export type { McpServerState, McpToolAnnotations, McpToolDefinition } from "./mcp-server-connection.js";
 export { type McpConfigFile, readMcpConfigFiles } from "./read-mcp-config-files.js";
 export { mcpToolName } from "./tool-names.js";

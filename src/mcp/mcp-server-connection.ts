@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Sandbox } from "../code/sandbox/create-sandbox.js";
-import type { JsonSchema } from "../core/types.js";
+import { createSecretScrubber, type JsonSchema, type SecretScrubber } from "../engine.js";
 import { ToolError } from "../errors.js";
 import { isRemoteServer, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
 import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.js";
+import { type McpSandbox, sandboxUnavailableReason } from "./mcp-sandbox.js";
 import { describeMcpToolResult, type McpToolResult } from "./tool-result.js";
 
 /**
@@ -54,7 +54,7 @@ export type McpConnectionSettings = {
   /** Told whenever the state or the tool list changes. */
   onChange: () => void;
   /** The OS sandbox stdio servers with `"sandbox": true` run in; without an enabled one they are not started. */
-  sandbox: Sandbox | undefined;
+  sandbox: McpSandbox | undefined;
 };
 
 // The SDK's own per-request timer would cut a long tool call at 60 s; the tool's timeout (the registry's, through
@@ -81,7 +81,8 @@ export class McpServerConnection {
   #connecting: Promise<void> | undefined;
   #refreshing: Promise<void> | undefined;
   #stderrTail = "";
-  readonly #secrets: string[];
+  /** Hides the config's secrets (header and environment values), and any credential it recognises, in what is shown. */
+  readonly #scrubber: SecretScrubber;
   readonly #settings: McpConnectionSettings;
   readonly #closing = new AbortController();
 
@@ -90,11 +91,15 @@ export class McpServerConnection {
     this.source = server.source;
     this.config = server.config;
     this.#settings = settings;
-    this.#secrets = server.config ? secretValuesOf(server.config) : [];
+    // No length limit: the scrubber cuts nothing of a tool's result, which the registry bounds instead.
+    this.#scrubber = createSecretScrubber({
+      secrets: server.config ? secretValuesOf(server.config) : [],
+      maxPayloadLength: Number.POSITIVE_INFINITY,
+    });
     const asksForSandbox = server.config !== undefined && !isRemoteServer(server.config) && server.config.sandbox === true;
     const sandbox = settings.sandbox;
     this.sandboxed = asksForSandbox && sandbox?.status.enabled === true;
-    if (server.problem !== undefined) this.#fail("failed", `${server.source}: ${server.problem}`);
+    if (server.problem !== undefined) this.#fail("failed", `${server.source}: ${server.problem}`, true);
     // Fails closed: a server that asked to be confined is never started unconfined.
     else if (asksForSandbox && !this.sandboxed)
       this.#fail(
@@ -190,11 +195,9 @@ export class McpServerConnection {
     await client?.close().catch(() => undefined);
   }
 
-  /** The text with every secret of the server's config (header and environment values) cut out. */
+  /** The text with every secret of the server's config (header and environment values) replaced by `[redacted]`. */
   redact(text: string): string {
-    let redacted = text;
-    for (const secret of this.#secrets) redacted = redacted.split(secret).join("[redacted]");
-    return redacted;
+    return this.#scrubber.text(text);
   }
 
   async #usableClient(): Promise<Client> {
@@ -391,8 +394,13 @@ export class McpServerConnection {
     return this.redact(this.#stderrTail.trim().split("\n").slice(-3).join(" | "));
   }
 
-  #fail(state: "failed" | "crashed" | "unavailable", problem: string): void {
-    this.#problem = this.redact(problem);
+  /**
+   * Marks the server failed, crashed or unavailable. A problem holding what the server or its transport said is
+   * redacted; minagent's own words about the config (`ours`) hold neither, and the scrubber would take a hint such
+   * as `${GITHUB_TOKEN:-<default>}` for a credential.
+   */
+  #fail(state: "failed" | "crashed" | "unavailable", problem: string, ours = false): void {
+    this.#problem = ours ? problem : this.redact(problem);
     this.#setState(state);
   }
 
@@ -413,14 +421,6 @@ async function listAllTools(client: Client, options: { timeout: number; signal: 
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
-}
-
-/** Why a server that asked for the sandbox cannot have it. */
-function sandboxUnavailableReason(sandbox: Sandbox | undefined): string {
-  if (!sandbox) return "no sandbox was given to connectMcpServers";
-  if (sandbox.status.problem) return sandbox.status.problem;
-  if (!sandbox.status.requested) return "the sandbox is turned off (sandbox.enabled is false, or --no-sandbox)";
-  return "the sandbox is not enabled";
 }
 
 function definedValues(record: Record<string, string | undefined>): Record<string, string> {

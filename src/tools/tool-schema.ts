@@ -18,11 +18,40 @@ export type CompiledSchema = {
 const maxProblems = 10;
 
 /**
- * Compiles a tool's parameters. Throws a UsageError (misuse, thrown early) when they are not an object schema
- * or not a valid JSON Schema. JSON Schemas are compiled by @exodus/schemasafe into a plain function, loaded on
- * first use: validating a call then costs a fraction of a microsecond, and importing minagent costs nothing.
+ * Compiled parameters by the parameters object, so that one schema is compiled once however many registries add
+ * it, or check it first (an MCP server's tools are checked when listed, then added to each registry). The compiled
+ * schema holds no tool name (only errors name the tool, and a schema that fails is not kept).
+ */
+const compiled = new WeakMap<object, CompiledSchema>();
+
+/**
+ * Checks a tool's parameters as `ToolRegistry.add` does, throwing the same UsageError when they are not an
+ * object schema, are not a valid JSON Schema, or could block the process when validated (see `add`). What it
+ * compiles is kept with the parameters object: a tool with these very parameters is then added without compiling
+ * them again. Parameters are read once; change a schema by passing a new object.
+ * @example checkToolParameters("search", { type: "object", properties: { query: { type: "string" } } });
+ */
+export function checkToolParameters(toolName: string, parameters: ToolParameters): void {
+  compileToolSchema(toolName, parameters);
+}
+
+/**
+ * Compiles a tool's parameters, or returns what an earlier call compiled from the same object. Throws a UsageError
+ * (misuse, thrown early) when they are not an object schema or not a valid JSON Schema. JSON Schemas are compiled by
+ * @exodus/schemasafe into a plain function, loaded on first use: validating a call then costs a fraction of a
+ * microsecond, and importing minagent costs nothing.
  */
 export function compileToolSchema(toolName: string, parameters: ToolParameters): CompiledSchema {
+  // Standard Schema libraries may make schemas functions (arktype): those are kept by identity too.
+  const keyed = (typeof parameters === "object" && parameters !== null) || typeof parameters === "function";
+  const known = keyed ? compiled.get(parameters) : undefined;
+  if (known) return known;
+  const schema = compileParameters(toolName, parameters);
+  if (keyed) compiled.set(parameters, schema);
+  return schema;
+}
+
+function compileParameters(toolName: string, parameters: ToolParameters): CompiledSchema {
   if (isStandardSchema(parameters)) return compileStandardSchema(toolName, parameters);
   if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
     throw new UsageError(`Tool "${toolName}": parameters must be a JSON Schema object or a zod (Standard Schema) object.`);

@@ -1,6 +1,7 @@
+import { createRequire } from "node:module";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import { z } from "zod";
-import { defineTool, type ToolCall, ToolError, ToolRegistry, type ToolResult, UsageError } from "../../src/index.js";
+import { checkToolParameters, defineTool, type ToolCall, ToolError, ToolRegistry, type ToolResult, UsageError } from "../../src/index.js";
 
 /** Executes a call that must be answered (these tests declare no approvals): the observation. */
 async function answer(registry: ToolRegistry, toolCall: ToolCall): Promise<ToolResult> {
@@ -315,5 +316,39 @@ describe("ToolRegistry: every bad model output becomes an observation", () => {
   it("rejects invalid registry options", () => {
     expect(() => new ToolRegistry({ timeoutMs: 0 })).toThrow(/timeoutMs must be a positive number of milliseconds/);
     expect(() => new ToolRegistry({ maxResultLength: -1 })).toThrow(/maxResultLength/);
+  });
+});
+
+describe("ToolRegistry: a schema is compiled once", () => {
+  it("checked with checkToolParameters (as MCP does when a server lists it), then added to two registries: one compilation", async () => {
+    const schemasafe = createRequire(import.meta.url)("@exodus/schemasafe") as typeof import("@exodus/schemasafe");
+    const compile = vi.spyOn(schemasafe, "validator");
+    try {
+      const parameters = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+      checkToolParameters("count", parameters);
+      const tool = { name: "count", description: "", parameters, execute: ({ n }: { n: number }) => `n=${n}` };
+      const first = new ToolRegistry().add(tool);
+      const second = new ToolRegistry().add({ ...tool, name: "count_again" });
+      expect(compile).toHaveBeenCalledTimes(1);
+      // The one validator serves both, with each registry's tool name in its observations.
+      expect(await first.call(call("count", { n: 2 }))).toBe("n=2");
+      expect(await second.call(call("count_again", {}))).toMatch(
+        /^Invalid arguments for tool "count_again":\n- n: is required but missing/,
+      );
+      // Other parameters (even equal ones) are another object: compiled on their own.
+      new ToolRegistry().add({ ...tool, parameters: { ...parameters } });
+      expect(compile).toHaveBeenCalledTimes(2);
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
+  it("checkToolParameters throws what add() would, and keeps nothing of a schema that fails", () => {
+    const parameters = { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } };
+    expect(() => checkToolParameters("t", parameters)).toThrow(UsageError);
+    expect(() => checkToolParameters("t", parameters)).toThrow(
+      /^Tool "t": parameters\/properties\/s\/pattern: the pattern "\^\(a\+\)\+\$" has nested/,
+    );
+    expect(() => new ToolRegistry().add({ name: "u", description: "", parameters, execute: () => "" })).toThrow(/^Tool "u": parameters/);
   });
 });

@@ -1,0 +1,46 @@
+import { readdir, readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+
+// minagent/mcp and minagent/dbos sit on the engine as a user's code does: through src/engine.ts (its public API),
+// the errors and the optional-peer loader, their own files, and packages. Never a core/, tools/, models/ or trace/
+// module directly, and never code/ (minagent/code builds on minagent/mcp, not the other way).
+const allowed = /^(\.\.\/(engine|errors|optional-peer)\.js|\.\/[a-z0-9-]+\.js|[^.].*)$/;
+
+/** Every module specifier a source file names: static imports and exports (type-only ones too) and import() calls. */
+function specifiersOf(source: string): string[] {
+  return [...source.matchAll(/(?:^(?:import|export)[^;]*?from\s+|^import\s+|import\(\s*)"([^"]+)"/gms)].map((match) => match[1] as string);
+}
+
+describe.each(["mcp", "dbos"])("src/%s/ imports the engine only through src/engine.ts", (folder) => {
+  it("names no other minagent module than engine.js, errors.js, optional-peer.js and its own files", async () => {
+    const directory = new URL(`../../src/${folder}/`, import.meta.url);
+    const files = (await readdir(directory, { recursive: true })).filter((file) => file.endsWith(".ts"));
+    expect(files).toContain("index.ts");
+    const specifiers = (
+      await Promise.all(files.map(async (file) => ({ file, source: await readFile(new URL(file, directory), "utf8") })))
+    ).flatMap(({ file, source }) => specifiersOf(source).map((specifier) => ({ file, specifier })));
+    expect(specifiers.some(({ specifier }) => specifier === "../engine.js")).toBe(true); // the walk reads imports
+    expect(specifiers.filter(({ specifier }) => !allowed.test(specifier))).toEqual([]);
+  });
+});
+
+it("the rule refuses the imports it is there to keep out", () => {
+  const refused = ["../core/types.js", "../tools/tool-schema.js", "../models/provider-error.js", "../trace/scrub-secrets.js"];
+  expect(
+    [...refused, "../code/sandbox/create-sandbox.js", "../index.js", "./sub/file.js"].filter((specifier) => allowed.test(specifier)),
+  ).toEqual([]);
+  const accepted = [
+    "../engine.js",
+    "../errors.js",
+    "../optional-peer.js",
+    "./config.js",
+    "node:crypto",
+    "@dbos-inc/dbos-sdk",
+    "@modelcontextprotocol/sdk/client/index.js",
+  ];
+  expect(accepted.filter((specifier) => !allowed.test(specifier))).toEqual([]);
+  expect(specifiersOf('import type { Sandbox } from "../code/sandbox/create-sandbox.js";\nconst sdk = import("@x/y");')).toEqual([
+    "../code/sandbox/create-sandbox.js",
+    "@x/y",
+  ]);
+});
