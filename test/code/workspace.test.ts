@@ -1,12 +1,15 @@
+import { execFile } from "node:child_process";
 import * as fs from "node:fs/promises";
-import { chmod, mkdir, readdir, readFile, readlink, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, readFile, readlink, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEditTool } from "../../src/code/tools/edit.js";
 import { createReadTool } from "../../src/code/tools/read.js";
 import { Workspace } from "../../src/code/workspace.js";
 import { ToolError } from "../../src/index.js";
 import { callTool } from "./helpers/call-tool.js";
+import { buildPrivately } from "./helpers/private-build.js";
 import { createTemporaryWorkspace, removeTemporaryWorkspace } from "./helpers/temporary-workspace.js";
 
 // rename is wrapped so that a test can make it fail once: a crash between writing the temporary file and moving it
@@ -29,6 +32,31 @@ afterEach(async () => {
   vi.mocked(fs.rename).mockClear();
   await removeTemporaryWorkspace(base);
 });
+
+/**
+ * Runs `checkWritable` on `file` in a child process as the user nobody (setpriv), from a private build of
+ * src/code/workspace.ts: what it threw, or "" when it let the file through.
+ */
+async function checkWritableAsNobody(file: string): Promise<string> {
+  const nobody = 65534;
+  const build = buildPrivately(["code/workspace.ts"], "workspace-nobody");
+  try {
+    await chown(file, nobody, nobody);
+    for (const folder of [build.directory, base, root]) await chmod(folder, 0o755);
+    const script = `const { Workspace } = await import(process.env.BUILD + "/code/workspace.js");
+const workspace = new Workspace({ root: process.env.ROOT });
+await workspace.remember(process.env.FILE);
+console.log(JSON.stringify(await workspace.checkWritable(process.env.FILE).then(() => "", (error) => error.message)));`;
+    const { stdout } = await promisify(execFile)(
+      "setpriv",
+      ["--reuid", String(nobody), "--regid", String(nobody), "--clear-groups", process.execPath, "--input-type=module", "-e", script],
+      { env: { PATH: process.env.PATH ?? "", BUILD: build.build, ROOT: root, FILE: file }, timeout: 20_000 },
+    );
+    return JSON.parse(stdout) as string;
+  } finally {
+    build.remove();
+  }
+}
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
@@ -151,16 +179,28 @@ describe("Workspace: read tracking", () => {
     expect(await workspace.seenVersion(join(root, "real.txt"))).toMatchObject({ size: 1 });
   });
 
-  it("refuses a directory and a read-only file", async () => {
+  it("refuses a directory", async () => {
     const workspace = new Workspace({ root });
     await mkdir(join(root, "dir"));
     expect(await refusal(workspace.checkWritable(join(root, "dir")))).toBe("dir is a directory, not a file.");
-    if (process.getuid?.() === 0) return; // root may write anything
-    await writeFile(join(root, "locked.txt"), "x");
-    await chmod(join(root, "locked.txt"), 0o444);
-    await workspace.remember(join(root, "locked.txt"));
-    expect(await refusal(workspace.checkWritable(join(root, "locked.txt")))).toMatch(/read-only/);
   });
+
+  it("refuses a read-only file to a user who may not write it; root may write it", async () => {
+    const locked = join(root, "locked.txt");
+    await writeFile(locked, "x");
+    await chmod(locked, 0o444);
+    const workspace = new Workspace({ root });
+    await workspace.remember(locked);
+    const refused = "locked.txt is read-only (no write permission); it was left unchanged.";
+    if (process.getuid?.() !== 0) {
+      expect(await refusal(workspace.checkWritable(locked))).toBe(refused);
+      return;
+    }
+    // Root may write any file: the agent may change it.
+    await expect(workspace.checkWritable(locked)).resolves.toBeUndefined();
+    // The refusal, as a real unprivileged user sees it: nobody, owning the file without write permission.
+    expect(await checkWritableAsNobody(locked)).toBe(refused);
+  }, 30_000);
 });
 
 describe("Workspace.writeAtomic", () => {
