@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { controlDirectories, controlFilesIfPresent } from "./control-paths.js";
-import type { Sandbox, SandboxOptions, SandboxStatus } from "./create-sandbox.js";
 import { findDeniedPaths, type ReadDenial } from "./find-denied-paths.js";
 import { proxyVariables } from "./network-namespace.js";
 import { type NetworkProxy, startNetworkProxy } from "./network-proxy.js";
+import type { Sandbox, SandboxOptions, SandboxStatus } from "./sandbox-types.js";
 import { sandboxExec, seatbeltProfile } from "./seatbelt.js";
 
 /**

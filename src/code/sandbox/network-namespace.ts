@@ -3,8 +3,8 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { type BubblewrapPrograms, sessionNamespaceArguments } from "./bubblewrap.js";
-import type { SandboxOptions } from "./create-sandbox.js";
 import { type NetworkProxy, startNetworkProxy } from "./network-proxy.js";
+import type { SandboxOptions } from "./sandbox-types.js";
 
 // The proxy's port inside the sandbox's own loopback: a command's servers use other ports.
 export const proxyPort = 39_281;
