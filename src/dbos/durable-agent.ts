@@ -4,6 +4,7 @@ import { Agent, type Message, type Model, type RunResult, type ToolExecutor, Usa
 import { waitForDecisions } from "./approvals.js";
 import { durableModel, durableTools } from "./durable-steps.js";
 import { loadDbosSdk } from "./load-dbos-sdk.js";
+import { waitForLaunch, watchLaunches } from "./watch-launches.js";
 
 /** The trace attribute (on the run span, `RunOptions.attributes`) naming the DBOS workflow a durable run is. */
 export const workflowIdAttribute = "dbos.workflow_id";
@@ -74,9 +75,12 @@ export type DurableAgent = {
   readonly agent: Agent;
   /** The registered DBOS workflow itself, for `DBOS.startWorkflow` and its other options. */
   readonly workflow: (request: DurableRunRequest) => Promise<RunResult>;
-  /** Starts a durable run and returns its DBOS handle (`handle.workflowID`, `await handle.getResult()`). */
+  /**
+   * Starts a durable run and returns its DBOS handle (`handle.workflowID`, `await handle.getResult()`). Rejects with
+   * the error of `DBOS.launch()` when the last launch failed (nothing listening at the database URL, say).
+   */
   start(input: string | DurableRunRequest, options?: DurableStartOptions): Promise<WorkflowHandle<RunResult>>;
-  /** Starts a durable run and waits for its result (which, for a run waiting for approval, may take long). */
+  /** Starts a durable run and waits for its result (which, for a run waiting for approval, may take long); rejects as {@link start} does. */
   run(input: string | DurableRunRequest, options?: DurableStartOptions): Promise<RunResult>;
 };
 
@@ -105,6 +109,7 @@ export function registerDurableAgent(agent: Agent, options: DurableAgentOptions)
     );
   }
   const { DBOS } = loadDbosSdk();
+  watchLaunches(DBOS);
   const parts = { model: durableModel(agent.model), tools: durableTools(agent.registry) };
   const inner = options.createAgent ? options.createAgent(parts) : new Agent(parts.model, parts.tools, agent.options);
 
@@ -125,7 +130,9 @@ export function registerDurableAgent(agent: Agent, options: DurableAgentOptions)
   }
   const workflow = DBOS.registerWorkflow(runAgent, { name });
 
-  const start = (input: string | DurableRunRequest, startOptions: DurableStartOptions = {}) => {
+  const start = async (input: string | DurableRunRequest, startOptions: DurableStartOptions = {}) => {
+    // After a launch that failed, DBOS would take the run and retry its database forever: reject with the launch's error.
+    if (!DBOS.isWithinWorkflow()) await waitForLaunch(DBOS);
     // Inside a workflow, DBOS gives a child without an id a deterministic one, which a random id would break; the
     // run key then defaults, in the child, to that id.
     const workflowId = startOptions.workflowId ?? (DBOS.isWithinWorkflow() ? undefined : randomUUID());
