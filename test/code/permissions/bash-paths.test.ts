@@ -1,19 +1,17 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CodePermissions, createCodePermissions, type PermissionMode } from "../../../src/code/permissions/index.js";
-import type { PermissionContext } from "../../../src/index.js";
+import { permissionContext } from "../helpers/permission-context.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
 const byMode: Partial<Record<PermissionMode, CodePermissions>> = {};
 
 beforeAll(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-bash-paths-")));
-  root = join(base, "work");
+  ({ base, root } = await createTemporaryWorkspace("bash-paths"));
   await mkdir(join(root, "src"), { recursive: true });
-  await mkdir(join(base, "outside"));
   await writeFile(join(base, "outside", "secret.txt"), "secret\n");
   await symlink(join(base, "outside"), join(root, "link"));
   await symlink(join(base, "outside", "missing.txt"), join(root, "dangling"));
@@ -29,15 +27,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+  await removeTemporaryWorkspace(base);
 });
 
-const context: PermissionContext = {
-  runId: "run",
-  tool: { name: "Bash", description: "", parameters: {}, execute: () => "" },
-  signal: new AbortController().signal,
-  needsApproval: false,
-};
+const context = permissionContext("Bash");
 const decide = async (mode: PermissionMode, command: string) =>
   (await (byMode[mode] as CodePermissions).canUseTool({ id: "1", name: "Bash", arguments: { command } }, context)).behavior;
 

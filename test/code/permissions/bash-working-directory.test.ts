@@ -1,31 +1,25 @@
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodePermissions, type PermissionMode } from "../../../src/code/permissions/index.js";
-import type { PermissionContext } from "../../../src/index.js";
+import { permissionContext } from "../helpers/permission-context.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
 
 beforeAll(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-bash-directory-")));
-  root = join(base, "work");
+  ({ base, root } = await createTemporaryWorkspace("bash-directory"));
   await mkdir(join(root, "src"), { recursive: true });
   await mkdir(join(root, ".git"));
   await mkdir(join(root, "secrets"));
 });
 
 afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+  await removeTemporaryWorkspace(base);
 });
 
-const context: PermissionContext = {
-  runId: "run",
-  tool: { name: "Bash", description: "", parameters: {}, execute: () => "" },
-  signal: new AbortController().signal,
-  needsApproval: false,
-};
+const context = permissionContext("Bash");
 
 async function decide(mode: PermissionMode, directory: string | undefined, command: string) {
   const permissions = await createCodePermissions({

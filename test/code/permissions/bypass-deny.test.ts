@@ -1,14 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are shell command lines, not templates.
 import { describe, expect, it } from "vitest";
 import { createCodePermissions, type PermissionMode } from "../../../src/code/permissions/index.js";
-import type { PermissionContext } from "../../../src/index.js";
+import { permissionContext } from "../helpers/permission-context.js";
 
-const context: PermissionContext = {
-  runId: "run",
-  tool: { name: "Bash", description: "", parameters: {}, execute: () => "" },
-  signal: new AbortController().signal,
-  needsApproval: false,
-};
+const context = permissionContext("Bash");
 
 async function explain(mode: PermissionMode, deny: string[], command: string) {
   const permissions = await createCodePermissions({

@@ -1,16 +1,15 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodePermissions, type PermissionMode } from "../../../src/code/permissions/index.js";
-import type { PermissionContext } from "../../../src/index.js";
+import { permissionContext } from "../helpers/permission-context.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
 
 beforeAll(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-file-links-")));
-  root = join(base, "work");
+  ({ base, root } = await createTemporaryWorkspace("file-links"));
   await mkdir(join(root, "secrets"), { recursive: true });
   await mkdir(join(root, ".git"));
   await writeFile(join(root, "secrets", "key"), "k\n");
@@ -21,14 +20,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
-});
-
-const context = (name: string): PermissionContext => ({
-  runId: "run",
-  tool: { name, description: "", parameters: {}, execute: () => "" },
-  signal: new AbortController().signal,
-  needsApproval: false,
+  await removeTemporaryWorkspace(base);
 });
 
 describe("file tools are judged on the real path too", () => {
@@ -47,7 +39,7 @@ describe("file tools are judged on the real path too", () => {
       home: join(base, "home"),
       rules: { deny: ["Read(./secrets/**)"] },
     });
-    expect((await permissions.canUseTool({ id: "1", name, arguments: { ...args } }, context(name))).behavior).toBe(expected);
+    expect((await permissions.canUseTool({ id: "1", name, arguments: { ...args } }, permissionContext(name))).behavior).toBe(expected);
   });
 });
 
@@ -65,7 +57,9 @@ describe("shell commands are judged on where their paths lead too", () => {
       home: join(base, "home"),
       rules: { deny: ["Read(./secrets/**)"] },
     });
-    expect((await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command } }, context("Bash"))).behavior).toBe(expected);
+    expect((await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command } }, permissionContext("Bash"))).behavior).toBe(
+      expected,
+    );
   });
 });
 
@@ -82,7 +76,7 @@ describe("a file with more than one hard link", () => {
         settingsFiles: [],
         rules: { allow },
       });
-      return (await permissions.canUseTool({ id: "1", name, arguments: { file_path: "linked.txt" } }, context(name))).behavior;
+      return (await permissions.canUseTool({ id: "1", name, arguments: { file_path: "linked.txt" } }, permissionContext(name))).behavior;
     };
     expect(await decide("default", "Read", ["Read(**)"])).toBe("ask");
     expect(await decide("acceptEdits", "Edit", ["Edit(**)"])).toBe("ask");

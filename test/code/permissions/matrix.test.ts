@@ -7,7 +7,7 @@ import {
   type PermissionMode,
   permissionModes,
 } from "../../../src/code/permissions/index.js";
-import type { PermissionContext, Tool } from "../../../src/index.js";
+import { permissionContext, stubTool } from "../helpers/permission-context.js";
 
 // Paths are judged as written, so a workspace that exists nowhere will do: /work, with /shared added.
 const workspace = { root: "/work", directories: ["/work", "/shared"] };
@@ -17,19 +17,7 @@ const rules = {
   deny: ["Bash(rm -rf /)", "Bash(curl *)", "Read(./secrets/**)", "Edit(//etc/**)", "mcp__github__delete_repo", "Write(.env)"],
 };
 
-const tool = (name: string, readOnly = false): Tool => ({
-  name,
-  description: name,
-  parameters: { type: "object" },
-  readOnly,
-  execute: () => "",
-});
-const context = (name: string, readOnly = false): PermissionContext => ({
-  runId: "run",
-  tool: tool(name, readOnly),
-  signal: new AbortController().signal,
-  needsApproval: false,
-});
+const context = (name: string, readOnly = false) => permissionContext(stubTool(name, readOnly));
 
 let byMode: Record<PermissionMode, CodePermissions>;
 beforeAll(async () => {
@@ -246,7 +234,7 @@ describe("what the decisions say", () => {
       behavior: "deny",
       message: expect.stringMatching(/not allowed by any rule.*dontAsk mode denies/),
     });
-    const plan = await byMode.plan.explain({ name: "Write", arguments: { file_path: "a.ts", content: "" } }, tool("Write"));
+    const plan = await byMode.plan.explain({ name: "Write", arguments: { file_path: "a.ts", content: "" } }, stubTool("Write"));
     expect(plan.decision).toMatchObject({ behavior: "deny", message: expect.stringMatching(/plan mode does not allow.*ExitPlanMode/) });
   });
 
@@ -269,7 +257,10 @@ describe("what the decisions say", () => {
       reason: expect.stringContaining("asks for approval"),
     });
     expect(
-      await permissions.canUseTool({ id: "1", name: "Bash", arguments: { command: "npm test" } }, { ...withApproval, tool: tool("Bash") }),
+      await permissions.canUseTool(
+        { id: "1", name: "Bash", arguments: { command: "npm test" } },
+        { ...withApproval, tool: stubTool("Bash") },
+      ),
     ).toEqual({ behavior: "allow" });
     expect(await byMode.bypassPermissions.canUseTool({ id: "1", name: "Read", arguments: { file_path: "a.ts" } }, withApproval)).toEqual({
       behavior: "allow",

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createCodePermissions } from "../../../src/code/permissions/index.js";
 import { Agent, FakeModel, type Tool, ToolRegistry } from "../../../src/index.js";
 import { reply, toolCall } from "../../../src/testing/index.js";
+import { permissionContext } from "../helpers/permission-context.js";
 
 const workspace = { root: "/work", directories: ["/work"] };
 
@@ -128,7 +129,7 @@ describe("plan mode drives the permission mode", () => {
 
   it("EnterPlanMode is denied in dontAsk mode (no one could approve the plan) unless a rule allows it", async () => {
     const permissions = await createCodePermissions({ workspace, mode: "dontAsk", settingsFiles: [] });
-    const context = { runId: "r", tool: permissions.planMode.tools[0] as Tool, signal: new AbortController().signal, needsApproval: false };
+    const context = permissionContext(permissions.planMode.tools[0] as Tool);
     expect(await permissions.canUseTool({ id: "1", name: "EnterPlanMode", arguments: {} }, context)).toMatchObject({ behavior: "deny" });
     const allowed = await createCodePermissions({ workspace, mode: "dontAsk", settingsFiles: [], rules: { allow: ["EnterPlanMode"] } });
     expect(await allowed.canUseTool({ id: "1", name: "EnterPlanMode", arguments: {} }, context)).toEqual({ behavior: "allow" });

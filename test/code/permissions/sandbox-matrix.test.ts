@@ -8,6 +8,7 @@ import {
   permissionModes,
 } from "../../../src/code/permissions/index.js";
 import type { PermissionContext, Tool } from "../../../src/index.js";
+import { permissionContext } from "../helpers/permission-context.js";
 
 // The Bash tool says whether a call runs in the OS sandbox; the permissions read it as they read workingDirectory().
 type Sandboxing = "confined" | "unconfined" | "off";
@@ -26,12 +27,7 @@ const bashTool = (sandboxing: Sandboxing): Tool & { sandboxing(args: Record<stri
   execute: () => "",
   sandboxing: () => sandboxing,
 });
-const context = (sandboxing: Sandboxing, needsApproval = false): PermissionContext => ({
-  runId: "run",
-  tool: bashTool(sandboxing),
-  signal: new AbortController().signal,
-  needsApproval,
-});
+const context = (sandboxing: Sandboxing, needsApproval = false) => permissionContext(bashTool(sandboxing), needsApproval);
 
 type Permissions = Record<PermissionMode, CodePermissions>;
 async function inEveryMode(options: Omit<CodePermissionsOptions, "workspace">): Promise<Permissions> {

@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCodePermissions, loadPermissionSettings, permissionSettingsFiles } from "../../../src/code/permissions/index.js";
-import { type PermissionContext, UsageError } from "../../../src/index.js";
+import { UsageError } from "../../../src/index.js";
+import { permissionContext } from "../helpers/permission-context.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
 let base: string;
 let root: string;
@@ -13,8 +14,7 @@ let projectFile: string;
 let localFile: string;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "minagent-permissions-")));
-  root = join(base, "project");
+  ({ base, root } = await createTemporaryWorkspace("permissions"));
   home = join(base, "home");
   await mkdir(join(root, ".minagent"), { recursive: true });
   await mkdir(join(home, ".minagent"), { recursive: true });
@@ -22,17 +22,12 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
+  await removeTemporaryWorkspace(base);
 });
 
 const write = (file: string, settings: unknown) => writeFile(file, typeof settings === "string" ? settings : JSON.stringify(settings));
 const workspace = () => ({ root, directories: [root] });
-const context: PermissionContext = {
-  runId: "run",
-  tool: { name: "Bash", description: "", parameters: {}, execute: () => "" },
-  signal: new AbortController().signal,
-  needsApproval: false,
-};
+const context = permissionContext("Bash");
 
 describe("settings files", () => {
   it("are the user's, the project's and the local file, least specific first", () => {
