@@ -17,6 +17,11 @@ export function describeProgress(event: ProgressEvent): string {
   }
 }
 
+/** The line both commands print when a tool call starts or ends; undefined for any other event. */
+export function toolCallLine(event: AgentEvent): string | undefined {
+  return event.type === "tool-call-start" || event.type === "tool-call-end" ? describeProgress(event) : undefined;
+}
+
 /** `text` with its white space folded to single spaces, cut to `limit` characters with an ellipsis. */
 export function toOneLine(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -3,7 +3,7 @@ import type { AgentEvent } from "../../core/events.js";
 import { AbortError, UsageError } from "../../errors.js";
 import { ProviderError } from "../../models/provider-error.js";
 import { formatUsage } from "../commands/run.js";
-import { describeProgress, toOneLine } from "../describe-progress.js";
+import { describeProgress, toOneLine, toolCallLine } from "../describe-progress.js";
 import { formatPrintResult, type PermissionDenial, type PrintOutcome } from "./print-result.js";
 import { interruptedExitCode } from "./process-input.js";
 import { sandboxStatusLine } from "./sandbox-status.js";
@@ -156,18 +156,11 @@ function failureMessage(outcome: PrintOutcome, context: PrintModeContext): strin
 
 /** --verbose in text and json: the run on stderr as it happens, as `minagent run` shows it. */
 function printVerbose(io: PrintModeContext["io"], event: AgentEvent): void {
-  switch (event.type) {
-    case "model-call-end": {
-      const { message } = event.response;
-      if (message.content !== "" && message.toolCalls?.length) io.stderr(`${message.content.trimEnd()}\n`);
-      break;
-    }
-    case "model-call-retry":
-    case "tool-call-start":
-    case "tool-call-end":
-      io.stderr(`${describeProgress(event)}\n`);
-      break;
-    default:
-      break;
+  const toolLine = toolCallLine(event);
+  if (toolLine !== undefined) io.stderr(`${toolLine}\n`);
+  else if (event.type === "model-call-retry") io.stderr(`${describeProgress(event)}\n`);
+  else if (event.type === "model-call-end") {
+    const { message } = event.response;
+    if (message.content !== "" && message.toolCalls?.length) io.stderr(`${message.content.trimEnd()}\n`);
   }
 }

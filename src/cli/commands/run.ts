@@ -6,7 +6,7 @@ import { ProviderError } from "../../models/provider-error.js";
 import { modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import { estimateCost } from "../../trace/model-prices.js";
-import { describeProgress } from "../describe-progress.js";
+import { describeProgress, toolCallLine } from "../describe-progress.js";
 import type { CliIo } from "../io.js";
 import { parseSeconds, parseWholeNumber } from "../number-flags.js";
 import { calculatorTool } from "../tools/calculator.js";
@@ -171,12 +171,11 @@ function createPrinter(io: CliIo): ((event: AgentEvent) => void) & { endLine: ()
         if (stopReason === "max_tokens" || stopReason === "refusal") io.stderr(`(stopped: ${stopReason})\n`);
         break;
       }
-      case "tool-call-start":
-      case "tool-call-end":
-        io.stderr(`${describeProgress(event)}\n`);
+      default: {
+        const toolLine = toolCallLine(event);
+        if (toolLine !== undefined) io.stderr(`${toolLine}\n`);
         break;
-      default:
-        break;
+      }
     }
   };
   return Object.assign(print, { endLine });
