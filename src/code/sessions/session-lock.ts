@@ -119,12 +119,6 @@ export function acquireSessionLock(file: string, sessionId: string): SessionLock
   throw new UsageError(`Could not take the lock ${file} of session ${sessionId}: other processes kept replacing it. Try again.`);
 }
 
-/** The lock's holder when another running process holds it, else undefined (free, stale, or this process's). */
-export function readSessionLockHolder(file: string): SessionLockHolder | undefined {
-  const found = readLock(file);
-  return found?.record && isHeldByAnother(found.record) ? holderOf(found.record) : undefined;
-}
-
 /** Creates the lock file whole, or returns false when one exists. */
 function createLockFile(file: string, text: string): boolean {
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
