@@ -1,15 +1,19 @@
 import type { Message, ToolCall, Usage } from "../../core/types.js";
 import { addUsage } from "../../core/usage.js";
 import { UsageError } from "../../errors.js";
-import { genAiOperations, toGenAiMessages, traceAttributes, usageAttributes } from "../gen-ai-attributes.js";
-import type { SpanAttributes, SpanStatus, SpanType, Trace, TraceSpan } from "../trace.js";
+import { genAiOperations, traceAttributes, usageAttributes } from "../gen-ai-attributes.js";
+import type { Trace, TraceSpan } from "../trace.js";
+import { end, modelAttributes, RunSpans, type SessionModelFields, SpanList } from "./session-run-spans.js";
 
 /**
  * Reads a `minagent code` session file (JSON Lines, docs/sessions.md) as a trace, so that the viewer shows it
  * like any other: the session is the root run, each prompt a run under it, each assistant message a turn with
  * its model call, each tool result a tool call. A session records when each line was written, not when each
  * call started: a model call spans from the line before its answer to its answer, a tool call from the
- * message that asked for it to its result. Sub-agents are not in a session file (only their tokens are).
+ * message that asked for it to its result. A call still running when its run was stopped is marked interrupted.
+ * Sub-agents' runs are drawn from `child-run-start`, `child-message` and `child-run-end` lines under the call that
+ * started them; a file without such lines has only their tokens (on the next line written), which are drawn as a
+ * sub-agent run with one model call carrying them, so that the totals and the cost are the session's.
  * Throws a UsageError when the first line is not a session header.
  */
 export function readSessionAsTrace(text: string, source: string): Trace {
@@ -26,8 +30,6 @@ export function readSessionAsTrace(text: string, source: string): Trace {
   return builder.finish();
 }
 
-type SessionModelFields = { provider?: unknown; modelId?: unknown };
-
 type Line = Record<string, unknown> & { type?: unknown; at?: unknown; usage?: Usage | undefined };
 
 function parseLine(raw: string | undefined): Line | undefined {
@@ -42,206 +44,165 @@ function parseLine(raw: string | undefined): Line | undefined {
 
 /** Builds the spans line by line; times come from each line's `at`. */
 class SessionSpans {
-  readonly #spans: TraceSpan[] = [];
+  readonly #list = new SpanList();
   readonly #root: TraceSpan;
-  #run: TraceSpan | undefined;
-  #turnCount = 0;
-  #turn: TraceSpan | undefined;
-  /** The open tool calls of the current turn, by call id: their client and server spans. */
-  #calls = new Map<string, { client: TraceSpan; server: TraceSpan }>();
+  /** The conversation's run now (a prompt's), and the last one. */
+  #run: RunSpans | undefined;
+  #lastRun: RunSpans | undefined;
+  /** Sub-agents' runs now open, by run id (from `child-*` lines). */
+  readonly #children = new Map<string, RunSpans>();
+  /** Messages written while no run was open (the engine's answers to calls a stop left unanswered): the next run sends them. */
+  #carried: Message[] = [];
   #model: SessionModelFields | undefined;
   #lastTime: number;
   readonly #usage: Usage = { inputTokens: 0, outputTokens: 0 };
-  #runUsage: Usage = { inputTokens: 0, outputTokens: 0 };
-  #counter = 0;
-  /** Messages written since the last answer: what the next model call adds to the conversation. */
-  #added: Message[] = [];
+  #firstPrompt: string | undefined;
+  /** Turns of the conversation's runs (not of sub-agents). */
+  #turns = 0;
   readonly #traceId: string;
 
   constructor(sessionId: string, header: Line) {
     this.#traceId = hexOf(sessionId, 32);
     this.#model = header.model as SessionModelFields;
     this.#lastTime = timeOf(header.createdAt) ?? 0;
-    this.#root = this.#start("run", `session ${sessionId}`, undefined, this.#lastTime, {
+    this.#root = this.#list.start("run", `session ${sessionId}`, undefined, this.#lastTime, {
       [traceAttributes.operationName]: genAiOperations.invokeAgent,
       [traceAttributes.agentName]: "minagent code",
       "minagent.session.id": sessionId,
       ...(typeof header.cwd === "string" && { "minagent.session.cwd": header.cwd }),
-      ...this.#modelAttributes(),
+      ...modelAttributes(this.#model),
     });
   }
 
   add(line: Line): void {
     const at = timeOf(line.at) ?? this.#lastTime;
-    if (line.usage) this.#addUsage(line.usage);
-    if (line.type === "message" && isMessage(line.message)) this.#message(line.message, at, line.usage);
-    else if (line.type === "model" && typeof line.model === "object" && line.model !== null) this.#model = line.model as SessionModelFields;
-    else if (line.type === "run-end") this.#endRun(at, String(line.status), typeof line.error === "string" ? line.error : undefined);
-    else if (line.type === "pending" && typeof line.toolCall === "object" && line.toolCall !== null) {
-      const call = this.#calls.get(String((line.toolCall as ToolCall).id));
-      if (call) for (const span of [call.client, call.server]) span.attributes[traceAttributes.toolPending] = true;
-    }
+    const usage = line.usage ? counted(line.usage) : undefined;
+    if (usage) addUsage(this.#usage, usage);
+    if (typeof line.type === "string" && line.type.startsWith("child-")) this.#child(line, at, usage);
+    else this.#conversation(line, at, usage);
     this.#lastTime = Math.max(this.#lastTime, at);
   }
 
-  #message(message: Message, at: number, usage: Usage | undefined): void {
-    if (message.role !== "assistant") this.#added.push(message);
-    if (message.role === "user" || message.role === "system") this.#startRun(message, at);
-    else if (message.role === "assistant") this.#answer(message, at, usage);
-    else if (message.role === "tool") this.#result(message, at);
+  #conversation(line: Line, at: number, usage: Usage | undefined): void {
+    const message = line.type === "message" && isMessage(line.message) ? line.message : undefined;
+    // Tokens on any line but an answer are sub-agents' (a recorder that writes no child lines puts them on the next one).
+    const subagents = usage && message?.role !== "assistant" ? usage : undefined;
+    if (subagents) {
+      this.#run?.unrecordedSubagent(subagents, message?.role === "tool" ? message : undefined, at);
+      (this.#run ?? this.#lastRun)?.count(subagents);
+    }
+    if (message) this.#message(message, at, line.event === "tool-call-end", subagents ? undefined : usage);
+    else if (line.type === "model" && typeof line.model === "object" && line.model !== null) {
+      this.#model = line.model as SessionModelFields;
+      if (this.#run) this.#run.model = this.#model;
+    } else if (line.type === "run-end") this.#endRun(at, String(line.status), typeof line.error === "string" ? line.error : undefined);
+    else if (line.type === "pending" && typeof line.toolCall === "object" && line.toolCall !== null)
+      this.#run?.pending(String((line.toolCall as ToolCall).id));
   }
 
-  #startRun(message: Message, at: number): void {
+  #message(message: Message, at: number, endsCall: boolean, usage: Usage | undefined): void {
+    if (message.role === "user") this.#firstPrompt ??= message.content;
     // A prompt after the model has answered starts the next run, even when no run-end line closed the last one (a crash).
-    if (this.#run && message.role === "user" && this.#turnCount > 0) this.#endRun(this.#lastTime);
-    if (!this.#run) {
-      this.#run = this.#start("run", "invoke_agent", this.#root, at, {
-        [traceAttributes.operationName]: genAiOperations.invokeAgent,
-        ...this.#modelAttributes(),
-      });
-      this.#turnCount = 0;
-      this.#runUsage = { inputTokens: 0, outputTokens: 0 };
-    }
-    if (message.role === "user") this.#run.attributes[traceAttributes.runInput] = message.content;
-    else this.#run.attributes["minagent.run.system"] = message.content;
+    if (message.role === "user" && this.#run && this.#run.turns > 0) this.#endRun(this.#lastTime, undefined);
+    // A result that does not end its call, for a call still open: the engine answering, before the next prompt, a
+    // call the last run left unanswered when it stopped without a run-end line (a crash).
+    if (message.role === "tool" && !endsCall && this.#run?.isOpen(message.toolCallId)) this.#endRun(this.#lastTime, undefined);
+    if (!this.#run && message.role !== "tool") this.#startRun(at);
+    const run = this.#run;
+    if (!run) {
+      this.#lastRun?.add(message, at);
+      this.#carried.push(message);
+    } else if (message.role === "assistant") {
+      run.answer(message, at, usage);
+      this.#turns++;
+      if (usage) run.count(usage);
+    } else run.add(message, at);
   }
 
-  #answer(message: Message, at: number, usage: Usage | undefined): void {
-    if (!this.#run) this.#startRun({ role: "user", content: "" }, this.#lastTime);
-    const run = this.#run as TraceSpan;
-    this.#closeTurn();
-    const modelId = typeof this.#model?.modelId === "string" ? this.#model.modelId : undefined;
-    this.#turn = this.#start("turn", `turn ${this.#turnCount}`, run, this.#lastTime, { [traceAttributes.turnIndex]: this.#turnCount });
-    this.#turnCount++;
-    const stopReason = message.toolCalls?.length ? "tool_use" : "end_turn";
-    const call = this.#start("model-call", modelId ? `chat ${modelId}` : "chat", this.#turn, this.#lastTime, {
-      [traceAttributes.operationName]: genAiOperations.chat,
-      ...this.#modelAttributes(),
-      [traceAttributes.requestNewMessages]: JSON.stringify(toGenAiMessages(this.#added)),
-      [traceAttributes.outputMessages]: JSON.stringify(toGenAiMessages([message], stopReason)),
-      ...(usage && usageAttributes(usage)),
-    });
-    this.#added = [];
-    end(call, at);
-    end(this.#turn, at);
-    this.#calls = new Map();
-    for (const toolCall of message.toolCalls ?? []) {
-      const attributes: SpanAttributes = {
-        [traceAttributes.toolName]: toolCall.name,
-        [traceAttributes.toolCallId]: toolCall.id,
-        [traceAttributes.toolCallArguments]: JSON.stringify(toolCall.arguments ?? {}),
-      };
-      const client = this.#start("tool-call", `execute_tool ${toolCall.name}`, this.#turn, at, {
-        [traceAttributes.operationName]: genAiOperations.executeTool,
-        ...attributes,
-      });
-      const server = this.#start("tool-execution", toolCall.name, client, at, { ...attributes });
-      this.#calls.set(toolCall.id, { client, server });
-    }
-    run.attributes[traceAttributes.runFinal] = message.content;
-    run.attributes[traceAttributes.runTurns] = this.#turnCount;
+  #startRun(at: number): void {
+    const run = new RunSpans(this.#list, "invoke_agent", this.#root, at, this.#model);
+    for (const message of this.#carried) run.add(message, at);
+    this.#carried = [];
+    this.#run = run;
   }
 
-  #result(message: Message, at: number): void {
-    const call = this.#calls.get(message.toolCallId ?? "");
-    if (!call) return;
-    call.server.attributes[traceAttributes.toolCallResult] = message.content;
-    for (const span of [call.server, call.client]) {
-      if (message.isError) fail(span, message.content, "tool_error");
-      end(span, at);
-    }
-    if (this.#turn) end(this.#turn, Math.max(this.#turn.endTime, at));
-    this.#calls.delete(message.toolCallId ?? "");
-  }
-
-  #endRun(at: number, status?: string, error?: string): void {
+  #endRun(at: number, status: string | undefined, error?: string): void {
     const run = this.#run;
     if (!run) return;
-    this.#closeTurn();
-    if (status === "failed") fail(run, error ?? "the run failed", "run_error");
-    else if (status !== undefined) run.attributes[traceAttributes.runStatus] = status;
-    if (status === "max_steps") run.status = { code: "error", message: "Did not converge (max_steps)." };
-    Object.assign(run.attributes, usageAttributes(this.#runUsage));
-    end(run, Math.max(at, this.#lastTime));
+    // Its sub-agents end with it.
+    for (const [id, child] of this.#children)
+      if (isBelow(child, run)) {
+        child.end(at, status === "failed" ? "failed" : undefined, error);
+        this.#children.delete(id);
+      }
+    run.end(at, status, error);
+    this.#lastRun = run;
     this.#run = undefined;
   }
 
-  /** Calls of the previous turn that never got a result (a crash, a pending approval) end with their turn. */
-  #closeTurn(): void {
-    for (const { client, server } of this.#calls.values()) for (const span of [server, client]) end(span, this.#lastTime);
-    this.#calls = new Map();
-    this.#turn = undefined;
-  }
-
-  #addUsage(usage: Usage): void {
-    // A session file is read as written: counters it lacks count as none.
-    const counted = { ...usage, inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
-    addUsage(this.#usage, counted);
-    addUsage(this.#runUsage, counted);
-  }
-
-  #modelAttributes(): SpanAttributes {
-    const { provider, modelId } = this.#model ?? {};
-    return {
-      ...(typeof provider === "string" && { [traceAttributes.providerName]: provider }),
-      ...(typeof modelId === "string" && { [traceAttributes.requestModel]: modelId }),
-    };
-  }
-
-  #start(type: SpanType, name: string, parent: TraceSpan | undefined, at: number, attributes: SpanAttributes): TraceSpan {
-    this.#counter++;
-    const span: TraceSpan = {
-      spanId: this.#counter.toString(16).padStart(16, "0"),
-      ...(parent && { parentSpanId: parent.spanId }),
-      name,
-      type,
-      kind: type === "model-call" || type === "tool-call" ? "client" : type === "tool-execution" ? "server" : "internal",
-      startTime: at,
-      endTime: at,
-      durationMs: 0,
-      status: { code: "ok" },
-      attributes,
-    };
-    this.#spans.push(span);
-    return span;
+  /** A line of a sub-agent's run (`child-run-start`, `child-message`, `child-run-end`; see docs/tracing.md). */
+  #child(line: Line, at: number, usage: Usage | undefined): void {
+    const runId = typeof line.runId === "string" ? line.runId : undefined;
+    if (line.type === "child-run-start" && runId !== undefined) {
+      const parentRun = (typeof line.parentRunId === "string" && this.#children.get(line.parentRunId)) || this.#run;
+      if (!parentRun) return;
+      const parentSpan = parentRun.execution(typeof line.parentToolCallId === "string" ? line.parentToolCallId : undefined);
+      const model = typeof line.model === "object" && line.model !== null ? (line.model as SessionModelFields) : this.#model;
+      const name = typeof line.name === "string" && line.name !== "" ? `invoke_agent ${line.name}` : "invoke_agent";
+      const child = new RunSpans(this.#list, name, parentSpan ?? parentRun.span, at, model, parentRun);
+      for (const message of Array.isArray(line.messages) ? line.messages : []) if (isMessage(message)) child.add(message, at);
+      this.#children.set(runId, child);
+      return;
+    }
+    const child = runId === undefined ? undefined : this.#children.get(runId);
+    if (usage) (child ?? this.#run ?? this.#lastRun)?.count(usage);
+    if (!child || runId === undefined) return;
+    if (line.type === "child-message" && isMessage(line.message)) {
+      if (line.message.role === "assistant") child.answer(line.message, at, usage);
+      else child.add(line.message, at);
+    } else if (line.type === "child-run-end") {
+      child.end(at, String(line.status), typeof line.error === "string" ? line.error : undefined);
+      this.#children.delete(runId);
+    }
   }
 
   finish(): Trace {
+    for (const child of this.#children.values()) child.finishOpen();
     const open = this.#run;
-    if (open) {
-      this.#closeTurn();
-      Object.assign(open.attributes, usageAttributes(this.#runUsage));
-      end(open, this.#lastTime);
-    }
+    open?.finishOpen();
     const root = this.#root;
     Object.assign(root.attributes, usageAttributes(this.#usage));
-    root.attributes[traceAttributes.runTurns] = this.#spans.filter((span) => span.type === "turn").length;
+    root.attributes[traceAttributes.runTurns] = this.#turns;
+    if (this.#firstPrompt !== undefined) root.attributes[traceAttributes.runInput] = this.#firstPrompt;
     if (open) root.attributes[traceAttributes.runStatus] = "running";
     else {
-      const last = this.#spans.findLast((span) => span.type === "run" && span !== root);
+      const last = this.#lastRun?.span;
       // The session ends as its last run did; the run's error stays on the run (counted once).
       const status =
         last?.status.code === "error" && last.attributes[traceAttributes.errorType] === "run_error"
           ? "failed"
           : last?.attributes[traceAttributes.runStatus];
       if (typeof status === "string") root.attributes[traceAttributes.runStatus] = status;
+      // What the agent answered last, when its last run completed.
+      const final = this.#lastRun?.final;
+      if (final !== undefined) root.attributes[traceAttributes.runFinal] = final;
     }
     // The header's time may be a moment after the first line's (it is written with it).
-    for (const span of this.#spans) root.startTime = Math.min(root.startTime, span.startTime);
+    for (const span of this.#list.spans) root.startTime = Math.min(root.startTime, span.startTime);
     end(root, this.#lastTime);
-    return { format: "minagent-trace", version: 1, traceId: this.#traceId, spans: this.#spans };
+    return { format: "minagent-trace", version: 1, traceId: this.#traceId, spans: this.#list.spans };
   }
 }
 
-function end(span: TraceSpan, at: number): void {
-  span.endTime = Math.max(span.startTime, at);
-  span.durationMs = span.endTime - span.startTime;
+/** Whether `run` is `ancestor` or was started, at any depth, by one of its calls. */
+function isBelow(run: RunSpans, ancestor: RunSpans): boolean {
+  for (let current: RunSpans | undefined = run; current; current = current.parent) if (current === ancestor) return true;
+  return false;
 }
 
-function fail(span: TraceSpan, message: string, type: string): void {
-  const status: SpanStatus = { code: "error", message };
-  span.status = status;
-  span.attributes[traceAttributes.errorType] = type;
+/** A session file is read as written: counters it lacks count as none. */
+function counted(usage: Usage): Usage {
+  return { ...usage, inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
 }
 
 function timeOf(value: unknown): number | undefined {

@@ -9,6 +9,8 @@ export type TraceSummary = {
   /** A trace file (`JsonFileExporter`) or a `minagent code` session file. */
   kind: "trace" | "session";
   traceId: string;
+  /** What the list calls it: a session's first prompt, on one line, cut to {@link titleLength} characters. */
+  title: string | undefined;
   agent: string | undefined;
   model: string | undefined;
   /**
@@ -77,6 +79,7 @@ export function summarizeTrace(trace: Trace, name: string, kind: TraceSummary["k
     name,
     kind,
     traceId: trace.traceId,
+    title: kind === "session" ? titleOf(attributes[traceAttributes.runInput]) : undefined,
     agent: stringOf(attributes[traceAttributes.agentName]),
     model: stringOf(attributes[traceAttributes.requestModel]),
     status: root.status.code === "error" && status !== "max_steps" ? "error" : typeof status === "string" ? status : "unknown",
@@ -106,6 +109,16 @@ function costOf(span: TraceSpan): number | undefined {
   });
 }
 
+/** How much of a session's first prompt the list shows. */
+export const titleLength = 80;
+
+function titleOf(prompt: unknown): string | undefined {
+  if (typeof prompt !== "string") return undefined;
+  const line = prompt.replace(/\s+/g, " ").trim();
+  if (line === "") return undefined;
+  return line.length > titleLength ? `${line.slice(0, titleLength - 1).trimEnd()}…` : line;
+}
+
 function numberOf(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
@@ -132,6 +145,7 @@ function unreadRow(name: string, kind: TraceSummary["kind"], status: string, rea
     name,
     kind,
     traceId: "",
+    title: undefined,
     agent: undefined,
     model: undefined,
     status,

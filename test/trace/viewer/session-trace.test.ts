@@ -94,6 +94,92 @@ describe("a minagent code session read as a trace", () => {
     expect(summarizeTrace(trace, "failed.jsonl", "session", 0)).toMatchObject({ status: "failed", errorCount: 2 });
   });
 
+  it("reads sub-agents' own lines (child-run-start, child-message, child-run-end) into runs under the calls that started them", () => {
+    const agentCall = {
+      id: "a1",
+      name: "Agent",
+      arguments: { description: "find tests", prompt: "List the tests", subagent_type: "Explore" },
+    };
+    const text = [
+      header,
+      line(0, { type: "message", message: { role: "user", content: "Find the tests" } }),
+      line(1, {
+        type: "message",
+        message: { role: "assistant", content: "", toolCalls: [agentCall] },
+        usage: { inputTokens: 100, outputTokens: 10 },
+      }),
+      line(2, {
+        type: "child-run-start",
+        runId: "run_child",
+        parentRunId: "run_conversation",
+        parentToolCallId: "a1",
+        name: "Explore: find tests",
+        model: { provider: "anthropic", modelId: "claude-haiku-4-5" },
+        messages: [
+          { role: "system", content: "You explore." },
+          { role: "user", content: "List the tests" },
+        ],
+      }),
+      line(3, {
+        type: "child-message",
+        runId: "run_child",
+        message: { role: "assistant", content: "", toolCalls: [{ id: "g1", name: "Glob", arguments: { pattern: "test/**" } }] },
+        usage: { inputTokens: 50, outputTokens: 5 },
+      }),
+      line(4, {
+        type: "child-run-start",
+        runId: "run_grandchild",
+        parentRunId: "run_child",
+        parentToolCallId: "g1",
+        messages: [{ role: "user", content: "deeper" }],
+      }),
+      line(5, {
+        type: "child-message",
+        runId: "run_grandchild",
+        message: { role: "assistant", content: "deep" },
+        usage: { inputTokens: 7, outputTokens: 1 },
+      }),
+      line(5, { type: "child-run-end", runId: "run_grandchild", status: "completed" }),
+      line(6, { type: "child-message", runId: "run_child", message: { role: "tool", toolCallId: "g1", content: "test/a.test.js" } }),
+      line(7, {
+        type: "child-message",
+        runId: "run_child",
+        message: { role: "assistant", content: "One: test/a.test.js" },
+        usage: { inputTokens: 60, outputTokens: 6 },
+      }),
+      line(7, { type: "child-run-end", runId: "run_child", status: "completed" }),
+      line(8, { type: "message", message: { role: "tool", toolCallId: "a1", content: "One: test/a.test.js" }, event: "tool-call-end" }),
+      line(9, { type: "message", message: { role: "assistant", content: "There is one." }, usage: { inputTokens: 200, outputTokens: 4 } }),
+      line(9, { type: "run-end", status: "completed" }),
+      "",
+    ].join("\n");
+    const trace = readSessionAsTrace(text, "children.jsonl");
+    const parentOf = (span: TraceSpan | undefined) => trace.spans.find((candidate) => candidate.spanId === span?.parentSpanId);
+    const child = trace.spans.find((span) => span.name === "invoke_agent Explore: find tests");
+    expect(parentOf(child)).toMatchObject({ type: "tool-execution", name: "Agent" });
+    expect(child?.attributes).toMatchObject({
+      "minagent.run.input": "List the tests",
+      "minagent.run.final": "One: test/a.test.js",
+      "minagent.run.status": "completed",
+      "gen_ai.request.model": "claude-haiku-4-5",
+      // Its own calls and its sub-agent's.
+      "gen_ai.usage.input_tokens": 117,
+      "gen_ai.usage.output_tokens": 12,
+    });
+    const childCalls = trace.spans.filter((span) => span.type === "model-call" && parentOf(parentOf(span)) === child);
+    expect(childCalls.map((span) => [span.name, span.attributes["gen_ai.usage.input_tokens"]])).toEqual([
+      ["chat claude-haiku-4-5", 50],
+      ["chat claude-haiku-4-5", 60],
+    ]);
+    const glob = trace.spans.find((span) => span.type === "tool-execution" && span.name === "Glob");
+    expect(glob?.attributes["gen_ai.tool.call.result"]).toBe("test/a.test.js");
+    expect(parentOf(trace.spans.find((span) => span.attributes["minagent.run.input"] === "deeper"))).toBe(glob);
+    // Every token once: the root's total is the sum of the model calls', and no span stands for unrecorded calls.
+    const summary = summarizeTrace(trace, "children.jsonl", "session", 0);
+    expect(summary).toMatchObject({ inputTokens: 417, outputTokens: 26, turns: 2 });
+    expect(trace.spans.filter((span) => span.attributes["minagent.session.unrecorded_calls"])).toEqual([]);
+  });
+
   it("refuses a file whose first line is not a session header", () => {
     expect(() => readSessionAsTrace('{"type":"message"}\n', "other.jsonl")).toThrow(UsageError);
     expect(() => readSessionAsTrace("", "empty.jsonl")).toThrow(/not a minagent session/);

@@ -132,7 +132,12 @@ describe("the trace viewer's JSON API", () => {
     const { trace, summary } = JSON.parse(body) as { trace: Trace; summary: TraceSummary };
     expect(summary).toMatchObject({ kind: "session", status: "completed", turns: 3, inputTokens: 1420, outputTokens: 37 });
     const runs = trace.spans.filter((span) => span.type === "run");
-    expect(runs.map((span) => span.attributes["minagent.run.input"])).toEqual([undefined, "Weather in Oslo and Atlantis?", "Thanks!"]);
+    // The session's input is its first prompt.
+    expect(runs.map((span) => span.attributes["minagent.run.input"])).toEqual([
+      "Weather in Oslo and Atlantis?",
+      "Weather in Oslo and Atlantis?",
+      "Thanks!",
+    ]);
     const failed = trace.spans.filter((span) => span.type === "tool-execution" && span.status.code === "error");
     expect(failed.map((span) => span.attributes["gen_ai.tool.call.arguments"])).toEqual(['{"city":"Atlantis"}']);
     const firstCall = trace.spans.find((span) => span.type === "model-call");

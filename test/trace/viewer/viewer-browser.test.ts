@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTraceServer, type TraceServer } from "../../../src/trace/viewer/trace-server.js";
 import { temporaryFolder } from "../../helpers/temporary-folder.js";
 import { compilePage, launchChromium } from "./browser.js";
+import { codeSessionPrompt, writeCodeSession } from "./make-code-session.js";
 import { type RecordedSession, writeResearchTrace, writeSession } from "./make-traces.js";
 
 // The viewer driven in a real headless Chromium, against traces the engine wrote in this test: a run with
@@ -88,7 +89,14 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
     expect(trace?.slice(1, 7)).toEqual(["weather-bot", "claude-sonnet-4-5", "✓ completed · 1 error", "3", "3,580 / 153", "$0.011"]);
     expect(trace?.[7]).toBe("7.61 s");
     expect(trace?.[9]).toBe(traceName);
-    expect(recorded?.slice(1, 6)).toEqual(["minagent codesession", "claude-sonnet-4-5", "✓ completed · 1 error", "3", "1,420 / 37"]);
+    // A session is named by its first prompt.
+    expect(recorded?.slice(1, 6)).toEqual([
+      "Weather in Oslo and Atlantis?session",
+      "claude-sonnet-4-5",
+      "✓ completed · 1 error",
+      "3",
+      "1,420 / 37",
+    ]);
     await screenshot("trace-viewer-list.png", 220);
   });
 
@@ -242,6 +250,43 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
     await rowOf("And tomorrow?").waitFor({ timeout: 15_000 });
     expect(await page.locator(`${rows}.type-run`).count()).toBe(4);
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  });
+
+  it("shows a CodingAgent session: its prompt, its subagent, the interrupted Bash call, totals that match the root", async () => {
+    const code = await writeCodeSession(temporaryFolder("minagent-viewer-code-"));
+    const codeServer = await startTraceServer({ path: code.file, assetsDirectory: assets });
+    try {
+      await page.goto(codeServer.url);
+      const cell = page.locator("tr.trace-row td.agent");
+      await cell.waitFor();
+      expect(await cell.innerText()).toBe(`${codeSessionPrompt.slice(0, 79).trimEnd()}…session`);
+      await cell.click();
+      await page.locator(`body[data-view=trace] ${rows}`).first().waitFor();
+      expect(await page.locator(".trace-title h1").innerText()).toBe(`${codeSessionPrompt.slice(0, 79).trimEnd()}…`);
+      // The header counts the subagent's tokens as the root span does.
+      const totals = await page.locator(".totals").innerText();
+      expect(totals).toMatch(/tokens in \/ out\s+17,000 \/ 177/);
+      await page.locator(`${rows}.type-run`).first().click();
+      const detail = page.locator(".detail");
+      await detail.locator("h2", { hasText: /^session / }).waitFor();
+      const rootText = await detail.innerText();
+      expect(rootText).toMatch(/input tokens\s+17,000/);
+      expect(rootText).toMatch(/Input\s+Find the tests of this project and run them/i);
+      expect(rootText).toMatch(/Final answer\s+Stopped; nothing failed before the stop\./i);
+      // The subagent is nested under the Agent call and says its calls are not in the file.
+      await page.locator(`${rows}.subagent`, { hasText: "invoke_agent Explore: find the tests" }).click();
+      expect(await detail.innerText()).toMatch(/model and tool calls are not in the session file, only their tokens/);
+      // The Bash call stopped while it ran: marked interrupted, and as long as it ran.
+      const bash = page.locator(`${rows}.type-tool-execution`, { hasText: "Bash" });
+      expect(await bash.locator(".badge").innerText()).toBe("interrupted");
+      // Stopped 300 ms after it started (later on a busy machine): not the 0 µs of a call without an end.
+      expect(await bash.locator(".duration").innerText()).toMatch(/^(\d{3} ms|[\d.]+ s)$/);
+      await bash.click();
+      expect(await detail.innerText()).toMatch(/status\s+✗ interrupted/);
+      expect(await detail.locator(".error-box").innerText()).toMatch(/^Interrupted: the run was stopped/);
+    } finally {
+      await codeServer.close();
+    }
   });
 
   it("adds a newly written trace to the list live, without a reload", async () => {

@@ -16,6 +16,7 @@ describe("docs/tracing.md's Trace viewer section", () => {
       "minagent trace serve",
       "--port",
       "--open",
+      "--max-trace-mb",
       "GET /api/traces`",
       "GET /api/traces/<file name>",
       "GET /api/events",

@@ -38,6 +38,8 @@ const shown = new Set([
   "minagent.request.message_count",
   "minagent.request.tool_names",
   "minagent.turn.index",
+  "minagent.tool.interrupted",
+  "minagent.session.unrecorded_calls",
 ]);
 
 /**
@@ -79,9 +81,16 @@ function spanDetail(model: TraceModel, row: Row, index: number, query: string): 
       fact("type", span.type),
       fact("duration", formatDuration(span.durationMs)),
       fact("starts at", `+${formatDuration(span.startTime - model.start)}`),
-      fact("status", error === undefined ? (span.attributes["minagent.tool.pending"] ? "⏸ awaits approval" : "✓ ok") : "✗ error"),
+      fact("status", statusOf(span, error)),
     ),
     error !== undefined ? h("div.error-box", null, highlighted(error, query)) : null,
+    span.attributes["minagent.session.unrecorded_calls"] === true
+      ? h(
+          "p.muted.unrecorded",
+          null,
+          "This sub-agent's model and tool calls are not in the session file, only their tokens: this span carries them, priced at the session's model.",
+        )
+      : null,
   );
   panel.classList.toggle("is-error", error !== undefined);
   const sections =
@@ -94,6 +103,11 @@ function spanDetail(model: TraceModel, row: Row, index: number, query: string): 
           : turnSections(model, row);
   panel.append(...sections, allAttributes(span));
   return panel;
+}
+
+function statusOf(span: TraceSpan, error: string | undefined): string {
+  if (error !== undefined) return span.attributes["minagent.tool.interrupted"] === true ? "✗ interrupted" : "✗ error";
+  return span.attributes["minagent.tool.pending"] ? "⏸ awaits approval" : "✓ ok";
 }
 
 function modelCallSections(model: TraceModel, span: TraceSpan, query: string): HTMLElement[] {

@@ -18,11 +18,13 @@ export function renderTraceList(traces: readonly TraceSummary[], fresh: Readonly
     );
   const body = h("tbody");
   for (const trace of traces) {
+    // A session is named by its first prompt (every session's agent is minagent code).
+    const name = (trace.kind === "session" ? trace.title : undefined) ?? trace.agent ?? "–";
     const row = h(
       `tr.trace-row.status-${trace.status.replace(/[^a-z_]/g, "")}` as "tr",
       { "data-name": trace.name, tabindex: 0, title: trace.error ?? trace.name },
       h("td.when", null, formatTime(trace.startTime)),
-      h("td.agent", null, trace.agent ?? "–", trace.kind === "session" ? h("span.badge", null, "session") : null),
+      h("td.agent", null, h("span.agent-name", { title: name }, name), trace.kind === "session" ? h("span.badge", null, "session") : null),
       h("td.model", null, trace.model ?? "–"),
       h("td.status", null, statusText(trace)),
       h("td.num", null, formatCount(trace.turns)),
@@ -52,8 +54,8 @@ export function renderTraceList(traces: readonly TraceSummary[], fresh: Readonly
         h(
           "tr",
           null,
-          ...["Started", "Agent", "Model", "Status", "Turns", "Tokens in / out", "Cost", "Duration", "Spans", "File"].map((title) =>
-            h("th", null, title),
+          ...["Started", "Agent or prompt", "Model", "Status", "Turns", "Tokens in / out", "Cost", "Duration", "Spans", "File"].map(
+            (title) => h("th", null, title),
           ),
         ),
       ),

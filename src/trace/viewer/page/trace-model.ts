@@ -166,7 +166,8 @@ export class TraceModel {
     for (const { span } of this.rows) {
       if (span.status.code === "error" && span.type !== "tool-call") totals.errors++;
       if (span.type === "model-call") {
-        totals.modelCalls++;
+        // A span standing for a sub-agent's unrecorded calls carries their tokens, but is no call of its own.
+        if (span.attributes["minagent.session.unrecorded_calls"] !== true) totals.modelCalls++;
         totals.inputTokens += numberOf(span.attributes["gen_ai.usage.input_tokens"]);
         totals.outputTokens += numberOf(span.attributes["gen_ai.usage.output_tokens"]);
         totals.cacheReadTokens += numberOf(span.attributes["gen_ai.usage.cache_read.input_tokens"]);

@@ -132,7 +132,7 @@ export class TraceView {
     const root = loaded.trace.spans[0];
     const summary = loaded.summary;
     this.#header.replaceChildren(
-      h("h1", null, root?.name ?? loaded.summary.name),
+      h("h1", null, (summary.kind === "session" ? summary.title : undefined) ?? root?.name ?? summary.name),
       h("span.muted", null, `${formatTime(summary.startTime)} · ${summary.name}`),
     );
     const busy = Math.max(totals.durationMs, 1);

@@ -201,7 +201,7 @@ export class Waterfall {
       toggle,
       h("span.label", null, span.name),
       row.subagent ? h("span.badge", null, "subagent") : null,
-      error ? h("span.badge.error-badge", null, "error") : null,
+      error ? h("span.badge.error-badge", null, span.attributes["minagent.tool.interrupted"] === true ? "interrupted" : "error") : null,
       h("span.hint", null, hintOf(row)),
     );
     name.style.paddingLeft = `${6 + Math.min(row.depth, 40) * 14}px`;
