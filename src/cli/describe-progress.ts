@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../core/events.js";
+import { toOneLine } from "../text.js";
 
 /** The events a run reports on stderr as they happen, in `minagent run` and in `minagent code -p --verbose`. */
 export type ProgressEvent = Extract<AgentEvent, { type: "model-call-retry" | "tool-call-start" | "tool-call-end" }>;
@@ -20,10 +21,4 @@ export function describeProgress(event: ProgressEvent): string {
 /** The line both commands print when a tool call starts or ends; undefined for any other event. */
 export function toolCallLine(event: AgentEvent): string | undefined {
   return event.type === "tool-call-start" || event.type === "tool-call-end" ? describeProgress(event) : undefined;
-}
-
-/** `text` with its white space folded to single spaces, cut to `limit` characters with an ellipsis. */
-export function toOneLine(text: string, limit: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }

@@ -5,6 +5,7 @@
 import { AssertionError } from "node:assert";
 import { formatAction } from "../core/step-recorder.js";
 import type { Message, RunResult, StepKind, ToolCall } from "../core/types.js";
+import { toOneLine } from "../text.js";
 import { show } from "./describe-differences.js";
 
 /**
@@ -15,7 +16,7 @@ import { show } from "./describe-differences.js";
 export function assertStepKinds(result: Pick<RunResult, "steps">, expected: readonly StepKind[]): void {
   const actual = result.steps.map((step) => step.kind);
   if (sameArray(actual, expected)) return;
-  const steps = result.steps.map((step) => `  [${step.index}] ${step.kind.padEnd(11)} ${oneLine(step.detail)}`).join("\n");
+  const steps = result.steps.map((step) => `  [${step.index}] ${step.kind.padEnd(11)} ${toOneLine(step.detail, 120)}`).join("\n");
   fail(
     `The run's step kinds differ from the expected ones.\n\n${diff(actual, expected)}\n\nSteps:\n${steps}`,
     actual,
@@ -58,7 +59,7 @@ export function assertNoErrorObservations(result: Pick<RunResult, "messages">): 
   const calls = new Map(toolCalls(result.messages).map((call) => [call.id, call]));
   const lines = failures.map((message) => {
     const call = message.toolCallId === undefined ? undefined : calls.get(message.toolCallId);
-    return `  ${call ? formatAction(call) : `call ${message.toolCallId}`}\n    → ${oneLine(message.content)}`;
+    return `  ${call ? formatAction(call) : `call ${message.toolCallId}`}\n    → ${toOneLine(message.content, 120)}`;
   });
   fail(`Expected no error observations, found ${failures.length}:\n${lines.join("\n")}`, failures, [], "assertNoErrorObservations");
 }
@@ -71,7 +72,7 @@ export function assertConvergedWithin(result: Pick<RunResult, "steps">, turns: n
   const final = result.steps.findLast((step) => step.kind === "final");
   const last = result.steps.at(-1);
   if (!final) {
-    const ending = last ? `It ended with [${last.index}] ${last.kind}: ${oneLine(last.detail)}` : "It recorded no steps.";
+    const ending = last ? `It ended with [${last.index}] ${last.kind}: ${toOneLine(last.detail, 120)}` : "It recorded no steps.";
     fail(
       `Expected the run to converge within ${turns} turn(s), but it never gave a final answer. ${ending}`,
       undefined,
@@ -139,9 +140,4 @@ function isAsymmetricMatcher(value: unknown): value is { asymmetricMatch(actual:
 
 function sameArray(left: readonly unknown[], right: readonly unknown[]): boolean {
   return left.length === right.length && left.every((item, i) => Object.is(item, right[i]));
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }

@@ -1,3 +1,4 @@
+import { truncate } from "../text.js";
 /** What to hide and how much to keep. Every field may be left out or `undefined` (the default applies). */
 export type ScrubOptions = {
   /**
@@ -193,7 +194,7 @@ export function createSecretScrubber(options: ScrubOptions = {}): SecretScrubber
     return result;
   };
   /** Hides secrets in text that is the start of `total` characters, then cuts it to the limit. */
-  const hideAndCut = (text: string, total: number): string => cut(hide(text), limit, total - text.length);
+  const hideAndCut = (text: string, total: number): string => truncate(hide(text), limit, total - text.length);
   const userKeys = new Set(extraKeys);
   // Keys recur in every payload ("role", "content"…): remember the verdicts.
   const verdicts = new Map<string, boolean>();
@@ -262,14 +263,6 @@ export function createSecretScrubber(options: ScrubOptions = {}): SecretScrubber
  * Cuts text to `limit` characters with a marker saying how much is gone; `rest` characters that
  * followed it were never read. The marker is the tool executor's (`…[truncated N of M characters]`).
  */
-function cut(text: string, limit: number, rest: number): string {
-  if (text.length <= limit && rest <= 0) return text;
-  let end = Math.min(limit, text.length);
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--; // never split a surrogate pair
-  const total = text.length + Math.max(rest, 0);
-  return `${text.slice(0, end)}\n…[truncated ${total - end} of ${total} characters]`;
-}
 
 function stringify(value: unknown, replacer?: (key: string, value: unknown) => unknown): string {
   try {

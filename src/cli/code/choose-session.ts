@@ -1,5 +1,5 @@
 import { UsageError } from "../../errors.js";
-import { toOneLine } from "../describe-progress.js";
+import { toOneLine } from "../../text.js";
 import type { CodeOptions, CodeSession, CodeSessionStore, CodeSessionSummary } from "./session-context.js";
 
 /**

@@ -2,8 +2,9 @@ import type { ApprovalRequest, CodingAgent, CodingRunResult } from "../../code/c
 import type { AgentEvent } from "../../core/events.js";
 import { AbortError, UsageError } from "../../errors.js";
 import { ProviderError } from "../../models/provider-error.js";
+import { toOneLine } from "../../text.js";
 import { formatUsage } from "../commands/run.js";
-import { describeProgress, toOneLine, toolCallLine } from "../describe-progress.js";
+import { describeProgress, toolCallLine } from "../describe-progress.js";
 import { formatPrintResult, type PermissionDenial, type PrintOutcome } from "./print-result.js";
 import { interruptedExitCode } from "./process-input.js";
 import { sandboxStatusLine } from "./sandbox-status.js";

@@ -1,5 +1,6 @@
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLError } from "yaml";
 import { MinagentError } from "../../errors.js";
+import { toOneLine } from "../../text.js";
 
 /** A front-matter value: a string, or a list of strings. */
 export type FrontMatterValue = string | string[];
@@ -65,7 +66,7 @@ function readData(
   const lineOf = (node: Node) => (node.range ? lineAt(node.range[0]) : undefined);
   if (!isMap(contents)) {
     const line = lineOf(contents);
-    const found = line === undefined ? "" : `, found \`${shorten(frontMatter[line - 2] ?? "")}\``;
+    const found = line === undefined ? "" : `, found \`${toOneLine(frontMatter[line - 2] ?? "", 60)}\``;
     throw new FrontMatterError(`expected \`key: value\` lines${found}`, line);
   }
   for (const pair of contents.items) {
@@ -104,7 +105,7 @@ function resolve(document: Document, node: Node | null, key: string, lineOf: (no
 
 /** The YAML parser's message, the line it is about, and how to fix the usual mistakes. */
 function describeYamlError(error: YAMLError, line: string): string {
-  const found = line.trim() === "" ? "" : ` in \`${shorten(line)}\``;
+  const found = line.trim() === "" ? "" : ` in \`${toOneLine(line, 60)}\``;
   const message = `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`;
   if (error.code === "DUPLICATE_KEY") {
     const key = /^\s*(.+?)\s*:/.exec(line)?.[1];
@@ -114,9 +115,4 @@ function describeYamlError(error: YAMLError, line: string): string {
     return `invalid YAML${found} (${message}): put a value that holds \`: \` in quotes, e.g. description: "Use it when: …"`;
   if (error.code === "TAB_AS_INDENT") return `invalid YAML${found}: indent with spaces, not tabs`;
   return `invalid YAML${found} (${message})`;
-}
-
-function shorten(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length > 60 ? `${trimmed.slice(0, 57)}…` : trimmed;
 }
