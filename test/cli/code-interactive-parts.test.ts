@@ -2,10 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { computeFileChange, formatFileChange } from "../../src/cli/code/interactive/change-preview.js";
+import { computeFileChange, diffHunks, formatFileChange } from "../../src/cli/code/interactive/change-preview.js";
 import { contextWindowOf } from "../../src/cli/code/interactive/context-windows.js";
 import { KeyDecoder } from "../../src/cli/code/interactive/keys.js";
-import { diffLines, groupHunks } from "../../src/cli/code/interactive/line-diff.js";
 import { SessionRules, saveAllowRules } from "../../src/cli/code/interactive/session-rules.js";
 import { matchSlashCommands } from "../../src/cli/code/interactive/slash-commands.js";
 import { formatSpending, formatStatus } from "../../src/cli/code/interactive/status-line.js";
@@ -73,7 +72,7 @@ describe("text on a terminal", () => {
 
 describe("line diff", () => {
   test("aligns the lines that stay; removals before additions; numbers in the old and new file", () => {
-    const lines = diffLines("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n");
+    const lines = diffHunks("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n").flat();
     expect(lines.map((line) => `${line.kind}${line.oldNumber ?? "-"}:${line.newNumber ?? "-"} ${line.text}`)).toEqual([
       " 1:1 a",
       "-2:- b",
@@ -87,7 +86,7 @@ describe("line diff", () => {
   test("hunks keep three lines around each change and merge changes that are close", () => {
     const before = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`).join("\n");
     const after = before.replace("line 5\n", "line five\n").replace("line 8\n", "line eight\n").replace("line 25\n", "");
-    const hunks = groupHunks(diffLines(before, after));
+    const hunks = diffHunks(before, after);
     expect(hunks).toHaveLength(2);
     expect(hunks[0]?.map((line) => line.text)).toEqual([
       "line 2",
@@ -130,6 +129,32 @@ describe("change previews for Edit and Write", () => {
     ]);
   });
 
+  test("an Edit of a CRLF file that the tool will make is previewed as the change it makes, not as failing", async () => {
+    await writeFile(join(root, "win.js"), "export function add(a, b) {\r\n  return a - b;\r\n}\r\n");
+    // The model sends LF; the Edit tool matches it against the file's CRLF lines.
+    const change = await computeFileChange(
+      { name: "Edit", arguments: { file_path: "win.js", old_string: "  return a - b;\n}", new_string: "  return a + b;\n}" } },
+      workspace,
+    );
+    expect(change?.note).toBeUndefined();
+    expect(formatFileChange(change as never, plain, 80)).toEqual([
+      "  1   export function add(a, b) {",
+      "  2 -   return a - b;",
+      "  2 +   return a + b;",
+      "  3   }",
+    ]);
+  });
+
+  test("an Edit the tool would refuse says why: old_string found more than once without replace_all", async () => {
+    await writeFile(join(root, "twice.txt"), "x = 1\nx = 1\n");
+    const edit = { file_path: "twice.txt", old_string: "x = 1", new_string: "x = 2" };
+    const ambiguous = await computeFileChange({ name: "Edit", arguments: edit }, workspace);
+    expect(ambiguous?.note).toBe("old_string occurs more than once in the file and replace_all is not set: the edit will fail");
+    const all = await computeFileChange({ name: "Edit", arguments: { ...edit, replace_all: true } }, workspace);
+    expect(all?.note).toBeUndefined();
+    expect(all?.hunks?.flat().filter((line) => line.kind === "+")).toHaveLength(2);
+  });
+
   test("a Write of a new file, an Edit that will not apply, a Write over a file", async () => {
     const created = await computeFileChange({ name: "Write", arguments: { file_path: "new.txt", content: "one\ntwo\n" } }, workspace);
     expect(formatFileChange(created as never, plain, 80)).toEqual(["  (new file, 2 lines)", "  1 + one", "  2 + two"]);
@@ -142,7 +167,7 @@ describe("change previews for Edit and Write", () => {
       { name: "Write", arguments: { file_path: join(root, "math.js"), content: "export const add = (a, b) => a + b;\n" } },
       workspace,
     );
-    expect(overwritten?.lines?.filter((line) => line.kind === "-")).toHaveLength(3);
+    expect(overwritten?.hunks?.flat().filter((line) => line.kind === "-")).toHaveLength(3);
     expect(await computeFileChange({ name: "Bash", arguments: { command: "ls" } }, workspace)).toBeUndefined();
   });
 });

@@ -1,8 +1,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
+import { structuredPatch } from "diff";
+import { type EditFailure, planEdit } from "../../../code/tools/edit.js";
+import { countLines, decodeText } from "../../../code/tools/file-text.js";
 import type { Workspace } from "../../../code/workspace.js";
 import type { ToolCall } from "../../../core/types.js";
-import { type DiffLine, diffLines, groupHunks, splitLines } from "./line-diff.js";
 import type { Style } from "./terminal.js";
 import { printable, truncateToWidth } from "./text-width.js";
 
@@ -10,18 +12,41 @@ import { printable, truncateToWidth } from "./text-width.js";
 const maxPreviewBytes = 2_000_000;
 /** Most diff lines shown in a permission prompt. */
 const maxShownLines = 40;
+/** Kept lines shown around each change. */
+const contextLines = 3;
+/** Milliseconds the diff may take before the differing lines are shown as removed, then added. */
+const diffTimeoutMs = 200;
+
+/** One line of a diff: kept (" "), removed ("-") or added ("+"), with its numbers in the old and the new text. */
+export type DiffLine = { kind: " " | "-" | "+"; text: string; oldNumber: number | undefined; newNumber: number | undefined };
+
+/** A run of changes with the kept lines around it. */
+export type DiffHunk = DiffLine[];
 
 /** The change an Edit or a Write would make, worked out from the file as it is now. */
 export type FileChange = {
   /** The path as a person reads it (relative to the workspace when inside). */
   shown: string;
-  /** The diff, or undefined when the file could not be read. */
-  lines: DiffLine[] | undefined;
-  /** Said above the diff: a new file, an edit that will not apply, a file too large. */
+  /** The diff's hunks, or undefined when the file could not be compared. */
+  hunks: DiffHunk[] | undefined;
+  /** Said above the diff: a new file, an edit that will fail, a file too large. */
   note: string | undefined;
 };
 
-/** What an Edit or a Write call would change, or undefined for other calls. */
+/** Why an Edit will fail, as the prompt says it (the model reads the tool's own, longer words). */
+const editFailureNotes: Record<EditFailure | "not-text", string> = {
+  identical: "old_string and new_string are identical",
+  "missing-file": "the file does not exist",
+  "not-empty": "old_string is empty but the file is not",
+  "not-found": "old_string is not in the file as it is now",
+  ambiguous: "old_string occurs more than once in the file and replace_all is not set",
+  "not-text": "the file is not UTF-8 text",
+};
+
+/**
+ * What an Edit or a Write call would change, or undefined for other calls. An Edit is planned by the Edit tool's
+ * own planning (`planEdit`), so the preview shows the text the tool will write, or says that it will fail.
+ */
 export async function computeFileChange(call: Pick<ToolCall, "name" | "arguments">, workspace: Workspace): Promise<FileChange | undefined> {
   const args = call.arguments;
   if ((call.name !== "Edit" && call.name !== "Write") || typeof args.file_path !== "string") return undefined;
@@ -30,45 +55,82 @@ export async function computeFileChange(call: Pick<ToolCall, "name" | "arguments
   const current = await readCurrent(absolute);
   if (call.name === "Write") {
     const content = typeof args.content === "string" ? args.content : "";
-    if (current === "missing") return { shown, lines: diffLines("", content), note: `new file, ${countLines(content)}` };
+    if (current === "missing") return { shown, hunks: diffHunks("", content), note: `new file, ${describeLines(content)}` };
     if (current === "too large")
-      return { shown, lines: undefined, note: `overwrites a file too large to compare; new content: ${countLines(content)}` };
-    return { shown, lines: diffLines(current, content), note: undefined };
+      return { shown, hunks: undefined, note: `overwrites a file too large to compare; new content: ${describeLines(content)}` };
+    return { shown, hunks: diffHunks(current.toString("utf8"), content), note: undefined };
   }
-  const oldString = typeof args.old_string === "string" ? args.old_string : "";
-  const newString = typeof args.new_string === "string" ? args.new_string : "";
-  if (current === "missing")
-    return oldString === ""
-      ? { shown, lines: diffLines("", newString), note: `new file, ${countLines(newString)}` }
-      : { shown, lines: diffLines(oldString, newString), note: "the file does not exist: the edit will fail" };
-  if (current === "too large") return { shown, lines: diffLines(oldString, newString), note: "the file is too large to show in full" };
-  const index = oldString === "" ? (current === "" ? 0 : -1) : current.indexOf(oldString);
-  if (index === -1)
-    return { shown, lines: diffLines(oldString, newString), note: "old_string is not in the file as it is now: the edit will fail" };
-  const changed =
-    args.replace_all === true
-      ? current.split(oldString).join(newString)
-      : current.slice(0, index) + newString + current.slice(index + oldString.length);
-  return { shown, lines: diffLines(current, changed), note: undefined };
+  const edit = {
+    file_path: args.file_path,
+    old_string: typeof args.old_string === "string" ? args.old_string : "",
+    new_string: typeof args.new_string === "string" ? args.new_string : "",
+    replace_all: args.replace_all === true,
+  };
+  const intended = () => diffHunks(edit.old_string, edit.new_string);
+  if (current === "too large") return { shown, hunks: intended(), note: "the file is too large to show in full" };
+  let text: string | undefined;
+  try {
+    text = current === "missing" ? undefined : decodeText(current, shown, "Edit");
+  } catch {
+    return { shown, hunks: intended(), note: `${editFailureNotes["not-text"]}: the edit will fail` };
+  }
+  const plan = planEdit(text, edit, shown);
+  if (!plan.ok) return { shown, hunks: intended(), note: `${editFailureNotes[plan.failure]}: the edit will fail` };
+  if (text === undefined) return { shown, hunks: diffHunks("", plan.text), note: `new file, ${describeLines(plan.text)}` };
+  return { shown, hunks: diffHunks(text, plan.text), note: undefined };
 }
 
-async function readCurrent(absolute: string): Promise<string | "missing" | "too large"> {
+async function readCurrent(absolute: string): Promise<Buffer | "missing" | "too large"> {
   try {
     if ((await stat(absolute)).size > maxPreviewBytes) return "too large";
-    return await readFile(absolute, "utf8");
+    return await readFile(absolute);
   } catch {
     return "missing";
   }
+}
+
+/**
+ * The line diff of two texts as hunks, each change with three kept lines around it (nearby changes share a hunk).
+ * CRLF counts as LF. A diff that takes too long (two large, different texts) is shown as every line replaced.
+ */
+export function diffHunks(oldText: string, newText: string): DiffHunk[] {
+  const patch = structuredPatch("", "", oldText, newText, undefined, undefined, {
+    context: contextLines,
+    stripTrailingCr: true,
+    timeout: diffTimeoutMs,
+  });
+  if (!patch) return replaceEverything(oldText, newText);
+  return patch.hunks.map((hunk) => {
+    let oldNumber = hunk.oldStart;
+    let newNumber = hunk.newStart;
+    const lines: DiffHunk = [];
+    for (const line of hunk.lines) {
+      const kind = line[0];
+      const text = line.slice(1);
+      // "\ No newline at end of file" is a note about the line before, not a line.
+      if (kind === " ") lines.push({ kind, text, oldNumber: oldNumber++, newNumber: newNumber++ });
+      else if (kind === "-") lines.push({ kind, text, oldNumber: oldNumber++, newNumber: undefined });
+      else if (kind === "+") lines.push({ kind, text, oldNumber: undefined, newNumber: newNumber++ });
+    }
+    return lines;
+  });
+}
+
+function replaceEverything(oldText: string, newText: string): DiffHunk[] {
+  const lines = (text: string) => text.split(/\r?\n/).slice(0, text.endsWith("\n") ? -1 : undefined);
+  const removed = lines(oldText).map((text, index): DiffLine => ({ kind: "-", text, oldNumber: index + 1, newNumber: undefined }));
+  const added = lines(newText).map((text, index): DiffLine => ({ kind: "+", text, oldNumber: undefined, newNumber: index + 1 }));
+  return removed.length + added.length === 0 ? [] : [[...removed, ...added]];
 }
 
 /** The change drawn for a terminal: numbered diff lines in red and green, hunks apart, long diffs cut. */
 export function formatFileChange(change: FileChange, style: Style, columns: number): string[] {
   const output: string[] = [];
   if (change.note) output.push(style.dim(`  (${change.note})`));
-  if (!change.lines) return output;
-  const hunks = groupHunks(change.lines);
-  const numbers = change.lines.map((line) => line.newNumber ?? line.oldNumber ?? 0);
-  const width = String(Math.max(1, ...numbers)).length;
+  const hunks = change.hunks;
+  if (!hunks) return output;
+  const largest = hunks.flat().reduce((most, line) => Math.max(most, line.newNumber ?? line.oldNumber ?? 0), 1);
+  const width = String(largest).length;
   let shown = 0;
   let hidden = 0;
   hunks.forEach((hunk, index) => {
@@ -89,7 +151,7 @@ export function formatFileChange(change: FileChange, style: Style, columns: numb
   return output;
 }
 
-function countLines(text: string): string {
-  const count = splitLines(text).length;
+function describeLines(text: string): string {
+  const count = countLines(text);
   return `${count} line${count === 1 ? "" : "s"}`;
 }
