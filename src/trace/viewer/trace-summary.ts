@@ -1,3 +1,4 @@
+import { toOneLine } from "../../text.js";
 import { traceAttributes } from "../gen-ai-attributes.js";
 import { estimateCost } from "../model-prices.js";
 import type { Trace, TraceSpan } from "../trace.js";
@@ -113,10 +114,8 @@ function costOf(span: TraceSpan): number | undefined {
 export const titleLength = 80;
 
 function titleOf(prompt: unknown): string | undefined {
-  if (typeof prompt !== "string") return undefined;
-  const line = prompt.replace(/\s+/g, " ").trim();
-  if (line === "") return undefined;
-  return line.length > titleLength ? `${line.slice(0, titleLength - 1).trimEnd()}…` : line;
+  const line = typeof prompt === "string" ? toOneLine(prompt, titleLength) : "";
+  return line === "" ? undefined : line;
 }
 
 function numberOf(value: unknown): number {

@@ -117,7 +117,7 @@ describe("a minagent code session in the viewer", () => {
 
   it("is listed under its first prompt, on one line cut to 80 characters", () => {
     expect(codeSessionPrompt.length).toBeGreaterThan(80);
-    expect(summary.title).toBe(`${codeSessionPrompt.slice(0, 79).trimEnd()}…`);
+    expect(summary.title).toBe(`${codeSessionPrompt.slice(0, 79)}…`);
     expect(summary.title).toHaveLength(80);
     expect(summary.agent).toBe("minagent code");
   });

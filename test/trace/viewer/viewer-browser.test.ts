@@ -259,10 +259,10 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
       await page.goto(codeServer.url);
       const cell = page.locator("tr.trace-row td.agent");
       await cell.waitFor();
-      expect(await cell.innerText()).toBe(`${codeSessionPrompt.slice(0, 79).trimEnd()}…session`);
+      expect(await cell.innerText()).toBe(`${codeSessionPrompt.slice(0, 79)}…session`);
       await cell.click();
       await page.locator(`body[data-view=trace] ${rows}`).first().waitFor();
-      expect(await page.locator(".trace-title h1").innerText()).toBe(`${codeSessionPrompt.slice(0, 79).trimEnd()}…`);
+      expect(await page.locator(".trace-title h1").innerText()).toBe(`${codeSessionPrompt.slice(0, 79)}…`);
       // The header counts the subagent's tokens as the root span does.
       const totals = await page.locator(".totals").innerText();
       expect(totals).toMatch(/tokens in \/ out\s+17,000 \/ 177/);
