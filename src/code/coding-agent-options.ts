@@ -1,0 +1,145 @@
+// What a CodingAgent is made with and what its runs take and give: apart from the class, so that the steps that
+// build it (coding-agent-parts.ts) read these types without importing the class.
+import type { AgentEventListener, ApprovalDecision, Message, Model, PrepareTurn, RunResult, Tool, ToolCall } from "../engine.js";
+import type { DeferTools, McpServers } from "../mcp/index.js";
+import type { CompactorOptions } from "./compaction/index.js";
+import type { HookConfiguration, HookRunReport } from "./hooks/index.js";
+import type { ProjectMemoryOptions } from "./memory/index.js";
+import type { PermissionMode } from "./permissions/index.js";
+import type { NetworkRequest } from "./sandbox/network-proxy.js";
+import type { SandboxSettings } from "./sandbox/sandbox-settings.js";
+import type { SettingsInput } from "./settings/load-settings.js";
+import type { SubagentBudget, SubagentDefinition, SubagentLimits } from "./subagents/index.js";
+import type { TodoStore } from "./tools/todo-write.js";
+import type { Workspace } from "./workspace.js";
+
+/** A person's answer to a call that needs approval, given while the run waits (the CLI's prompt). */
+export type ApprovalRequest = {
+  /** The call as the model made it. */
+  toolCall: Pick<ToolCall, "id" | "name" | "arguments">;
+  /** Why it needs approval, in words a person reads. */
+  reason: string | undefined;
+  signal: AbortSignal;
+};
+
+/** Settings of a {@link CodingAgent}. */
+export type CodingAgentOptions = {
+  /** The folder the agent works in (or a Workspace): no tool touches a file outside it, or outside `additionalDirectories`. */
+  workspace: string | Workspace;
+  /** More folders the tools may use. */
+  additionalDirectories?: readonly string[] | undefined;
+  /** The permission mode to start in (default: the settings files', else `default`). */
+  mode?: PermissionMode | undefined;
+  /** Permission rules given in code, after the settings files' (`Bash(npm test)`, `Edit(src/**)`, …). */
+  rules?: { allow?: readonly string[] | undefined; ask?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
+  /**
+   * The settings files for permissions, hooks and the sandbox, least specific first: read already (`loadSettings`,
+   * as the CLI does once per session) or paths to read. Default: `settings.json` in `userDirectory`, then
+   * `<root>/.minagent/settings.json` and `<root>/.minagent/settings.local.json`; `[]` reads none.
+   */
+  settingsFiles?: SettingsInput | undefined;
+  /** Hooks in code, run after the settings files' hooks. */
+  hooks?: HookConfiguration | undefined;
+  /**
+   * Asked, while the run waits, for a call the permissions would ask about. Without it such a call ends the run
+   * `interrupted`, to be decided and resumed later (`resume`), in this process or another.
+   */
+  askPerson?: ((request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>) | undefined;
+  /** More tools (MCP tools, your own), beside the built-in ones. */
+  tools?: readonly Tool[] | undefined;
+  /** Text added to the built-in system prompt (project conventions, the person's instructions). */
+  instructions?: string | undefined;
+  /** Model calls allowed per run (default 50). */
+  maxSteps?: number | undefined;
+  /** Receives every event of every run. */
+  onEvent?: AgentEventListener | undefined;
+  /** Told of every hook that ran (for logs, or to warn that one failed open). */
+  onHookRun?: ((report: HookRunReport) => void) | undefined;
+  /** Shapes each turn (compaction, project memory). */
+  prepareTurn?: PrepareTurn | undefined;
+  /**
+   * MCP servers whose tools the agent offers, from `connectMcpServers` (`minagent/mcp`). The registry is brought up
+   * to date before every turn, as servers become ready and change their tool lists; permission rules
+   * (`mcp__github__*`, `mcp__github__create_issue`) and hooks apply to their calls as to any other. The agent does not
+   * close them: whoever connected them does.
+   */
+  mcp?: McpServers | undefined;
+  /**
+   * Hold MCP tools back until the model loads them with `ToolSearch` (their names are listed; their schemas are sent
+   * once loaded): `true`, `false`, or `{ aboveTokens }`. Default: when their schemas would take more than a tenth of
+   * the model's context window on every call (loading costs a turn, worth it only for big schemas).
+   */
+  deferMcpTools?: DeferTools | undefined;
+  /** The session's id, sent to hooks (default: a random one). */
+  sessionId?: string | undefined;
+  /** The checklist TodoWrite keeps (default: a new one; read it as `agent.todos.todos`). */
+  todos?: TodoStore | undefined;
+  /** The home directory for `~` in rules and the user's settings file (default: the user's). */
+  home?: string | undefined;
+  /** The user's minagent folder, holding memory files and `agents/` (default `<home>/.minagent`; the CLI passes MINAGENT_HOME's). */
+  userDirectory?: string | undefined;
+  /**
+   * Project memory (AGENTS.md, MINAGENT.md) loaded into the system prompt: where the working directory is and how much
+   * of a file to keep; `false` reads none. Default: the user's and the project's files, from the root down to the root.
+   */
+  memory?: false | Pick<ProjectMemoryOptions, "cwd" | "maxFileCharacters"> | undefined;
+  /**
+   * Compaction of long sessions (docs/compaction.md), on by default: `false` turns it off; otherwise createCompactor's
+   * options (the model, memory, permission state and todo list are the agent's).
+   */
+  compaction?: false | Omit<CompactorOptions, "model" | "memory" | "permissions" | "todos"> | undefined;
+  /**
+   * The OS sandbox every Bash command runs in (docs/code.md, "The sandbox"): `true` or `false` over the settings files'
+   * `sandbox.enabled`, or a `sandbox` object in Claude Code's shape merged after theirs. Default: the settings files'
+   * `sandbox`, and on wherever it can run (Linux with bubblewrap). `agent.sandbox.status` says whether commands really
+   * run confined, and why not.
+   */
+  sandbox?: boolean | SandboxSettings | undefined;
+  /**
+   * Asked when a sandboxed command wants a host that no `sandbox.network.allowedDomains` entry or `WebFetch(domain:…)`
+   * allow rule allows (the CLI asks a person); `true` allows it for the rest of the session. Without it such a host is
+   * refused.
+   */
+  askNetwork?: ((request: NetworkRequest) => boolean | Promise<boolean>) | undefined;
+  /**
+   * No person answers this agent's asks (`minagent code -p`): a call asking to run outside the sandbox is refused,
+   * unless the settings' `sandbox.allowUnsandboxedCommands` is `true` — then it is judged by rules and the mode as an
+   * unsandboxed call. With a person, such a call is always asked.
+   */
+  unattended?: boolean | undefined;
+  /** Subagents (the Agent tool); `false` leaves the tool out. */
+  subagents?:
+    | false
+    | {
+        /** More types, after the built-in ones and the files' (a type of the same name replaces theirs). */
+        definitions?: readonly SubagentDefinition[] | undefined;
+        limits?: Partial<SubagentLimits> | undefined;
+        /** The session's budget (the CLI's --max-budget-usd). */
+        budget?: SubagentBudget | undefined;
+        /** Makes a definition's model (default: minagent's resolveModel). */
+        resolveModel?: ((spec: string) => Model | Promise<Model>) | undefined;
+      }
+    | undefined;
+};
+
+/** Options of one {@link CodingAgent} run. */
+export type CodingRunOptions = {
+  /** The conversation so far (a loaded session's messages): the run continues it. */
+  history?: readonly Message[] | undefined;
+  /** Aborts the run (Esc, Ctrl-C). */
+  signal?: AbortSignal | undefined;
+  /** Receives this run's events (and its child runs'). */
+  onEvent?: AgentEventListener | undefined;
+  /** Ask the model to stream, so listeners get text deltas as they arrive. */
+  stream?: boolean | undefined;
+};
+
+/**
+ * How a {@link CodingAgent} run ends: the engine's result, or `status: "blocked"` when a UserPromptSubmit hook
+ * blocked the prompt (nothing was sent to the model; `messages` is the history as given, `blocked` the hook's reason).
+ */
+export type CodingRunResult = Omit<RunResult, "status"> & {
+  status: RunResult["status"] | "blocked";
+  /** The UserPromptSubmit hook's reason, when it blocked the prompt. */
+  blocked?: string | undefined;
+};
