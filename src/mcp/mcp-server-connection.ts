@@ -81,6 +81,8 @@ export class McpServerConnection {
   #connecting: Promise<void> | undefined;
   #refreshing: Promise<void> | undefined;
   #stderrTail = "";
+  /** The undoing of the last confinement (its placeholders), once its process has ended: a restart waits for it. */
+  #releasing: Promise<void> | undefined;
   /** Hides the config's secrets (header and environment values), and any credential it recognises, in what is shown. */
   readonly #scrubber: SecretScrubber;
   readonly #settings: McpConnectionSettings;
@@ -318,10 +320,14 @@ export class McpServerConnection {
     if (this.sandboxed && this.#settings.sandbox) {
       // bubblewrap changes into the folder itself: a relative one means what it would to spawn, this process's folder.
       const absolute = resolve(cwd ?? ".");
+      // A restart confines the server again while the stopped process's placeholders may still be going: the new
+      // confinement waits, or the old release removes a placeholder it reuses (bwrap: "Can't find source path").
+      await this.#releasing;
       const confined = await this.#settings.sandbox.confineProgram({ ...program, cwd: absolute, env: program.env ?? {} });
       let released: Promise<void> | undefined;
       release = () => {
         released ??= confined.release().catch(() => undefined);
+        this.#releasing = released;
         return released;
       };
       if (this.#closing.signal.aborted) {
