@@ -10,6 +10,7 @@ export {
 export { interruptedRunResult, type OpenedSession, type OpenSessionOptions, openSession } from "./open-session.js";
 export { readSession } from "./read-session.js";
 export { createSessionScrubber, environmentSecrets, scrubMessage } from "./scrub-message.js";
+export { SessionFileError } from "./session-file-error.js";
 export {
   formatSessionLine,
   type SessionCompactionLine,
@@ -24,5 +25,6 @@ export {
   type SessionRunEndLine,
   sessionFormatVersion,
 } from "./session-format.js";
+export { SessionInUseError, type SessionLockHolder } from "./session-lock.js";
 export { SessionRecorder, type SessionRecorderOptions } from "./session-recorder.js";
 export type { LoadedSession, SessionProblem, SessionStatus, SessionStore, SessionSummary } from "./session-store.js";

@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
-import type { Message, RunResult } from "../../core/types.js";
-import { UsageError } from "../../errors.js";
+import { type Message, type RunResult, UsageError } from "../../engine.js";
 import { SessionRecorder, type SessionRecorderOptions } from "./session-recorder.js";
 import type { LoadedSession, SessionStore } from "./session-store.js";
 
@@ -38,14 +37,29 @@ export async function openSession(store: SessionStore, options: OpenSessionOptio
   const cwd = resolve(options.cwd ?? process.cwd());
   if (continueNewest && resume !== undefined) throw new UsageError("openSession: give continue or resume, not both.");
   let loaded: LoadedSession | undefined;
-  if (resume !== undefined) loaded = await store.load(resume);
+  if (resume !== undefined) loaded = await loadToWrite(store, resume, fork);
   else if (continueNewest) {
     const newest = (await store.list(cwd))[0];
     if (!newest) throw new UsageError(`There is no session to continue in ${cwd}.`);
-    loaded = await store.load(newest.sessionId);
+    loaded = await loadToWrite(store, newest.sessionId, fork);
   } else if (fork) throw new UsageError("openSession: fork needs a session to fork (continue, or resume with its id).");
   const recorder = new SessionRecorder({ ...rest, store, cwd: loaded?.header.cwd ?? cwd, resume: loaded, fork });
   return { recorder, loaded, history: loaded?.messages.slice() };
+}
+
+/**
+ * Loads a session to go on writing it: locked first (a store that can: a second writer is refused before it reads),
+ * and unlocked again if it cannot be loaded. A fork only reads the old session, so it takes no lock on it.
+ */
+async function loadToWrite(store: SessionStore, sessionId: string, fork: boolean | undefined): Promise<LoadedSession> {
+  if (fork) return store.load(sessionId);
+  store.lock?.(sessionId);
+  try {
+    return await store.load(sessionId);
+  } catch (error) {
+    store.unlock?.(sessionId);
+    throw error;
+  }
 }
 
 /**
