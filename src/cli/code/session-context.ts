@@ -124,7 +124,7 @@ export type CodeSessionContext = {
     input: NodeJS.ReadableStream & { isTTY?: boolean | undefined; setRawMode?: ((mode: boolean) => unknown) | undefined };
     output: NodeJS.WritableStream & { isTTY?: boolean | undefined; columns?: number | undefined; rows?: number | undefined };
   };
-  /** The model: the string given, its id (for prices: `estimateCost(model.id, usage)` in ../model-prices.ts) and the Model. */
+  /** The model: the string given, its id (for prices: `estimateCost(model.id, usage)` in src/trace/model-prices.ts) and the Model. */
   model: { spec: string; id: string; instance: Model };
   /** The flags. */
   options: CodeOptions;

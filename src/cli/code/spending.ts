@@ -39,7 +39,7 @@ const charactersPerToken = 4;
  * before it is made: its input is the last call's input and output plus what was added since (tool results, a new
  * prompt) at about four characters a token, or the whole conversation so for the first call; its output, the
  * average output so far. A call whose estimate would take the total past the budget is not made: `prepareTurn`
- * throws a {@link BudgetExceededError}, and the run rejects with it. Prices are list prices (../model-prices.ts);
+ * throws a {@link BudgetExceededError}, and the run rejects with it. Prices are list prices (src/trace/model-prices.ts);
  * a model without a price costs nothing here (local models), so the caller refuses a budget for an unknown one.
  */
 export function createSpendingTracker(options: { modelId: string; free: boolean; budgetUsd: number | undefined }): SpendingTracker {
