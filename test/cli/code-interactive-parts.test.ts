@@ -14,6 +14,7 @@ import { describeToolCall, summarizeToolResult } from "../../src/cli/code/intera
 import { CodingAgent } from "../../src/code/coding-agent.js";
 import { Workspace } from "../../src/code/workspace.js";
 import { FakeModel } from "../../src/models/fake-model.js";
+import type { Tool } from "../../src/tools/tool.js";
 
 const plain = createStyle(false);
 
@@ -270,6 +271,17 @@ describe("session rules", () => {
     rules.add(["Bash(git push origin main)"]);
     expect(await rules.allows(push)).toBe(false);
     expect(await rules.suggest({ name: "ExitPlanMode", arguments: { plan: "x" } })).toBeUndefined();
+  });
+
+  test("the rules are the agent's own permissions: its canUseTool allows what they cover, its settings list them", async () => {
+    const rules = new SessionRules(agent);
+    const call = { id: "t1", name: "Bash", arguments: { command: "npm test" } };
+    const context = { runId: "run", tool: agent.registry.get("Bash") as Tool, signal: new AbortController().signal, needsApproval: false };
+    expect(await agent.permissions.canUseTool(call, context)).toMatchObject({ behavior: "ask" });
+    rules.add(["Bash(npm test)"]);
+    expect(await agent.permissions.canUseTool(call, context)).toEqual({ behavior: "allow" });
+    expect(agent.permissions.settings.rules.allow.map((rule) => [rule.text, rule.source])).toEqual([["Bash(npm test)", "this session"]]);
+    expect(rules.rules).toEqual(["Bash(npm test)"]);
   });
 
   test("saved rules are added to settings.local.json, keeping what else it holds; a file that is not settings is left alone", async () => {

@@ -12,7 +12,7 @@ import { judgeBashCommand, type Sandboxing, shorten } from "./judge-bash.js";
 import { judgeToolCall } from "./judge-call.js";
 import { createModeState } from "./mode-state.js";
 import { isPermissionMode, type PermissionMode, permissionModes } from "./modes.js";
-import type { RuleList } from "./parse-rule.js";
+import { parsePermissionRule, type RuleList } from "./parse-rule.js";
 import { createRuleSet, type RuleSet } from "./rules.js";
 import { type LoadedPermissionSettings, loadPermissionSettings, permissionSettingsFiles } from "./settings.js";
 import type { Verdict } from "./verdict.js";
@@ -25,7 +25,7 @@ export type CodePermissionsOptions = {
   /** The mode to start in; wins over every settings file's `defaultMode` (default: theirs, else `default`). */
   mode?: PermissionMode | undefined;
   /** Rules given in code, merged after the settings files' (like Claude Code's `--allowedTools`). */
-  rules?: { allow?: readonly string[] | undefined; ask?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
+  rules?: PermissionRuleLists | undefined;
   /**
    * The settings files, read already (`loadSettings`) or to read, least specific first (a missing one is skipped).
    * Default: `~/.minagent/settings.json`, `<root>/.minagent/settings.json`, `<root>/.minagent/settings.local.json`.
@@ -64,6 +64,24 @@ type ShellTool = {
   sandboxing?: (args: Record<string, unknown>) => Sandboxing;
 };
 
+/** Rules as written, in their three lists: `{ allow: ["Bash(npm test)"], deny: ["Read(./.env)"] }`. */
+export type PermissionRuleLists = {
+  allow?: readonly string[] | undefined;
+  ask?: readonly string[] | undefined;
+  deny?: readonly string[] | undefined;
+};
+
+/** What-if questions {@link CodePermissions.explain} can answer. */
+export type ExplainOptions = {
+  /**
+   * Judge with these allow rules in place of the ones in force (deny and ask rules, the mode and the directories
+   * stay as they are): what a set of rules would decide before it is added, or what some rules allow on their own.
+   */
+  allowRules?: readonly string[] | undefined;
+  /** Judge as if the tool's `needsApproval` held for these arguments: then only rules (or bypassPermissions) allow the call. */
+  needsApproval?: boolean | undefined;
+};
+
 /** A call as {@link CodePermissions.explain} takes it. */
 export type ExplainedCall = Pick<ToolCall, "name" | "arguments">;
 
@@ -93,8 +111,20 @@ export type CodePermissions = {
   readonly settings: LoadedPermissionSettings;
   /** The directories the modes work in: the workspace's, and the settings' `additionalDirectories`. */
   readonly directories: readonly string[];
-  /** The decision for `call` now, and why. Pass the tool when you have it (its `readOnly` counts). */
-  explain(call: ExplainedCall, tool?: Tool | undefined): Promise<PermissionExplanation>;
+  /**
+   * The decision for `call` now, and why. Pass the tool when you have it (its `readOnly` counts). `options` asks
+   * what would be decided with other allow rules, or if the tool asked for approval.
+   */
+  explain(call: ExplainedCall, tool?: Tool | undefined, options?: ExplainOptions | undefined): Promise<PermissionExplanation>;
+  /**
+   * Adds rules from now on, as if a settings file named `source` held them (a host's "don't ask again" rules:
+   * `addRules({ allow: ["Bash(npm test)"] }, "this session")`). They are judged with the others by the same order
+   * — a deny or ask rule anywhere still beats them — and listed in `settings.rules` with their source; a rule
+   * already there from the same source is not added twice. The OS sandbox's walls are made from the rules when it
+   * starts: rules added later are enforced by the permission check alone. Throws a UsageError naming `source` for
+   * a malformed rule, and then adds none.
+   */
+  addRules(rules: PermissionRuleLists, source: string): void;
   /** Whether a `Read(…)` deny rule covers `path` (for search tools, to leave such files out of their results). */
   isReadDenied(path: string): boolean;
 };
@@ -116,8 +146,9 @@ export async function createCodePermissions(options: CodePermissionsOptions): Pr
   const home = options.home ?? homedir();
   const root = options.workspace.root;
   const files = options.settingsFiles ?? permissionSettingsFiles({ root, home });
-  const settings = await loadPermissionSettings(files, { root, home }, options.rules);
-  const rules = createRuleSet(settings.rules);
+  const bases = { root, home };
+  const settings = await loadPermissionSettings(files, bases, options.rules);
+  let rules = createRuleSet(settings.rules);
   const scope = createWorkspaceScope(root, [...options.workspace.directories, ...settings.additionalDirectories]);
   const state = createModeState(options.mode ?? settings.defaultMode ?? "default", options.approvePlan);
   let parser: BashParser | undefined;
@@ -127,6 +158,7 @@ export async function createCodePermissions(options: CodePermissionsOptions): Pr
     tool: Tool | undefined,
     needsApproval: boolean,
     bash: BashParser | undefined,
+    rules: RuleSet,
   ): PermissionExplanation => {
     const mode = state.mode;
     const args = call.arguments;
@@ -143,17 +175,19 @@ export async function createCodePermissions(options: CodePermissionsOptions): Pr
     } else verdict = judgeToolCall(call.name, args, { mode, rules, scope, tool, plansNeedApproval: !options.approvePlan });
     return { ...conclude(verdict, mode, needsApproval), commands };
   };
-  const explain = async (call: ExplainedCall, tool?: Tool | undefined, needsApproval = false) => {
+  const explain = async (call: ExplainedCall, tool: Tool | undefined, needsApproval: boolean, ruleSet: RuleSet) => {
     if (call.name === "Bash") parser ??= await loadBashParser();
-    return explainNow(call, tool, needsApproval, parser);
+    return explainNow(call, tool, needsApproval, parser, ruleSet);
   };
+  const withAllowRules = (allow: readonly string[]): RuleSet =>
+    createRuleSet({ ...settings.rules, allow: allow.map((text) => parsePermissionRule(text, "allow", "explain options", bases)) });
 
   return {
     // Decided synchronously, except for the first Bash call, which waits for the shell parser to load.
     canUseTool: (call, { tool, needsApproval }) =>
       call.name === "Bash" && !parser
-        ? explain(call, tool, needsApproval).then((explanation) => explanation.decision)
-        : explainNow(call, tool, needsApproval, parser).decision,
+        ? explain(call, tool, needsApproval, rules).then((explanation) => explanation.decision)
+        : explainNow(call, tool, needsApproval, parser, rules).decision,
     get mode() {
       return state.mode;
     },
@@ -164,10 +198,21 @@ export async function createCodePermissions(options: CodePermissionsOptions): Pr
     planMode: state.planMode,
     settings,
     directories: scope.directories,
-    explain: (call, tool) => explain(call, tool),
+    explain: (call, tool, what) =>
+      explain(call, tool, what?.needsApproval === true, what?.allowRules ? withAllowRules(what.allowRules) : rules),
+    addRules: (added, source) => {
+      const parsed = ruleLists.flatMap((list) => (added[list] ?? []).map((text) => parsePermissionRule(text, list, source, bases)));
+      for (const rule of parsed) {
+        const list = settings.rules[rule.list];
+        if (!list.some((held) => held.text === rule.text && held.source === source)) list.push(rule);
+      }
+      rules = createRuleSet(settings.rules);
+    },
     isReadDenied: (path) => isReadDenied(rules, scope, path),
   };
 }
+
+const ruleLists: readonly RuleList[] = ["allow", "ask", "deny"];
 
 /** The mode's last word on a verdict: dontAsk denies what it would ask, plan denies what would change things. */
 function conclude(verdict: Verdict, mode: PermissionMode, needsApproval: boolean): Omit<PermissionExplanation, "commands"> {

@@ -6,7 +6,9 @@ export {
   type CodePermissionsOptions,
   createCodePermissions,
   type ExplainedCall,
+  type ExplainOptions,
   type PermissionExplanation,
+  type PermissionRuleLists,
 } from "./create-code-permissions.js";
 export { type FileAccess, type FileTool, fileTools } from "./file-tools.js";
 export { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "./modes.js";

@@ -1,7 +1,5 @@
-import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { CodingAgent } from "../../../code/coding-agent.js";
-import { type CodePermissions, createCodePermissions } from "../../../code/permissions/index.js";
 import type { ToolCall } from "../../../core/types.js";
 import { UsageError } from "../../../errors.js";
 import { editSettingsFile, isSettingsObject } from "../edit-settings-file.js";
@@ -11,15 +9,17 @@ type Call = Pick<ToolCall, "name" | "arguments">;
 const editors = new Set(["Edit", "Write", "NotebookEdit", "MultiEdit"]);
 const readers = new Set(["Read", "Glob", "Grep", "LS", "NotebookRead"]);
 
+/** The source of the rules a person adds during a session: `/permissions` lists them under it. */
+export const sessionRuleSource = "this session";
+
 /**
- * The allow rules a person added during this session ("yes, and don't ask again"). They are judged by the project's
- * own permission system: a second set of permissions built from these rules alone, in the agent's current mode, so
- * that `Bash(npm test)` means here what it means in a settings file. An ask rule of the settings still asks.
+ * The allow rules a person adds during this session ("yes, and don't ask again"). They are rules of the agent's
+ * own permissions (`permissions.addRules(…, "this session")`), judged with the settings' rules in one place:
+ * `Bash(npm test)` means here what it means in a settings file, and an ask rule of the settings still asks. This
+ * class only suggests them and asks the permissions about them; it keeps none of its own.
  */
 export class SessionRules {
   readonly #agent: CodingAgent;
-  readonly #rules: string[] = [];
-  #checker: Promise<CodePermissions> | undefined;
 
   constructor(agent: CodingAgent) {
     this.#agent = agent;
@@ -27,31 +27,33 @@ export class SessionRules {
 
   /** The rules added so far, in order. */
   get rules(): readonly string[] {
-    return this.#rules;
+    return this.#agent.permissions.settings.rules.allow.filter((rule) => rule.source === sessionRuleSource).map((rule) => rule.text);
   }
 
+  /** Adds allow rules to the agent's permissions for the rest of the session. */
   add(rules: readonly string[]): void {
-    for (const rule of rules) if (!this.#rules.includes(rule)) this.#rules.push(rule);
-    this.#checker = undefined;
+    this.#agent.permissions.addRules({ allow: rules }, sessionRuleSource);
   }
 
-  /** Whether the rules added so far allow `call`. */
+  /**
+   * Whether the rules added so far allow `call` (a call asked about before they were added, waiting for its prompt).
+   * Only these rules count: a call the settings allow but a hook asks about is still asked.
+   */
   async allows(call: Call): Promise<boolean> {
-    if (this.#rules.length === 0 || (await this.#askedByRule(call))) return false;
-    this.#checker ??= this.#build(this.#rules);
-    return this.#allowedBy(await this.#checker, call);
+    const rules = this.rules;
+    return rules.length > 0 && (await this.#allowedBy(rules, call));
   }
 
   /**
    * Rules that would allow `call` from now on without asking — one per part of a shell command, the file's folder
-   * for a file tool, the tool for another — checked against the permission system; undefined when none would.
+   * for a file tool, the tool for another — checked against the permission system; undefined when none would
+   * (an ask rule of the settings, plan mode, a call leaving the workspace by a link…).
    */
   async suggest(call: Call): Promise<string[] | undefined> {
-    if (call.name === "ExitPlanMode" || (await this.#askedByRule(call))) return undefined;
+    if (call.name === "ExitPlanMode") return undefined;
     const candidates = await this.#candidates(call);
     if (!candidates?.length) return undefined;
-    const checker = await this.#build([...this.#rules, ...candidates]);
-    return (await this.#allowedBy(checker, call)) ? candidates : undefined;
+    return (await this.#allowedBy([...this.rules, ...candidates], call)) ? candidates : undefined;
   }
 
   async #candidates(call: Call): Promise<string[] | undefined> {
@@ -87,25 +89,13 @@ export class SessionRules {
     return `/${escaped(folder)}/**`;
   }
 
-  async #askedByRule(call: Call): Promise<boolean> {
-    const explanation = await this.#agent.permissions.explain(call, this.#agent.registry.get(call.name));
-    return explanation.rule?.list === "ask";
-  }
-
-  #build(rules: readonly string[]): Promise<CodePermissions> {
-    const permissions = this.#agent.permissions;
-    return createCodePermissions({
-      workspace: { root: this.#agent.workspace.root, directories: permissions.directories },
-      rules: { allow: rules },
-      settingsFiles: [],
-      mode: permissions.mode,
-      home: homedir(),
+  /** Whether `rules` alone, as allow rules beside the settings' deny and ask rules, allow `call` in the current mode. */
+  async #allowedBy(rules: readonly string[], call: Call): Promise<boolean> {
+    // As if the tool asked for approval: what the mode alone would allow does not count (the tool may have asked).
+    const explanation = await this.#agent.permissions.explain(call, this.#agent.registry.get(call.name), {
+      allowRules: rules,
+      needsApproval: true,
     });
-  }
-
-  async #allowedBy(checker: CodePermissions, call: Call): Promise<boolean> {
-    checker.mode = this.#agent.permissions.mode;
-    const explanation = await checker.explain(call, this.#agent.registry.get(call.name));
     return explanation.decision.behavior === "allow";
   }
 }

@@ -4,7 +4,7 @@ import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
 import { describeMcpServers } from "../start-mcp-servers.js";
-import type { SessionRules } from "./session-rules.js";
+import { type SessionRules, sessionRuleSource } from "./session-rules.js";
 import { describeMode, shortNumber } from "./status-line.js";
 import type { Style } from "./terminal.js";
 
@@ -206,12 +206,13 @@ function permissionsText(host: SlashHost): string {
   const lines = [`Mode: ${describeMode(permissions.mode)} (${permissions.mode})`];
   lines.push(`Settings files read: ${settings.files.length > 0 ? settings.files.join(", ") : "none"}`);
   for (const list of ["deny", "ask", "allow"] as const) {
-    const rules = settings.rules[list];
+    // The session's own rules are rules of the permissions too, listed under their source below.
+    const rules = settings.rules[list].filter((rule) => rule.source !== sessionRuleSource);
     lines.push(style.bold(`${list[0]?.toUpperCase()}${list.slice(1)} rules`) + (rules.length === 0 ? style.dim(" (none)") : ""));
     for (const rule of rules) lines.push(`  ${rule.text}${style.dim(`  ${rule.source}`)}`);
   }
   if (host.rules.rules.length > 0) {
-    lines.push(style.bold("Allowed for this session"));
+    lines.push(style.bold(`Allowed for ${sessionRuleSource}`));
     for (const rule of host.rules.rules) lines.push(`  ${rule}`);
   }
   lines.push(style.dim(`Directories: ${permissions.directories.join(", ")}`));
