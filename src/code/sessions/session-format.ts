@@ -93,6 +93,34 @@ export type SessionRunEndLine = LineBase & {
   error?: string | undefined;
 };
 
+/**
+ * A sub-agent's run started (a child run: the Agent tool's, at any depth). Its lines are not the conversation's: a
+ * reader of the conversation skips them (and adds up their `usage`), the trace viewer draws them under the call.
+ */
+export type SessionChildRunStartLine = LineBase & {
+  type: "child-run-start";
+  runId: string;
+  parentRunId: string;
+  /** The parent's tool call that started it. */
+  parentToolCallId?: string | undefined;
+  /** What the run is (the sub-agent's type). */
+  name?: string | undefined;
+  model: SessionModel;
+  /** What the child's first model call is sent: its system prompt and its task. */
+  messages: Message[];
+};
+
+/** A sub-agent's model answer (with that call's `usage`) or a tool result of its own. */
+export type SessionChildMessageLine = LineBase & { type: "child-message"; runId: string; message: Message };
+
+/** A sub-agent's run ended. */
+export type SessionChildRunEndLine = LineBase & {
+  type: "child-run-end";
+  runId: string;
+  status: RunStatus | "failed";
+  error?: string | undefined;
+};
+
 /** Every line after the header. */
 export type SessionEntry =
   | SessionMessageLine
@@ -100,7 +128,10 @@ export type SessionEntry =
   | SessionPermissionModeLine
   | SessionModelLine
   | SessionPendingLine
-  | SessionRunEndLine;
+  | SessionRunEndLine
+  | SessionChildRunStartLine
+  | SessionChildMessageLine
+  | SessionChildRunEndLine;
 
 /** Any line of a session file. */
 export type SessionLine = SessionHeader | SessionEntry;

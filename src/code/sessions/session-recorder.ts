@@ -53,7 +53,8 @@ export type SessionRecorderOptions = {
  * model answers, each tool result when its call ends (in the order calls finish; readers restore call order),
  * a `compaction` line when `prepareTurn` replaces the history, `pending` lines for calls that wait for a decision,
  * and how each run ended. Each event's lines are appended before the listener returns, so everything is stored
- * before the next model call. Child runs (sub-agents) are not recorded, only their tokens. Secrets are hidden
+ * before the next model call. Child runs (sub-agents) are recorded beside the conversation, in `child-*` lines the
+ * conversation's readers skip. Secrets are hidden
  * first (see `scrubMessage`). The session's file is created with the first lines, not before.
  * @example
  * const recorder = new SessionRecorder({ store: new JsonLinesSessionStore(), cwd: process.cwd() });
@@ -88,8 +89,6 @@ export class SessionRecorder {
   readonly #runs = new Map<string, { kind: "conversation"; messages: readonly Message[] } | { kind: "child" }>();
   #model: SessionModel | undefined;
   #permissionMode: string | undefined;
-  /** Tokens child runs spent since the last line. */
-  #childUsage: Usage | undefined;
   #error: unknown;
 
   /** The listener to pass as `onEvent`. It never throws: a failed write stops recording and is reported to `onError`. */
@@ -164,19 +163,25 @@ export class SessionRecorder {
   #handle(event: AgentEvent): void {
     if (event.type === "run-start") {
       const parent = event.parentRunId === undefined ? undefined : this.#runs.get(event.parentRunId);
-      if (parent) this.#runs.set(event.runId, { kind: "child" });
-      else this.#startRun(event.runId, event.messages, event.model);
+      if (parent) {
+        this.#runs.set(event.runId, { kind: "child" });
+        this.#write([
+          {
+            type: "child-run-start",
+            runId: event.runId,
+            parentRunId: event.parentRunId as string,
+            ...optional("parentToolCallId", event.parentToolCallId),
+            ...optional("name", event.name),
+            model: event.model,
+            messages: event.messages.map((message) => scrubMessage(message, this.#scrubber)),
+            at: this.#at(),
+          },
+        ]);
+      } else this.#startRun(event.runId, event.messages, event.model);
       return;
     }
     const run = this.#runs.get(event.runId);
-    if (run?.kind === "child") {
-      if (event.type === "model-call-end" && event.response.usage) {
-        this.#childUsage ??= emptyUsage();
-        addUsage(this.#childUsage, event.response.usage);
-      }
-      if (event.type === "run-end" || event.type === "run-error") this.#runs.delete(event.runId);
-      return;
-    }
+    if (run?.kind === "child") return this.#write(this.#childLines(event));
     if (!run || !recordedEvents.has(event.type)) return;
     const lines = this.#modeChange();
     const at = this.#at();
@@ -223,6 +228,36 @@ export class SessionRecorder {
     this.#write(lines);
   }
 
+  /** A sub-agent's answers, results and end, as lines of their own (its streaming and starts write none). */
+  #childLines(event: AgentEvent): SessionEntry[] {
+    const { runId } = event;
+    const at = this.#at();
+    switch (event.type) {
+      case "model-call-end":
+        return [
+          {
+            type: "child-message",
+            runId,
+            message: scrubMessage(event.response.message, this.#scrubber),
+            ...optional("usage", event.response.usage),
+            at,
+          },
+        ];
+      case "tool-call-end":
+        return [
+          { type: "child-message", runId, message: scrubMessage(toolResultMessage(event.toolCall, event.result), this.#scrubber), at },
+        ];
+      case "run-end":
+        this.#runs.delete(runId);
+        return [{ type: "child-run-end", runId, status: event.status, at }];
+      case "run-error":
+        this.#runs.delete(runId);
+        return [{ type: "child-run-end", runId, status: "failed", error: this.#scrubber.text(errorText(event.error)), at }];
+      default:
+        return [];
+    }
+  }
+
   #startRun(runId: string, messages: readonly Message[], model: SessionModel): void {
     this.#runs.set(runId, { kind: "conversation", messages });
     const lines = this.#modeChange();
@@ -259,17 +294,9 @@ export class SessionRecorder {
     return [{ type: "permission-mode", mode, at: this.#at() }];
   }
 
-  /** Appends the lines (after the header and queued lines, the first time). Child runs' tokens ride on the first. */
+  /** Appends the lines (after the header and queued lines, the first time). */
   #write(lines: SessionEntry[]): void {
     if (lines.length === 0) return;
-    if (this.#childUsage) {
-      const first = lines[0] as SessionEntry;
-      const usage = emptyUsage();
-      addUsage(usage, first.usage);
-      addUsage(usage, this.#childUsage);
-      lines[0] = { ...first, usage };
-      this.#childUsage = undefined;
-    }
     if (this.#header) {
       const header: SessionHeader = { ...this.#header, createdAt: this.#at(), ...optional("model", this.#model ?? this.#options.model) };
       this.#store.append(this.sessionId, [header, ...this.#queued, ...lines]);

@@ -158,6 +158,13 @@ export class RunSpans {
     return toolCallId === undefined ? undefined : this.#calls.get(toolCallId)?.server;
   }
 
+  /** The sub-agent type an Agent call of this run asked for (its `subagent_type`), if it did. */
+  subagentType(toolCallId: string | undefined): string | undefined {
+    const input =
+      toolCallId === undefined ? undefined : (this.#calls.get(toolCallId)?.arguments as { subagent_type?: unknown } | undefined);
+    return typeof input?.subagent_type === "string" ? input.subagent_type : undefined;
+  }
+
   /** Tokens a line carries for this run: its own calls', its sub-agents'. They count in its parents' runs too. */
   count(usage: Usage): void {
     addUsage(this.usage, usage);

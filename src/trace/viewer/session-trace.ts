@@ -150,6 +150,8 @@ class SessionSpans {
       const model = typeof line.model === "object" && line.model !== null ? (line.model as SessionModelFields) : this.#model;
       const name = typeof line.name === "string" && line.name !== "" ? `invoke_agent ${line.name}` : "invoke_agent";
       const child = new RunSpans(this.#list, name, parentSpan ?? parentRun.span, at, model, parentRun);
+      const type = parentRun.subagentType(typeof line.parentToolCallId === "string" ? line.parentToolCallId : undefined);
+      if (type !== undefined) child.span.attributes[traceAttributes.agentName] = type;
       for (const message of Array.isArray(line.messages) ? line.messages : []) if (isMessage(message)) child.add(message, at);
       this.#children.set(runId, child);
       return;

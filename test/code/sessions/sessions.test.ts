@@ -13,7 +13,7 @@ import {
   sessionFormatVersion,
 } from "../../../src/code/sessions/index.js";
 import type { Message } from "../../../src/core/types.js";
-import { Agent, FakeModel, ToolRegistry, UsageError } from "../../../src/index.js";
+import { Agent, FakeModel, type ToolContext, ToolRegistry, UsageError } from "../../../src/index.js";
 import { reply, toolCall, withUsage } from "../../../src/testing/index.js";
 import { assertAnswered, makeTemporaryHome, sleep } from "./helpers.js";
 
@@ -507,5 +507,53 @@ describe("models", () => {
     const loaded = await store.load(recorder.sessionId);
     expect(loaded.header.model).toEqual({ provider: "fake", modelId: "fake-model" });
     expect(loaded.model).toEqual({ provider: "fake", modelId: "other-model" });
+  });
+});
+
+describe("SessionRecorder and a sub-agent's run", () => {
+  it("writes the child run beside the conversation (child-* lines, secrets hidden), counts its tokens once, and keeps it out of the history", async () => {
+    const secret = "sk-child-secret-value-123456";
+    const recorder = new SessionRecorder({ store, cwd: home.cwd, env: {}, secrets: [secret] });
+    const child = new Agent(
+      new FakeModel([
+        withUsage(reply("Looking.", toolCall("lookup", { word: "z" }, "k1")), { inputTokens: 7, outputTokens: 2 }),
+        withUsage(reply(`Found it: ${secret}`), { inputTokens: 8, outputTokens: 3 }),
+      ]),
+      registryWith(),
+    );
+    const delegate = {
+      name: "delegate",
+      description: "Hands the word to a helper agent",
+      parameters: { type: "object", properties: {} },
+      execute: async (_args: Record<string, unknown>, context: ToolContext) =>
+        (await child.run("Look up z", { parent: context, name: "helper" })).final,
+    };
+    const parent = new Agent(
+      new FakeModel([
+        withUsage(reply("", toolCall("delegate", {}, "d1")), { inputTokens: 10, outputTokens: 1 }),
+        withUsage(reply("Done."), { inputTokens: 20, outputTokens: 1 }),
+      ]),
+      new ToolRegistry().add(delegate),
+    );
+    const result = await parent.run("Find z", { onEvent: recorder.listen });
+    const path = store.sessionPath(home.cwd, recorder.sessionId);
+    const lines = fileLines(path);
+    const childLines = lines.filter((line) => String(line.type).startsWith("child-"));
+    expect(childLines.map((line) => line.type)).toEqual([
+      "child-run-start",
+      "child-message",
+      "child-message",
+      "child-message",
+      "child-run-end",
+    ]);
+    expect(childLines[0]).toMatchObject({ parentToolCallId: "d1", name: "helper", messages: [{ role: "user", content: "Look up z" }] });
+    expect(childLines[2]).toMatchObject({ message: { role: "tool", toolCallId: "k1", content: "meaning of z" } });
+    expect(childLines.at(-1)).toMatchObject({ status: "completed" });
+    expect(readFileSync(path, "utf8")).not.toContain(secret);
+    const loaded = readSession(readFileSync(path, "utf8"), path);
+    // The conversation is the parent's alone (the child's answer reaches it as the tool's result, hidden as written);
+    // the tokens are everyone's, each counted once.
+    expect(loaded.messages).toEqual(JSON.parse(JSON.stringify(result.messages).replaceAll(secret, "[redacted]")));
+    expect(loaded.usage).toMatchObject({ inputTokens: 10 + 20 + 7 + 8, outputTokens: 1 + 1 + 2 + 3 });
   });
 });

@@ -273,9 +273,10 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
       expect(rootText).toMatch(/input tokens\s+17,000/);
       expect(rootText).toMatch(/Input\s+Find the tests of this project and run them/i);
       expect(rootText).toMatch(/Final answer\s+Stopped; nothing failed before the stop\./i);
-      // The subagent is nested under the Agent call and says its calls are not in the file.
+      // The subagent is nested under the Agent call, with its own model and tool calls from the session file.
       await page.locator(`${rows}.subagent`, { hasText: "invoke_agent Explore: find the tests" }).click();
-      expect(await detail.innerText()).toMatch(/model and tool calls are not in the session file, only their tokens/);
+      expect(await detail.innerText()).not.toMatch(/not in the session file/);
+      expect(await page.locator(`${rows}.type-tool-execution`, { hasText: "Glob" }).count()).toBe(1);
       // The Bash call stopped while it ran: marked interrupted, and as long as it ran.
       const bash = page.locator(`${rows}.type-tool-execution`, { hasText: "Bash" });
       expect(await bash.locator(".badge").innerText()).toBe("interrupted");
