@@ -1,6 +1,6 @@
 import { UsageError } from "../errors.js";
+import { toText } from "../text.js";
 import type { PermissionDecision } from "./permission.js";
-import { toText } from "./to-text.js";
 import type { Message, PendingToolCall, RunResult, ToolCall } from "./types.js";
 
 /** A person's decision on one pending call: run it (optionally with other arguments), or refuse it. */

@@ -1,5 +1,5 @@
+import { toText } from "../text.js";
 import type { AgentEvent } from "./events.js";
-import { toText } from "./to-text.js";
 import type { Step, ToolCall } from "./types.js";
 
 /** Which optional steps a recorder writes. */

@@ -1,4 +1,5 @@
 import type { Message, Tool, ToolRegistry, TurnPlan } from "../engine.js";
+import { toOneLine } from "../text.js";
 
 /** The name of the tool that loads deferred tools: the name Claude Code gives its own, which models may know. */
 export const toolSearchName = "ToolSearch";
@@ -146,6 +147,5 @@ export function loadedToolNames(messages: readonly Message[]): Set<string> {
 }
 
 function firstLine(text: string): string {
-  const line = text.split("\n", 1)[0] ?? "";
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  return toOneLine(text.split("\n", 1)[0] ?? "", 200);
 }

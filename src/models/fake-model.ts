@@ -1,6 +1,6 @@
-import { toText } from "../core/to-text.js";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolChoice, ToolSchema } from "../core/types.js";
 import { throwIfAborted, UsageError } from "../errors.js";
+import { toText } from "../text.js";
 
 /**
  * One scripted reply: a final answer, a whole response, or a function of what the model was sent

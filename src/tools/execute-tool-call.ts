@@ -1,9 +1,9 @@
 import type { ToolOutcome, ToolResult } from "../core/events.js";
 import type { ToolExecuteOptions } from "../core/loop-types.js";
 import { RunContext } from "../core/run-context.js";
-import { toReadableText, toText } from "../core/to-text.js";
 import type { ToolCall } from "../core/types.js";
 import { abortable, ToolError, throwIfAborted, toAbortError } from "../errors.js";
+import { serialize, toText, truncate } from "../text.js";
 import { type ArgumentBounds, checkArgumentValue } from "./argument-bounds.js";
 import type { CanUseTool, PermissionDecision } from "./permission.js";
 import type { Tool, ToolContext } from "./tool.js";
@@ -276,18 +276,4 @@ function describeType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return `a ${typeof value}`;
-}
-
-/** Strings pass through; `undefined` is ""; anything else becomes readable JSON (see {@link toReadableText}). */
-export function serialize(value: unknown): string {
-  return value === undefined ? "" : toReadableText(value);
-}
-
-/** Cuts `text` to `limit` characters, saying how much was cut. */
-export function truncate(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  let end = limit;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--; // never split a surrogate pair
-  return `${text.slice(0, end)}\n…[truncated ${text.length - end} of ${text.length} characters]`;
 }

@@ -2,9 +2,9 @@ import { readdir, readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 
 // minagent/mcp and minagent/dbos sit on the engine as a user's code does: through src/engine.ts (its public API),
-// the errors and the optional-peer loader, their own files, and packages. Never a core/, tools/, models/ or trace/
+// the ground floor (errors, text helpers, the optional-peer loader), their own files, and packages. Never a core/, tools/, models/ or trace/
 // module directly, and never code/ (minagent/code builds on minagent/mcp, not the other way).
-const allowed = /^(\.\.\/(engine|errors|optional-peer)\.js|\.\/[a-z0-9-]+\.js|[^.].*)$/;
+const allowed = /^(\.\.\/(engine|errors|optional-peer|text)\.js|\.\/[a-z0-9-]+\.js|[^.].*)$/;
 
 /** Every module specifier a source file names: static imports and exports (type-only ones too) and import() calls. */
 function specifiersOf(source: string): string[] {
@@ -43,4 +43,26 @@ it("the rule refuses the imports it is there to keep out", () => {
     "../code/sandbox/create-sandbox.js",
     "@x/y",
   ]);
+});
+
+// minagent/code sits on the engine and on minagent/mcp as a user's code does: engine.ts, the public entry (index.ts,
+// for the patterns), minagent/mcp's entry, and the ground floor (errors, text helpers, the optional-peer loader).
+const codeMayImport = new Set(["engine.ts", "index.ts", "mcp/index.ts", "errors.ts", "text.ts", "optional-peer.ts"]);
+
+it("src/code/ names no minagent module outside itself but the engine's public API, the public entries and the ground floor", async () => {
+  const { dirname, relative, resolve } = await import("node:path");
+  const { fileURLToPath } = await import("node:url");
+  const source = fileURLToPath(new URL("../../src/", import.meta.url));
+  const code = resolve(source, "code");
+  const files = (await readdir(code, { recursive: true })).filter((file) => file.endsWith(".ts") || file.endsWith(".cts"));
+  expect(files).toContain("coding-agent.ts");
+  const outside = [];
+  for (const file of files) {
+    for (const specifier of specifiersOf(await readFile(resolve(code, file), "utf8"))) {
+      if (!specifier.startsWith(".")) continue;
+      const target = relative(source, resolve(dirname(resolve(code, file)), specifier)).replace(/\.js$/, ".ts");
+      if (!target.startsWith("code/") && !codeMayImport.has(target)) outside.push({ file: `code/${file}`, specifier });
+    }
+  }
+  expect(outside).toEqual([]);
 });

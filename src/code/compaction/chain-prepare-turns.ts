@@ -1,4 +1,4 @@
-import type { PrepareTurn, TurnContext, TurnPlan } from "../../core/loop-types.js";
+import type { PrepareTurn, TurnContext, TurnPlan } from "../../engine.js";
 
 /**
  * One `prepareTurn` made of several, run in order: each sees the conversation as the ones before it left it, and

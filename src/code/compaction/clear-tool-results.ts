@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from "../../core/types.js";
+import type { Message, ToolCall } from "../../engine.js";
 
 /** How a cleared result begins: such a result is never cleared again. */
 const clearedPrefix = "[Result cleared to save context]";

@@ -1,4 +1,4 @@
-import type { Message } from "../../core/types.js";
+import type { Message } from "../../engine.js";
 
 // The two messages compaction writes, both from the "user" (the person's side of the conversation), told apart
 // from the person's own messages by how they begin.

@@ -1,6 +1,4 @@
-import type { AgentEvent } from "../../core/events.js";
-import type { TurnContext } from "../../core/loop-types.js";
-import type { Message } from "../../core/types.js";
+import type { AgentEvent, Message, TurnContext } from "../../engine.js";
 import { estimateMessageTokens, estimateTextTokens } from "./estimate-tokens.js";
 
 /**

@@ -1,6 +1,4 @@
-import type { AgentEventListener } from "../../core/events.js";
-import type { PrepareTurn, TurnContext, TurnPlan } from "../../core/loop-types.js";
-import type { Message, Model } from "../../core/types.js";
+import type { AgentEventListener, Message, Model, PrepareTurn, TurnContext, TurnPlan } from "../../engine.js";
 import { AbortError, UsageError } from "../../errors.js";
 import { clearOldToolResults } from "./clear-tool-results.js";
 import { type PinnedState, stateMessage, summaryMessage, systemPrefixLength, withStateMessage } from "./compaction-messages.js";

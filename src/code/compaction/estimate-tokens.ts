@@ -1,4 +1,4 @@
-import type { Message } from "../../core/types.js";
+import type { Message } from "../../engine.js";
 
 /**
  * Characters per token assumed by the estimate. English prose runs at about 4 characters per token in current

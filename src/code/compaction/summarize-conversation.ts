@@ -1,7 +1,4 @@
-import { Agent } from "../../core/agent.js";
-import type { RunContext } from "../../core/run-context.js";
-import type { Message, Model, ToolCall } from "../../core/types.js";
-import { ToolRegistry } from "../../tools/tool-registry.js";
+import { Agent, type Message, type Model, type RunContext, type ToolCall, ToolRegistry } from "../../engine.js";
 import { isCompactionMessage, isPersonMessage, isSummaryMessage, type PinnedState, systemPrefixLength } from "./compaction-messages.js";
 import { charactersPerToken } from "./estimate-tokens.js";
 

@@ -1,7 +1,6 @@
-import { toReadableText } from "../../core/to-text.js";
 import { AbortError, type RunResult, type ToolCall, UsageError } from "../../engine.js";
 import { abortable } from "../../errors.js";
-import { truncate } from "../../tools/execute-tool-call.js";
+import { toReadableText, truncate } from "../../text.js";
 import { type HookSource, type PreparedHook, readHookConfiguration } from "./read-hook-configuration.js";
 import { checkHookResult, formatSeconds, type HookVerdict, readCommandVerdict, toCommandInput } from "./read-hook-output.js";
 import { runHookCommand } from "./run-hook-command.js";

@@ -1,5 +1,5 @@
 import { AbortError, type Tool, ToolError, type ToolParameters } from "../../engine.js";
-import { serialize } from "../../tools/execute-tool-call.js";
+import { serialize } from "../../text.js";
 import type { HookRunner } from "./hook-runner.js";
 
 /**

@@ -1,5 +1,5 @@
-import { toText } from "../../core/to-text.js";
 import type { CanUseTool, PermissionDecision } from "../../engine.js";
+import { toText } from "../../text.js";
 import type { HookRunner, PreToolUseOutcome } from "./hook-runner.js";
 
 /**

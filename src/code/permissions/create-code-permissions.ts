@@ -1,9 +1,7 @@
 import { homedir } from "node:os";
-import type { ToolCall } from "../../core/types.js";
+import type { CanUseTool, PermissionDecision, Tool, ToolCall } from "../../engine.js";
 import { UsageError } from "../../errors.js";
-import type { PlanDecision, PlanMode } from "../../patterns/plan-mode.js";
-import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
-import type { Tool } from "../../tools/tool.js";
+import type { PlanDecision, PlanMode } from "../../index.js";
 import type { SettingsInput } from "../settings/load-settings.js";
 import type { Workspace } from "../workspace.js";
 import { analyzeBashCommand } from "./bash-commands.js";

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import { isReadOnlyCall, type Tool } from "../../tools/tool.js";
+import { isReadOnlyCall, type Tool } from "../../engine.js";
 import { fileToolNamed } from "./file-tools.js";
 import type { PermissionMode } from "./modes.js";
 import type { RuleSet } from "./rules.js";

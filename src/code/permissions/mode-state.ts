@@ -1,6 +1,5 @@
-import { type PlanDecision, type PlanMode, planMode } from "../../patterns/plan-mode.js";
-import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
-import { isReadOnlyCall, type Tool } from "../../tools/tool.js";
+import { type CanUseTool, isReadOnlyCall, type PermissionDecision, type Tool } from "../../engine.js";
+import { type PlanDecision, type PlanMode, planMode } from "../../index.js";
 import type { PermissionMode } from "./modes.js";
 
 /** The permission mode, changeable at run time, and plan mode's tools driving it. */

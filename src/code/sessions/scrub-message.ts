@@ -1,5 +1,4 @@
-import type { Message, ReasoningPart, ToolCall } from "../../core/types.js";
-import { createSecretScrubber, type SecretScrubber } from "../../trace/scrub-secrets.js";
+import { createSecretScrubber, type Message, type ReasoningPart, type SecretScrubber, type ToolCall } from "../../engine.js";
 
 /**
  * The scrubber sessions use: the trace scrubber's patterns (API keys, tokens, private keys, credentials in URLs

@@ -1,9 +1,9 @@
+import type { Message, PendingToolCall, RunStatus, ToolCall, Usage } from "../../engine.js";
 /**
  * The session file format, version 1 (docs/sessions.md): JSON Lines, one object per line, the first line the
  * header. Lines are only ever appended. Readers skip line types they do not know, so new types may be added
  * within a version; anything a version-1 reader would misread needs a new `version`.
  */
-import type { Message, PendingToolCall, RunStatus, ToolCall, Usage } from "../../core/types.js";
 
 /** The format version this minagent writes and reads; a reader refuses a header with another. */
 export const sessionFormatVersion = 1;

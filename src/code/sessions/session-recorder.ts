@@ -3,15 +3,12 @@ import { resolve } from "node:path";
 import {
   type AgentEvent,
   type AgentEventListener,
-  addUsage,
-  emptyUsage,
   type Message,
   OpenTurn,
+  type SecretScrubber,
   toolResultMessage,
-  type Usage,
   UsageError,
 } from "../../engine.js";
-import type { SecretScrubber } from "../../trace/scrub-secrets.js";
 import { createSessionScrubber, environmentSecrets, scrubMessage, scrubToolCall } from "./scrub-message.js";
 import { type SessionEntry, type SessionHeader, type SessionModel, sessionFormatVersion } from "./session-format.js";
 import type { LoadedSession, SessionStore } from "./session-store.js";
@@ -181,7 +178,10 @@ export class SessionRecorder {
       return;
     }
     const run = this.#runs.get(event.runId);
-    if (run?.kind === "child") return this.#write(this.#childLines(event));
+    if (run?.kind === "child") {
+      this.#write(this.#childLines(event));
+      return;
+    }
     if (!run || !recordedEvents.has(event.type)) return;
     const lines = this.#modeChange();
     const at = this.#at();

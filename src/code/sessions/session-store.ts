@@ -1,4 +1,4 @@
-import type { Message, PendingToolCall, Usage } from "../../core/types.js";
+import type { Message, PendingToolCall, Usage } from "../../engine.js";
 import type { SessionHeader, SessionLine, SessionModel, SessionRunEndLine } from "./session-format.js";
 
 /**

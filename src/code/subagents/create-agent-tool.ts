@@ -1,9 +1,5 @@
-import type { PrepareTurn } from "../../core/loop-types.js";
-import type { Model } from "../../core/types.js";
+import type { CanUseTool, Model, PrepareTurn, Tool, ToolRegistryOptions } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
-import type { CanUseTool } from "../../tools/permission.js";
-import type { Tool } from "../../tools/tool.js";
-import type { ToolRegistryOptions } from "../../tools/tool-registry.js";
 import { runSubagent } from "./run-subagent.js";
 import type { SubagentBudget } from "./subagent-budget.js";
 import { builtInSubagents, type SubagentDefinition } from "./subagent-definition.js";

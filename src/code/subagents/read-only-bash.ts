@@ -1,5 +1,5 @@
-import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
-import type { Tool } from "../../tools/tool.js";
+import type { CanUseTool, PermissionDecision, Tool } from "../../engine.js";
+import { toOneLine } from "../../text.js";
 import { analyzeBashCommand } from "../permissions/bash-commands.js";
 import { type BashParser, loadBashParser } from "../permissions/bash-parser.js";
 import { isReadOnlyBashLine } from "../permissions/judge-bash.js";
@@ -29,7 +29,7 @@ export function readOnlyBashCheck(subagent: string): CanUseTool {
     if (isReadOnlyBashCommand(await loadBashParser(), command)) return allow;
     return {
       behavior: "deny",
-      message: `The ${subagent} subagent is read-only: it may run only read-only shell commands (ls, cat, head, tail, grep, wc, stat, diff…), and \`${shorten(command)}\` may change things or run other programs. Use Read, Grep and Glob, or report what should be run.`,
+      message: `The ${subagent} subagent is read-only: it may run only read-only shell commands (ls, cat, head, tail, grep, wc, stat, diff…), and \`${toOneLine(command, 80)}\` may change things or run other programs. Use Read, Grep and Glob, or report what should be run.`,
     };
   };
 }
@@ -40,9 +40,4 @@ export function readOnlyBashCheck(subagent: string): CanUseTool {
  */
 export function asReadOnlyTool(tool: Tool): Tool {
   return tool.readOnly ? tool : (Object.create(tool, { readOnly: { value: true, enumerable: true } }) as Tool);
-}
-
-function shorten(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
 }

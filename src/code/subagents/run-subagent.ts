@@ -1,10 +1,15 @@
-import { Agent } from "../../core/agent.js";
-import type { PrepareTurn } from "../../core/loop-types.js";
-import type { Model } from "../../core/types.js";
+import {
+  Agent,
+  type CanUseTool,
+  type Model,
+  type PermissionDecision,
+  type PrepareTurn,
+  type Tool,
+  type ToolContext,
+  ToolRegistry,
+  type ToolRegistryOptions,
+} from "../../engine.js";
 import { ToolError } from "../../errors.js";
-import type { CanUseTool, PermissionDecision } from "../../tools/permission.js";
-import type { Tool, ToolContext } from "../../tools/tool.js";
-import { ToolRegistry, type ToolRegistryOptions } from "../../tools/tool-registry.js";
 import { asReadOnlyTool, readOnlyBashCheck } from "./read-only-bash.js";
 import { createSpendingGuard, type SubagentBudget, SubagentLimitError } from "./subagent-budget.js";
 import type { SubagentDefinition } from "./subagent-definition.js";

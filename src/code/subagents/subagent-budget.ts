@@ -1,6 +1,4 @@
-import type { AgentEventListener } from "../../core/events.js";
-import type { PrepareTurn } from "../../core/loop-types.js";
-import type { Model, Usage } from "../../core/types.js";
+import type { AgentEventListener, Model, PrepareTurn, Usage } from "../../engine.js";
 import { MinagentError } from "../../errors.js";
 
 /**

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import type { Tool } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
-import type { Tool } from "../../tools/tool.js";
 import type { ConfinedCommand, Sandbox } from "../sandbox/create-sandbox.js";
 import type { Workspace } from "../workspace.js";
 

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
+import type { Tool } from "../../engine.js";
 import { ToolError } from "../../errors.js";
-import type { Tool } from "../../tools/tool.js";
 import { fileError, type Workspace } from "../workspace.js";
 import { explainMiss } from "./edit-miss.js";
 import {

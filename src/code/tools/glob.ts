@@ -2,8 +2,8 @@ import { statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve, sep } from "node:path";
 import picomatch from "picomatch";
+import type { Tool } from "../../engine.js";
 import { ToolError, throwIfAborted, UsageError } from "../../errors.js";
-import type { Tool } from "../../tools/tool.js";
 import { walkFiles } from "../walk-files.js";
 import { fileError, type Workspace } from "../workspace.js";
 

@@ -1,7 +1,7 @@
 import { type FileHandle, opendir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { Tool } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
-import type { Tool } from "../../tools/tool.js";
 import { fileError, type Workspace } from "../workspace.js";
 import { describeBinary, formatSize, plural, sniffLength } from "./file-text.js";
 import { readLineWindow, type Window } from "./line-window.js";

@@ -1,5 +1,5 @@
+import type { Tool } from "../../engine.js";
 import { ToolError } from "../../errors.js";
-import type { Tool } from "../../tools/tool.js";
 
 /** Where a task stands. */
 export type TodoStatus = "pending" | "in_progress" | "completed";

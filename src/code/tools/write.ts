@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import type { Tool } from "../../tools/tool.js";
+import type { Tool } from "../../engine.js";
 import { fileError, type Workspace } from "../workspace.js";
 import {
   countLines,

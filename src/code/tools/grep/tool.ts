@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { sep } from "node:path";
+import type { Tool } from "../../../engine.js";
 import { ToolError, UsageError } from "../../../errors.js";
-import type { Tool } from "../../../tools/tool.js";
 import { walkFiles } from "../../walk-files.js";
 import { fileError, type Workspace } from "../../workspace.js";
 import { fileFilter } from "./file-types.js";
