@@ -12,6 +12,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { frameworks } from "./frameworks.mjs";
 import { renderReport } from "./report.mjs";
 import { describeDifference, diffJson, foldDifferences } from "./wire-diff.mjs";
+
+/** Everything after this line of RESULTS.md is other benches' and survives a full run. */
+const keptSectionsMarker = "<!-- npm run bench keeps everything below: other benches' sections -->";
 import { bareWireRequest } from "./workload.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -88,7 +91,12 @@ results.machine.loadAverageAtEnd = os.loadavg().map((load) => Number(load.toFixe
 const report = renderReport(results);
 process.stdout.write(`\n${report.text}\n`);
 if (!smoke && !only && !scenarioFilter) {
-  writeFileSync(new URL("RESULTS.md", import.meta.url), report.markdown);
+  // Other benches keep their sections below the marker (bench:sandbox, bench:code's Grep engine): a full run
+  // rewrites the side-by-side part above it and keeps theirs.
+  const resultsFile = new URL("RESULTS.md", import.meta.url);
+  const previous = existsSync(resultsFile) ? readFileSync(resultsFile, "utf8") : "";
+  const kept = previous.includes(keptSectionsMarker) ? previous.slice(previous.indexOf(keptSectionsMarker)) : "";
+  writeFileSync(resultsFile, kept ? `${report.markdown.trimEnd()}\n\n${kept}` : report.markdown);
   writeFileSync(new URL("results.json", import.meta.url), `${JSON.stringify(results, null, 1)}\n`);
   process.stderr.write("wrote bench/RESULTS.md and bench/results.json\n");
 }
