@@ -12,10 +12,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { frameworks } from "./frameworks.mjs";
 import { renderReport } from "./report.mjs";
 import { describeDifference, diffJson, foldDifferences } from "./wire-diff.mjs";
+import { bareWireRequest } from "./workload.mjs";
 
 /** Everything after this line of RESULTS.md is other benches' and survives a full run. */
 const keptSectionsMarker = "<!-- npm run bench keeps everything below: other benches' sections -->";
-import { bareWireRequest } from "./workload.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const argv = process.argv.slice(2);
