@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { compileSources } from "./compile-sources.mjs";
+import { createLongSessionRun } from "./long-session-run.mjs";
 
 const turns = Number(process.env.TURNS ?? 2500);
 const rounds = Number(process.env.ROUNDS ?? 5);
@@ -27,30 +28,14 @@ const cwd = join(directory, "work", "project");
 try {
   // ---- recording: a real run, the listener timed ----
   const store = new JsonLinesSessionStore({ directory });
-  const script = Array.from({ length: turns }, (_, turn) =>
-    withUsage(
-      reply(
-        `Turn ${turn}: reading three files to find where the configuration is loaded.`,
-        ...[0, 1, 2].map((index) => toolCall("Read", { file_path: `src/module-${turn}-${index}.ts` }, `call_${turn}_${index}`)),
-      ),
-      { inputTokens: 1_000 + turn, outputTokens: 50 },
-    ),
-  );
-  const registry = new ToolRegistry().add({
-    name: "Read",
-    description: "Reads a file",
-    parameters: { type: "object", properties: { file_path: { type: "string" } } },
-    execute: ({ file_path }) =>
-      `${String(file_path)}:\n${"export const value = compute(input, options); // a line of code\n".repeat(3 + ((String(file_path).length * 7) % 30))}`,
-  });
-  const agent = new Agent(new FakeModel([...script, "Found it."]), registry, { system: "You are a coding agent.", maxSteps: turns + 1 });
+  const { agent, prompt } = createLongSessionRun({ Agent, FakeModel, ToolRegistry, reply, toolCall, withUsage }, turns);
   const recorder = new SessionRecorder({ store, cwd, env: {} });
   let listenerMs = 0;
   let linesWritten = 0;
   // The lines each event writes: the header, the system prompt and the prompt at the start; one per message and run end.
   const linesOf = (event) =>
     event.type === "model-call-end" || event.type === "tool-call-end" || event.type === "run-end" ? 1 : event.type === "run-start" ? 3 : 0;
-  const result = await agent.run("Where is the configuration loaded?", {
+  const result = await agent.run(prompt, {
     onEvent: (event) => {
       const start = performance.now();
       recorder.listen(event);

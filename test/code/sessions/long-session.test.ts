@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a plain JavaScript module shared with bench/sessions.mjs, which runs a compiled copy of the engine
+import { createLongSessionRun } from "../../../bench/long-session-run.mjs";
 import { JsonLinesSessionStore, SessionRecorder } from "../../../src/code/sessions/index.js";
 import type { RunResult } from "../../../src/core/types.js";
 import { Agent, FakeModel, ToolRegistry } from "../../../src/index.js";
@@ -17,25 +19,9 @@ let result: RunResult;
 beforeAll(async () => {
   home = makeTemporaryHome();
   store = new JsonLinesSessionStore({ directory: home.directory });
-  const script = Array.from({ length: turns }, (_, turn) =>
-    withUsage(
-      reply(
-        `Turn ${turn}: reading three files to find where the configuration is loaded.`,
-        ...[0, 1, 2].map((index) => toolCall("Read", { file_path: `src/module-${turn}-${index}.ts` }, `call_${turn}_${index}`)),
-      ),
-      { inputTokens: 1_000 + turn, outputTokens: 50 },
-    ),
-  );
-  const registry = new ToolRegistry().add({
-    name: "Read",
-    description: "Reads a file",
-    parameters: { type: "object", properties: { file_path: { type: "string" } } },
-    execute: ({ file_path }) =>
-      `${String(file_path)}:\n${"export const value = compute(input, options); // a line of code\n".repeat(3 + ((String(file_path).length * 7) % 30))}`,
-  });
-  const agent = new Agent(new FakeModel([...script, "Found it."]), registry, { system: "You are a coding agent.", maxSteps: turns + 1 });
+  const { agent, prompt } = createLongSessionRun({ Agent, FakeModel, ToolRegistry, reply, toolCall, withUsage }, turns);
   recorder = new SessionRecorder({ store, cwd: home.cwd, env: {} });
-  result = await agent.run("Where is the configuration loaded?", { onEvent: recorder.listen });
+  result = await agent.run(prompt, { onEvent: recorder.listen });
 }, 60_000);
 afterAll(() => home?.remove());
 
