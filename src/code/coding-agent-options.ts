@@ -34,8 +34,9 @@ export type CodingAgentOptions = {
   rules?: { allow?: readonly string[] | undefined; ask?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
   /**
    * The settings files for permissions, hooks and the sandbox, least specific first: read already (`loadSettings`,
-   * as the CLI does once per session) or paths to read. Default: `settings.json` in `userDirectory`, then
-   * `<root>/.minagent/settings.json` and `<root>/.minagent/settings.local.json`; `[]` reads none.
+   * as the CLI does once per session) or paths to read. Default: Claude Code's and minagent's at each level
+   * (`settingsLocations`): `<home>/.claude/settings.json` and `settings.json` in `userDirectory`, the project's
+   * `.claude/settings.json` and `.minagent/settings.json`, then their `settings.local.json`; `[]` reads none.
    */
   settingsFiles?: SettingsInput | undefined;
   /** Hooks in code, run after the settings files' hooks. */

@@ -113,7 +113,9 @@ export class CodingAgent {
     const home = options.home ?? homedir();
     // One folder of the user's for everything: settings, memory, agents, and what the sandbox keeps read-only.
     const userDirectory = options.userDirectory ?? join(home, ".minagent");
-    const settings = await settingsOf(options.settingsFiles ?? settingsLocations({ root: given.root, userDirectory }));
+    const settings = await settingsOf(
+      options.settingsFiles ?? settingsLocations({ root: given.root, userDirectory, claudeDirectory: join(home, ".claude") }),
+    );
     const { permissions, workspace, sandbox } = await createBoundaries(given, settings, { ...options, home, userDirectory });
     const hooks = new HookRunner({
       sessionId: options.sessionId ?? globalThis.crypto.randomUUID(),

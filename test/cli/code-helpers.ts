@@ -46,7 +46,13 @@ export function useCodeFixture(): CodeFixture {
 export const haiku = "anthropic:claude-haiku-4-5";
 
 export function anthropicEnv(fixture: CodeFixture): Record<string, string> {
-  return { ANTHROPIC_API_KEY: "sk-ant-test-key", ANTHROPIC_BASE_URL: fixture.server.url, MINAGENT_HOME: fixture.home };
+  // CLAUDE_CONFIG_DIR too: the user's ~/.claude/settings.json is read as Claude Code's user settings.
+  return {
+    ANTHROPIC_API_KEY: "sk-ant-test-key",
+    ANTHROPIC_BASE_URL: fixture.server.url,
+    MINAGENT_HOME: fixture.home,
+    CLAUDE_CONFIG_DIR: join(fixture.home, "claude"),
+  };
 }
 
 /** Runs `minagent code …` through main with a fake io (stdin not a terminal unless `io` says so). */

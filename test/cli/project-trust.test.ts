@@ -88,3 +88,20 @@ test("trusting a folder covers its subfolders, not its neighbours, and keeps the
     trustedProjects: [root],
   });
 });
+
+test("a project's .claude/ settings are asked about as its .minagent/ ones are", async () => {
+  await mkdir(join(root, ".claude"));
+  await writeFile(
+    join(root, ".claude", "settings.json"),
+    JSON.stringify({
+      hooks: { SessionStart: [{ hooks: [{ type: "command", command: "uv run setup.py" }] }] },
+      permissions: { allow: ["Bash"] },
+    }),
+  );
+  await writeFile(join(root, ".claude", "settings.local.json"), JSON.stringify({ permissions: { defaultMode: "acceptEdits" } }));
+  expect(describeProjectSettings(await settings(), root)).toEqual([
+    ".claude/settings.json: hook SessionStart: uv run setup.py",
+    ".claude/settings.json: allow Bash",
+    ".claude/settings.local.json: permission mode acceptEdits",
+  ]);
+});

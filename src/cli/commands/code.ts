@@ -211,14 +211,15 @@ async function openModel(options: CodeOptions, env: CliIo["env"]): Promise<{ ins
 }
 
 /**
- * The session's settings files, read once: the user's (in MINAGENT_HOME, else ~/.minagent) and the project's two.
+ * The session's settings files, read once: Claude Code's and minagent's at each level (the user's: CLAUDE_CONFIG_DIR
+ * or ~/.claude, then MINAGENT_HOME or ~/.minagent; the project's .claude/ and .minagent/ files, shared then local).
  * A -p run is started by someone who chose the folder (a script, CI): its settings are used as written, as Claude
  * Code does. A person opening a folder is asked first when its own settings would run commands or let the agent do
  * more: yes and remember (in the user's settings.json), this session only, or no (the session starts without them).
  */
 async function readSessionSettings(io: CliIo, home: string, options: CodeOptions): Promise<LoadedSettings> {
   const root = options.cwd;
-  const settings = await loadSettings(settingsLocations({ root, userDirectory: home }));
+  const settings = await loadSettings(settingsLocations({ root, userDirectory: home, claudeDirectory: claudeDirectory(io.env) }));
   if (options.print) return settings;
   const wanted = describeProjectSettings(settings, root);
   if (wanted.length === 0 || isProjectTrusted(settings, root)) return settings;
@@ -233,7 +234,7 @@ async function readSessionSettings(io: CliIo, home: string, options: CodeOptions
     return settings;
   }
   if (answer === "s") return settings;
-  io.stderr("Starting without the folder's own settings files (.minagent/settings.json, settings.local.json).\n");
+  io.stderr("Starting without the folder's own settings files (.minagent/ and .claude/ settings.json, settings.local.json).\n");
   return withoutProjectSettings(settings);
 }
 
@@ -267,6 +268,11 @@ async function startMcpServers(
       approve: (remember) => approveProjectServers(mcp, unapproved, options.cwd, remember),
     },
   };
+}
+
+/** Claude Code's folder in the user's home, as Claude Code finds it: CLAUDE_CONFIG_DIR, else ~/.claude. */
+function claudeDirectory(env: CliIo["env"]): string {
+  return env.CLAUDE_CONFIG_DIR ? resolve(env.CLAUDE_CONFIG_DIR) : join(homedir(), ".claude");
 }
 
 /** How long a -p run waits for its MCP servers before the first turn, at most. */

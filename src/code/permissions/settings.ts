@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
-import { type SettingsInput, settingsOf } from "../settings/load-settings.js";
+import { type SettingsInput, settingsLocations, settingsOf } from "../settings/load-settings.js";
 import { isPermissionMode, type PermissionMode, permissionModes } from "./modes.js";
 import { type PermissionRule, parsePermissionRule, type RuleList } from "./parse-rule.js";
 import type { PathBases } from "./path-pattern.js";
@@ -28,16 +28,15 @@ export type LoadedPermissionSettings = {
 };
 
 /**
- * Claude Code's settings files for minagent, least specific first: the user's `~/.minagent/settings.json`, the
- * project's `<root>/.minagent/settings.json` (shared, in version control) and `<root>/.minagent/settings.local.json`
- * (personal). Later files win where one value is chosen (`defaultMode`); lists are merged.
+ * The settings files `createCodePermissions` reads by default, least specific first: Claude Code's and minagent's at
+ * each level (see `settingsLocations`): `~/.claude/settings.json`, `~/.minagent/settings.json`, the project's
+ * `.claude/settings.json` and `.minagent/settings.json`, then its `.claude/settings.local.json` and
+ * `.minagent/settings.local.json`. Later files win where one value is chosen (`defaultMode`); lists are merged.
  */
 export function permissionSettingsFiles({ root, home }: PathBases): string[] {
-  return [
-    join(home, ".minagent", "settings.json"),
-    join(root, ".minagent", "settings.json"),
-    join(root, ".minagent", "settings.local.json"),
-  ];
+  return settingsLocations({ root, userDirectory: join(home, ".minagent"), claudeDirectory: join(home, ".claude") }).map(
+    (location) => location.path,
+  );
 }
 
 const lists: readonly RuleList[] = ["allow", "ask", "deny"];

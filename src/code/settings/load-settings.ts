@@ -21,17 +21,33 @@ export type LoadedSettings = {
 };
 
 /**
- * minagent's settings files, least specific first: the user's `settings.json` in `userDirectory` (`~/.minagent`, or
- * `MINAGENT_HOME` for the CLI), then the project's `<root>/.minagent/settings.json` and `settings.local.json` —
- * unless `project` is false (a folder the person did not trust: only the user's file counts).
+ * The settings files of a session, least specific first: the user's, then the project's shared ones, then the
+ * project's personal ones. At each level Claude Code's file comes first and minagent's after it, so that ours wins
+ * where one value is chosen (lists are merged):
+ * `<claudeDirectory>/settings.json`, `<userDirectory>/settings.json` (`~/.minagent`, or `MINAGENT_HOME` for the CLI);
+ * `<root>/.claude/settings.json`, `<root>/.minagent/settings.json`;
+ * `<root>/.claude/settings.local.json`, `<root>/.minagent/settings.local.json`.
+ * Without `claudeDirectory` (`~/.claude`, or `CLAUDE_CONFIG_DIR`) the user's Claude Code file is not read; with
+ * `project: false` (a folder the person did not trust) only the user's files count.
  */
-export function settingsLocations(options: { root: string; userDirectory: string; project?: boolean | undefined }): SettingsLocation[] {
-  const user: SettingsLocation = { path: join(options.userDirectory, "settings.json"), level: "user" };
-  if (options.project === false) return [user];
+export function settingsLocations(options: {
+  root: string;
+  userDirectory: string;
+  claudeDirectory?: string | undefined;
+  project?: boolean | undefined;
+}): SettingsLocation[] {
+  const { root, userDirectory, claudeDirectory } = options;
+  const user: SettingsLocation[] = [
+    ...(claudeDirectory === undefined ? [] : [{ path: join(claudeDirectory, "settings.json"), level: "user" as const }]),
+    { path: join(userDirectory, "settings.json"), level: "user" },
+  ];
+  if (options.project === false) return user;
   return [
-    user,
-    { path: join(options.root, ".minagent", "settings.json"), level: "project" },
-    { path: join(options.root, ".minagent", "settings.local.json"), level: "local" },
+    ...user,
+    { path: join(root, ".claude", "settings.json"), level: "project" },
+    { path: join(root, ".minagent", "settings.json"), level: "project" },
+    { path: join(root, ".claude", "settings.local.json"), level: "local" },
+    { path: join(root, ".minagent", "settings.local.json"), level: "local" },
   ];
 }
 

@@ -18,7 +18,15 @@ beforeEach(async () => {
   home = join(base, "home");
   await mkdir(join(root, ".minagent"), { recursive: true });
   await mkdir(join(home, ".minagent"), { recursive: true });
-  [userFile, projectFile, localFile] = permissionSettingsFiles({ root, home }) as [string, string, string];
+  // minagent's files (each level's second: Claude Code's comes first, and ours wins over it).
+  [, userFile, , projectFile, , localFile] = permissionSettingsFiles({ root, home }) as string[] as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
 });
 
 afterEach(async () => {
@@ -30,10 +38,13 @@ const workspace = () => ({ root, directories: [root] });
 const context = permissionContext("Bash");
 
 describe("settings files", () => {
-  it("are the user's, the project's and the local file, least specific first", () => {
+  it("are the user's, the project's and the local files, least specific first, Claude Code's before ours at each level", () => {
     expect(permissionSettingsFiles({ root: "/p", home: "/h" })).toEqual([
+      "/h/.claude/settings.json",
       "/h/.minagent/settings.json",
+      "/p/.claude/settings.json",
       "/p/.minagent/settings.json",
+      "/p/.claude/settings.local.json",
       "/p/.minagent/settings.local.json",
     ]);
   });

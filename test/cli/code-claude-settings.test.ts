@@ -1,0 +1,54 @@
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { answer, anthropicEnv, callTool, printArgs, runCode, useCodeFixture } from "./code-helpers.js";
+
+const fixture = useCodeFixture();
+
+async function writeSettings(folder: string, file: string, settings: unknown): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  await writeFile(join(folder, file), JSON.stringify(settings));
+}
+
+describe("minagent code reads Claude Code's settings files too", () => {
+  test("a deny rule in the project's .claude/settings.json holds: the model may not read .env", async () => {
+    await writeFile(join(fixture.workspace, ".env"), "API_TOKEN=do-not-show-me\n");
+    await writeSettings(join(fixture.workspace, ".claude"), "settings.json", { permissions: { deny: ["Read(./.env)"] } });
+    fixture.server.reply(callTool("toolu_r", "Read", { file_path: ".env" }), answer("I may not read it."));
+    const outcome = await runCode(printArgs(fixture, "Show me .env", "--permission-mode", "bypassPermissions"), anthropicEnv(fixture));
+    expect(outcome.exit).toBe(0);
+    const sent = JSON.stringify(fixture.server.requests.at(-1)?.body);
+    expect(sent).toContain('"is_error":true');
+    expect(sent).not.toContain("do-not-show-me");
+  });
+
+  test("the user's Claude Code settings (CLAUDE_CONFIG_DIR) count, and at each level minagent's file wins over Claude Code's", async () => {
+    const env = anthropicEnv(fixture);
+    // The user's Claude Code file denies one Write; the project's .claude file says plan mode, its .minagent file acceptEdits.
+    await writeSettings(join(fixture.home, "claude"), "settings.json", { permissions: { deny: ["Write(blocked.txt)"] } });
+    await writeSettings(join(fixture.workspace, ".claude"), "settings.json", { permissions: { defaultMode: "plan" } });
+    await writeSettings(join(fixture.workspace, ".minagent"), "settings.json", { permissions: { defaultMode: "acceptEdits" } });
+    fixture.server.reply(
+      callTool("toolu_a", "Write", { file_path: "allowed.txt", content: "written\n" }),
+      callTool("toolu_b", "Write", { file_path: "blocked.txt", content: "written\n" }),
+      answer("Done."),
+    );
+    const outcome = await runCode(printArgs(fixture, "Write the files"), env);
+    expect(outcome.exit).toBe(0);
+    // acceptEdits (ours), not plan (Claude Code's at the same level): the Write ran without asking.
+    expect(existsSync(join(fixture.workspace, "allowed.txt"))).toBe(true);
+    // The user's ~/.claude deny rule applies.
+    expect(existsSync(join(fixture.workspace, "blocked.txt"))).toBe(false);
+  });
+
+  test("the project's .claude/settings.local.json wins over its .claude/settings.json", async () => {
+    await writeSettings(join(fixture.workspace, ".claude"), "settings.json", { permissions: { defaultMode: "acceptEdits" } });
+    await writeSettings(join(fixture.workspace, ".claude"), "settings.local.json", { permissions: { defaultMode: "plan" } });
+    fixture.server.reply(callTool("toolu_a", "Write", { file_path: "allowed.txt", content: "written\n" }), answer("Planned."));
+    const outcome = await runCode(printArgs(fixture, "Write the file"), anthropicEnv(fixture));
+    expect(outcome.exit).toBe(0);
+    // Plan mode (the local file's) writes nothing; acceptEdits (the shared file's) would have.
+    expect(existsSync(join(fixture.workspace, "allowed.txt"))).toBe(false);
+  });
+});
