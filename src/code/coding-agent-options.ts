@@ -35,7 +35,7 @@ export type CodingAgentOptions = {
   /**
    * The settings files for permissions, hooks and the sandbox, least specific first: read already (`loadSettings`,
    * as the CLI does once per session) or paths to read. Default: Claude Code's and minagent's at each level
-   * (`settingsLocations`): `<home>/.claude/settings.json` and `settings.json` in `userDirectory`, the project's
+   * (`settingsLocations`): `settings.json` in `claudeDirectory` and in `userDirectory`, the project's
    * `.claude/settings.json` and `.minagent/settings.json`, then their `settings.local.json`; `[]` reads none.
    */
   settingsFiles?: SettingsInput | undefined;
@@ -79,6 +79,11 @@ export type CodingAgentOptions = {
   home?: string | undefined;
   /** The user's minagent folder, holding memory files and `agents/` (default `<home>/.minagent`; the CLI passes MINAGENT_HOME's). */
   userDirectory?: string | undefined;
+  /**
+   * Claude Code's folder of the user's, whose `settings.json` and `CLAUDE.md` are read as the user's too (default
+   * `<home>/.claude`; the CLI passes `CLAUDE_CONFIG_DIR`'s when set); `false` reads neither.
+   */
+  claudeDirectory?: string | false | undefined;
   /**
    * Project memory (AGENTS.md, MINAGENT.md) loaded into the system prompt: where the working directory is and how much
    * of a file to keep; `false` reads none. Default: the user's and the project's files, from the root down to the root.

@@ -113,9 +113,9 @@ export class CodingAgent {
     const home = options.home ?? homedir();
     // One folder of the user's for everything: settings, memory, agents, and what the sandbox keeps read-only.
     const userDirectory = options.userDirectory ?? join(home, ".minagent");
-    const settings = await settingsOf(
-      options.settingsFiles ?? settingsLocations({ root: given.root, userDirectory, claudeDirectory: join(home, ".claude") }),
-    );
+    // Claude Code's folder of the user's: its settings.json and CLAUDE.md count as the user's too.
+    const claudeDirectory = options.claudeDirectory === false ? undefined : (options.claudeDirectory ?? join(home, ".claude"));
+    const settings = await settingsOf(options.settingsFiles ?? settingsLocations({ root: given.root, userDirectory, claudeDirectory }));
     const { permissions, workspace, sandbox } = await createBoundaries(given, settings, { ...options, home, userDirectory });
     const hooks = new HookRunner({
       sessionId: options.sessionId ?? globalThis.crypto.randomUUID(),
@@ -133,7 +133,7 @@ export class CodingAgent {
     const memory: ProjectMemory =
       options.memory === false
         ? { files: [], text: "" }
-        : await loadProjectMemory({ root: workspace.root, userDirectory, ...options.memory });
+        : await loadProjectMemory({ root: workspace.root, userDirectory, claudeDirectory, ...options.memory });
     const subagents =
       options.subagents === false
         ? undefined

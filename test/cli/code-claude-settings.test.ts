@@ -51,4 +51,22 @@ describe("minagent code reads Claude Code's settings files too", () => {
     // Plan mode (the local file's) writes nothing; acceptEdits (the shared file's) would have.
     expect(existsSync(join(fixture.workspace, "allowed.txt"))).toBe(false);
   });
+
+  test("Claude Code's memory files reach the system prompt: ~/.claude/CLAUDE.md, the project's CLAUDE.md and CLAUDE.local.md", async () => {
+    await mkdir(join(fixture.home, "claude"), { recursive: true });
+    await writeFile(join(fixture.home, "claude", "CLAUDE.md"), "The user prefers short answers.\n");
+    await writeFile(join(fixture.workspace, "CLAUDE.md"), "This project uses tabs.\n");
+    await writeFile(join(fixture.workspace, "CLAUDE.local.md"), "My sandbox URL is http://localhost:3000.\n");
+    fixture.server.reply(answer("Noted."));
+    const outcome = await runCode(printArgs(fixture, "Hello"), anthropicEnv(fixture));
+    expect(outcome.exit).toBe(0);
+    const body = fixture.server.requests[0]?.body as { system: string | { text: string }[] };
+    const system = typeof body.system === "string" ? body.system : body.system.map((part) => part.text).join("\n");
+    const order = ["The user prefers short answers.", "This project uses tabs.", "My sandbox URL is http://localhost:3000."].map((text) =>
+      system.indexOf(text),
+    );
+    expect(order.every((index) => index >= 0)).toBe(true);
+    // Most general first: the user's, the project's, the personal one.
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
 });

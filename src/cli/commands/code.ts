@@ -126,6 +126,7 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       rules: { allow: options.allowedTools, deny: options.disallowedTools },
       settingsFiles: settings,
       userDirectory: home,
+      claudeDirectory: claudeDirectory(io.env),
       maxSteps: options.maxTurns,
       prepareTurn: spending.prepareTurn,
       mcp,

@@ -60,7 +60,7 @@ export function formatProjectMemory(files: readonly MemoryFile[]): string {
   return [
     "# Project memory",
     "",
-    "Instructions kept in memory files (AGENTS.md, MINAGENT.md), most general first: the user's own, then the project's from its root down to the working directory. Follow them; where two disagree, the later, more specific one wins.",
+    "Instructions kept in memory files (CLAUDE.md, AGENTS.md, MINAGENT.md), most general first: the user's own, then the project's from its root down to the working directory. Follow them; where two disagree, the later, more specific one wins.",
     "",
     sections.join("\n\n"),
   ].join("\n");

@@ -1,8 +1,14 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 
-/** The memory files' names, in the order they are read in each directory: the cross-tool convention, then minagent's own. */
-export const memoryFileNames: readonly string[] = Object.freeze(["AGENTS.md", "MINAGENT.md"]);
+/**
+ * The memory files' names, in the order they are read in each directory: Claude Code's, the cross-tool convention,
+ * then minagent's own (a later file is read as the more specific, so ours comes last).
+ */
+export const memoryFileNames: readonly string[] = Object.freeze(["CLAUDE.md", "AGENTS.md", "MINAGENT.md"]);
+
+/** Claude Code's personal memory file of a project, read after the project root's shared ones (it is not in version control). */
+const localMemoryFileName = "CLAUDE.local.md";
 
 /** Where a memory file comes from. */
 export type MemoryScope = "user" | "project";
@@ -33,22 +39,32 @@ export type MemoryLocationOptions = {
    * the CLI passes its data folder, `MINAGENT_HOME`); `false` reads none.
    */
   userDirectory?: string | false | undefined;
+  /** Claude Code's folder of the user's (`~/.claude`, or `CLAUDE_CONFIG_DIR`): its `CLAUDE.md` is read first. Default: none. */
+  claudeDirectory?: string | undefined;
 };
 
 /**
  * Every place a memory file may be, in the order they are read (most general first, so that a later file is the
- * more specific one): `~/.minagent/AGENTS.md`, `~/.minagent/MINAGENT.md`, then `AGENTS.md` and `MINAGENT.md` in the
- * project root, then in each directory below it down to the working directory.
+ * more specific one): `~/.claude/CLAUDE.md` (with `claudeDirectory`), `~/.minagent/AGENTS.md`, `~/.minagent/MINAGENT.md`,
+ * then `CLAUDE.md`, `AGENTS.md`, `MINAGENT.md` and `CLAUDE.local.md` in the project root, then `CLAUDE.md`,
+ * `AGENTS.md` and `MINAGENT.md` in each directory below it down to the working directory.
  */
 export function memoryFileLocations(options: MemoryLocationOptions): MemoryFileLocation[] {
   const root = resolve(options.root);
   const locations: MemoryFileLocation[] = [];
+  if (options.claudeDirectory !== undefined) {
+    const claudeDirectory = resolve(options.claudeDirectory);
+    locations.push({ path: join(claudeDirectory, "CLAUDE.md"), scope: "user", folder: claudeDirectory });
+  }
   if (options.userDirectory !== false) {
     const userDirectory = resolve(options.userDirectory ?? join(homedir(), ".minagent"));
-    for (const name of memoryFileNames) locations.push({ path: join(userDirectory, name), scope: "user", folder: userDirectory });
+    for (const name of memoryFileNames.filter((name) => name !== "CLAUDE.md"))
+      locations.push({ path: join(userDirectory, name), scope: "user", folder: userDirectory });
   }
-  for (const directory of directoriesDown(root, resolve(root, options.cwd ?? root)))
+  for (const directory of directoriesDown(root, resolve(root, options.cwd ?? root))) {
     for (const name of memoryFileNames) locations.push({ path: join(directory, name), scope: "project", folder: root });
+    if (directory === root) locations.push({ path: join(root, localMemoryFileName), scope: "project", folder: root });
+  }
   return locations;
 }
 

@@ -43,17 +43,27 @@ describe("project memory", () => {
   });
 
   it("lists the places it looks, and reads only the root's files for a working directory outside it", () => {
-    expect(memoryFileLocations({ root, cwd: join(root, "packages"), userDirectory: user }).map((location) => location.path)).toEqual([
+    // Claude Code's files too: at each place its CLAUDE.md first and minagent's last (the later file is the more specific).
+    const claude = join(base, "claude");
+    expect(
+      memoryFileLocations({ root, cwd: join(root, "packages"), userDirectory: user, claudeDirectory: claude }).map((location) => location.path),
+    ).toEqual([
+      join(claude, "CLAUDE.md"),
       join(user, "AGENTS.md"),
       join(user, "MINAGENT.md"),
+      join(root, "CLAUDE.md"),
       join(root, "AGENTS.md"),
       join(root, "MINAGENT.md"),
+      join(root, "CLAUDE.local.md"),
+      join(root, "packages", "CLAUDE.md"),
       join(root, "packages", "AGENTS.md"),
       join(root, "packages", "MINAGENT.md"),
     ]);
     expect(memoryFileLocations({ root, cwd: base, userDirectory: false }).map((location) => location.path)).toEqual([
+      join(root, "CLAUDE.md"),
       join(root, "AGENTS.md"),
       join(root, "MINAGENT.md"),
+      join(root, "CLAUDE.local.md"),
     ]);
   });
 
