@@ -79,7 +79,7 @@ export function commandKind(runs: readonly BashWord[]): "read" | "print" | "file
 export const directoryCommands: ReadonlySet<string> = new Set(["cd", "popd", "pushd"]);
 
 /** Directories acceptEdits never writes without asking: repository state and editor and agent configuration. */
-export const protectedDirectories: ReadonlySet<string> = new Set([".git", ".minagent", ".vscode", ".idea"]);
+export const protectedDirectories: ReadonlySet<string> = new Set([".git", ".minagent", ".claude", ".vscode", ".idea"]);
 
 /**
  * Variables that only tune output, locale or logging. `NODE_ENV=test npm test` matches `Bash(npm test)` when

@@ -101,11 +101,20 @@ function judgeParts(
   cannot: string | undefined,
   { mode, rules, scope }: Pick<BashJudgement, "mode" | "rules" | "scope">,
 ): Verdict {
+  // A bare `Bash` allow rule (`--allowedTools Bash`) allows every command, as Claude Code's does, and their writes inside
+  // the workspace; plan mode, deny and ask rules, and writes outside the workspace or into protected folders still hold.
+  const everyCommand = mode === "plan" ? undefined : rules.allow.find((rule) => rule.tool === "Bash" && rule.specifier === undefined);
   if (cannot !== undefined) {
     // A deny rule cannot see inside `sudo rm`, `bash -c "rm x"` or `r$(echo m)`: it must still hold in bypassPermissions.
     const bashDeny = rules.deny.find((rule) => rule.tool === "Bash");
     if (mode === "bypassPermissions" && !bashDeny)
       return { behavior: "allow", reason: "bypassPermissions runs what no deny rule forbids", byMode: true };
+    if (everyCommand && !bashDeny && !rules.ask.some((rule) => rule.tool === "Bash"))
+      return {
+        behavior: "allow",
+        reason: `${line.subject} is allowed by \`${everyCommand.text}\` (${everyCommand.source}), which allows every command`,
+        rule: everyCommand,
+      };
     const guard = bashDeny ? `, so the deny rule \`${bashDeny.text}\` (${bashDeny.source}) cannot be checked` : "";
     return { behavior: "ask", reason: `${line.subject} cannot be judged: ${cannot}${guard}`, changes: true };
   }
@@ -123,7 +132,11 @@ function judgeParts(
   }
   for (const { redirect, path } of line.redirects) {
     if (path !== undefined && harmlessTargets.has(path)) continue;
-    const rule = path === undefined ? undefined : rules.findAccessRule("allow", redirect.access === "read" ? "read" : "edit", path, false);
+    const rule =
+      path === undefined
+        ? undefined
+        : (rules.findAccessRule("allow", redirect.access === "read" ? "read" : "edit", path, false) ??
+          (everyCommand && scope.containsOnDisk(path, redirect.access !== "read") ? everyCommand : undefined));
     const refusal = rule ? undefined : redirectRefusal(redirect, path, mode, scope);
     if (refusal !== undefined) return { behavior: "ask", reason: `${line.subject} ${refusal}`, changes };
     if (rule) deciding.add(rule);

@@ -26,7 +26,7 @@ export type WorkspaceScope = {
   followLinks(path: string): string | undefined;
   /** Whether the absolute `path` is one of the directories itself (removing or moving it is never a mode's call). */
   isDirectory(path: string): boolean;
-  /** Whether the absolute `path` lies in a protected directory (`.git`, `.minagent`, `.vscode`, `.idea`) of the workspace. */
+  /** Whether the absolute `path` lies in a protected directory (`.git`, `.minagent`, `.claude`, `.vscode`, `.idea`) of the workspace. */
   isProtected(path: string): boolean;
 };
 
