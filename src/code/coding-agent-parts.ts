@@ -26,8 +26,11 @@ import { createTodoStore, createTodoWriteTool, type TodoStore } from "./tools/to
 import { createWriteTool } from "./tools/write.js";
 import { Workspace } from "./workspace.js";
 
-/** Every registry of the agent's (and its subagents'): effects in the model's order, a long timeout for builds and tests. */
-export const registryOptions = { orderEffects: true, timeoutMs: 15 * 60_000 };
+/**
+ * Every registry of the agent's (and its subagents'): effects in the model's order, a long timeout for builds and
+ * tests, and results up to 110,000 characters, above Read's budget (about 25,000 tokens), so Read says where to go on.
+ */
+export const registryOptions = { orderEffects: true, timeoutMs: 15 * 60_000, maxResultLength: 110_000 };
 
 /**
  * What the agent may do and where: the permissions (modes, rules, the folders the settings add), the workspace the

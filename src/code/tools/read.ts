@@ -2,6 +2,7 @@ import { type FileHandle, opendir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Tool } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
+import { charactersPerToken } from "../compaction/estimate-tokens.js";
 import { fileError, type Workspace } from "../workspace.js";
 import { describeBinary, formatSize, plural, sniffLength } from "./file-text.js";
 import { readLineWindow, type Window } from "./line-window.js";
@@ -14,11 +15,16 @@ export type ReadToolOptions = {
   /** Longer lines are cut to this many characters (default 2000). */
   maxLineLength?: number | undefined;
   /**
-   * Most characters one call returns (default 40,000): lines stop before it, and the output says where to go on.
-   * Keep it below the registry's `maxResultLength` (50,000 by default), which would cut without saying how to read more.
+   * Most characters one call returns (default 100,000: about 25,000 tokens at the 4 characters per token compaction
+   * estimates with, Claude Code's cap): lines stop before it, and the output says where to go on. Keep it below the
+   * registry's `maxResultLength` (50,000 by default; CodingAgent's registry allows 110,000), which would cut without
+   * saying how to read more.
    */
   maxCharacters?: number | undefined;
 };
+
+/** What one Read returns at most, in estimated tokens: Claude Code's cap, so a 1,000-line file is one call. */
+const readTokenBudget = 25_000;
 
 /** Files up to this size are scanned to the end to say how many lines they have. */
 const countLinesUpTo = 8 * 1024 * 1024;
@@ -30,7 +36,7 @@ type ReadArguments = { file_path: string; offset?: number | undefined; limit?: n
 /**
  * Claude Code's `Read { file_path, offset?, limit? }`: a text file's lines, numbered like `cat -n`, from line
  * `offset` (1-based; 0 counts as 1) for `limit` lines (default 2000), lines cut at 2000 characters and output at
- * 40,000; the output says when and where it was cut and how to read on. A directory, a binary file, an empty file,
+ * 100,000 characters (about 25,000 tokens, as Claude Code); the output says when and where it was cut and how to read on. A directory, a binary file, an empty file,
  * an offset past the end and a missing file (with similar names) each get an observation of their own. Files
  * are streamed: a window of a huge file costs a window's memory.
  *
@@ -42,7 +48,7 @@ type ReadArguments = { file_path: string; offset?: number | undefined; limit?: n
 export function createReadTool(workspace: Workspace, options: ReadToolOptions = {}): Tool {
   const maxLines = positiveInteger("maxLines", options.maxLines ?? 2000);
   const maxLineLength = positiveInteger("maxLineLength", options.maxLineLength ?? 2000);
-  const maxCharacters = positiveInteger("maxCharacters", options.maxCharacters ?? 40_000);
+  const maxCharacters = positiveInteger("maxCharacters", options.maxCharacters ?? readTokenBudget * charactersPerToken);
   return {
     name: "Read",
     description: [
@@ -129,7 +135,7 @@ function describeOmissions(window: Window, request: ReadRequest, size: number): 
     const range = `lines ${request.start}–${window.last}${window.total === undefined ? "" : ` of ${window.total.toLocaleString("en-US")}`}`;
     const why =
       window.stop === "characters"
-        ? `The output limit of ${request.maxCharacters.toLocaleString("en-US")} characters was reached: shown ${range}.`
+        ? `The output limit of ${request.maxCharacters.toLocaleString("en-US")} characters (about ${Math.round(request.maxCharacters / charactersPerToken).toLocaleString("en-US")} tokens) was reached: shown ${range}.`
         : `Shown ${range}${window.total === undefined ? `; the file goes on (${formatSize(size)} in all)` : ""}.`;
     notes.push(`[${why} To read more, call Read with offset=${window.last + 1} (and a limit if you want fewer lines).]`);
   }

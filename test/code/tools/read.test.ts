@@ -1,10 +1,11 @@
 import { mkdir, open, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CodingAgent } from "../../../src/code/index.js";
 import { createEditTool } from "../../../src/code/tools/edit.js";
 import { createReadTool } from "../../../src/code/tools/read.js";
 import { Workspace } from "../../../src/code/workspace.js";
-import { UsageError } from "../../../src/index.js";
+import { FakeModel, UsageError } from "../../../src/index.js";
 import { callTool } from "../helpers/call-tool.js";
 import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
@@ -88,7 +89,7 @@ describe("Read: text", () => {
     const { content } = await read({ file_path: "wide.txt" }, { maxCharacters: 1000 });
     expect(content.length).toBeLessThan(1200);
     expect(content).toMatch(
-      / {5}9\t9 w+\n\n\[The output limit of 1,000 characters was reached: shown lines 1–9 of 100\. To read more, call Read with offset=10/,
+      / {5}9\t9 w+\n\n\[The output limit of 1,000 characters \(about 250 tokens\) was reached: shown lines 1–9 of 100\. To read more, call Read with offset=10/,
     );
   });
 
@@ -219,5 +220,30 @@ describe("Read: huge files are streamed", () => {
     const after = process.memoryUsage();
     expect(content).toMatch(/^ {5}1\tx{2000}… \[line cut; it is 52,428,800 bytes long\]\n\n\[1 line \(1\) was longer/);
     expect(after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers)).toBeLessThan(20 * 1024 * 1024);
+  });
+});
+
+describe("Read's default window, as Claude Code's", () => {
+  it("reads a whole 1,000-line, 60 KB file in one call of a CodingAgent, and a larger one up to about 25,000 tokens with where to go on", async () => {
+    const agent = await CodingAgent.create(new FakeModel([]), { workspace: root, settingsFiles: [], sandbox: false, memory: false });
+    const readThroughAgent = async (file_path: string) => {
+      const outcome = await agent.registry.execute({ id: "r", name: "Read", arguments: { file_path } }, {});
+      if ("pending" in outcome) throw new Error("unexpected pending call");
+      return outcome.content;
+    };
+    try {
+      const line = (number: number) => `export const value${number} = compute(input, options); // line ${number} `.padEnd(59, ".");
+      await writeFile(join(root, "long.ts"), `${Array.from({ length: 1_000 }, (_, index) => line(index + 1)).join("\n")}\n`);
+      const whole = await readThroughAgent("long.ts");
+      expect(whole).toContain("line 1000 ");
+      expect(whole).not.toMatch(/To read more|truncated/);
+      await writeFile(join(root, "longer.ts"), `${Array.from({ length: 1_990 }, (_, index) => line(index + 1).repeat(2)).join("\n")}\n`);
+      const cut = await readThroughAgent("longer.ts");
+      expect(cut).toMatch(/The output limit of 100,000 characters \(about 25,000 tokens\) was reached: shown lines 1–\d+ of 1,990\./);
+      expect(cut).toMatch(/call Read with offset=\d+/);
+      expect(cut).not.toMatch(/…\[truncated/);
+    } finally {
+      await agent.close();
+    }
   });
 });
