@@ -38,6 +38,9 @@ export function fileToolNamed(name: string): FileTool | undefined {
  */
 export function ruleCoversTool(ruleTool: string, callTool: string): boolean {
   if (ruleTool === callTool) return true;
+  // Claude Code's older name of the Agent tool; its MultiEdit, whose edits minagent's Edit makes.
+  if (ruleTool === "Task" && callTool === "Agent") return true;
+  if (ruleTool === "MultiEdit" && callTool === "Edit") return true;
   const family = ruleTool === "Read" ? "read" : ruleTool === "Edit" ? "edit" : undefined;
   return family !== undefined && fileToolNamed(callTool)?.access === family;
 }

@@ -27,16 +27,16 @@ export function judgeToolCall(name: string, args: Record<string, unknown>, judge
   if (fileTool) return judgeFileCall(name, args, judgement);
   const { mode, rules, tool } = judgement;
   const subject = `the tool \`${name}\``;
-  const denied = rules.findToolRule("deny", name);
+  const denied = rules.findToolRule("deny", name, args);
   if (denied)
     return {
       behavior: "deny",
       rule: denied,
       message: `Permission denied: ${subject} is forbidden by the deny rule \`${denied.text}\` (${denied.source}). Do not try to get around it; take another approach or ask the user.`,
     };
-  const asked = rules.findToolRule("ask", name);
+  const asked = rules.findToolRule("ask", name, args);
   if (asked) return { behavior: "ask", rule: asked, reason: `${subject} matches the ask rule \`${asked.text}\` (${asked.source})` };
-  const allowed = rules.findToolRule("allow", name);
+  const allowed = rules.findToolRule("allow", name, args);
   if (name === "TodoWrite") return { behavior: "allow", reason: "TodoWrite only updates the agent's task list", byMode: true };
   if (name === "EnterPlanMode") {
     if (allowed || mode !== "dontAsk") return { behavior: "allow", reason: "EnterPlanMode changes nothing but the mode", rule: allowed };

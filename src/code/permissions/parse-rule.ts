@@ -16,7 +16,12 @@ export type RuleTarget =
   /** `Read(…)`, `Edit(…)`, `Write(…)`, …: paths, gitignore-style. */
   | { kind: "path"; pattern: PathPattern }
   /** `WebFetch(domain:example.com)`: requests to a host (the sandbox's proxy lets allowed ones through). */
-  | { kind: "domain"; domain: string };
+  | { kind: "domain"; domain: string }
+  /** `Agent(Explore)` / `Task(Explore)`, `Skill(pdf)`: calls whose one naming argument is this value. */
+  | { kind: "argument"; field: string; value: string };
+
+/** The tools whose rules name one argument's value, and that argument: the subagent's type, the skill's name. */
+const namedArguments: Readonly<Record<string, string>> = { Agent: "subagent_type", Task: "subagent_type", Skill: "skill" };
 
 /** One permission rule, parsed and compiled. */
 export type PermissionRule = {
@@ -83,7 +88,11 @@ export function parsePermissionRule(text: unknown, list: RuleList, source: strin
     if (domain === undefined) return fail(`WebFetch takes a domain: WebFetch(domain:example.com), got "${specifier}"`);
     return rule(specifier, { kind: "domain", domain: domain.toLowerCase() });
   }
-  return fail(`${tool} takes no specifier (only Bash and the file tools do: Read, Edit, Write, Grep, Glob, …); write ${tool} alone`);
+  const field = namedArguments[tool];
+  if (field !== undefined) return rule(specifier, { kind: "argument", field, value: specifier.trim() });
+  return fail(
+    `${tool} takes no specifier (only Bash, the file tools — Read, Edit, Write, Grep, Glob, … —, WebFetch(domain:…), Agent(<type>) and Skill(<name>) do); write ${tool} alone`,
+  );
 }
 
 /** `mcp__server` and `mcp__server__*` name every tool of a server. */

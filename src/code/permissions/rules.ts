@@ -6,8 +6,11 @@ export type RuleSet = {
   readonly allow: readonly PermissionRule[];
   readonly ask: readonly PermissionRule[];
   readonly deny: readonly PermissionRule[];
-  /** The first rule of `list` that matches a call of `tool` whatever its arguments: `Tool`, `Tool(*)`, `mcp__server`. */
-  findToolRule(list: RuleList, tool: string): PermissionRule | undefined;
+  /**
+   * The first rule of `list` that matches a call of `tool`: `Tool`, `Tool(*)`, `mcp__server`, and with `args`, a rule
+   * naming the call's argument (`Agent(Explore)` for `{ subagent_type: "Explore" }`).
+   */
+  findToolRule(list: RuleList, tool: string, args?: Readonly<Record<string, unknown>>): PermissionRule | undefined;
   /**
    * The first rule of `list` for the file tool `tool` that matches `path` (absolute): `Read(…)` for readers,
    * `Edit(…)` for editors, or the tool's own. For a search (`directory`), a pattern matches the directory or
@@ -33,12 +36,13 @@ export function createRuleSet(rules: {
   const lists = { allow: rules.allow, ask: rules.ask, deny: rules.deny };
   return {
     ...lists,
-    findToolRule: (list, tool) =>
-      lists[list].find((rule) =>
-        rule.target.kind === "tool"
-          ? ruleCoversTool(rule.tool, tool)
-          : rule.target.kind === "server" && tool.startsWith(rule.target.prefix),
-      ),
+    findToolRule: (list, tool, args) =>
+      lists[list].find((rule) => {
+        const target = rule.target;
+        if (target.kind === "tool") return ruleCoversTool(rule.tool, tool);
+        if (target.kind === "argument") return ruleCoversTool(rule.tool, tool) && args?.[target.field] === target.value;
+        return target.kind === "server" && tool.startsWith(target.prefix);
+      }),
     findPathRule: (list, tool, path, directory) =>
       lists[list].find((rule) => {
         if (!ruleCoversTool(rule.tool, tool)) return false;
