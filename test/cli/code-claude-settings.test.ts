@@ -69,4 +69,23 @@ describe("minagent code reads Claude Code's settings files too", () => {
     // Most general first: the user's, the project's, the personal one.
     expect([...order].sort((a, b) => a - b)).toEqual(order);
   });
+
+  test("a key minagent does not act on is one warning line naming the file and the key; the rest of the file applies", async () => {
+    const file = join(fixture.workspace, ".claude", "settings.json");
+    await writeSettings(join(fixture.workspace, ".claude"), "settings.json", {
+      $schema: "https://json.schemastore.org/claude-code-settings.json",
+      env: { NODE_ENV: "test" },
+      permisions: { allow: ["Bash"] },
+      permissions: { deny: ["Write(blocked.txt)"], disableBypassPermissionsMode: "disable" },
+    });
+    fixture.server.reply(callTool("toolu_b", "Write", { file_path: "blocked.txt", content: "x" }), answer("Refused."));
+    const outcome = await runCode(printArgs(fixture, "Write it", "--permission-mode", "acceptEdits"), anthropicEnv(fixture));
+    expect(outcome.exit).toBe(0);
+    expect(outcome.stderr.split("\n").filter((line) => line.includes(file))).toEqual([
+      `minagent code: ${file}: "env" is not supported by minagent (ignored)`,
+      `minagent code: ${file}: "permisions" is not a settings key minagent or Claude Code knows (a typo?); ignored`,
+      `minagent code: ${file}: "permissions.disableBypassPermissionsMode" is not supported by minagent (ignored)`,
+    ]);
+    expect(existsSync(join(fixture.workspace, "blocked.txt"))).toBe(false);
+  });
 });

@@ -5,6 +5,7 @@ import { CodingAgent } from "../../code/coding-agent.js";
 import { isPermissionMode, permissionModes } from "../../code/permissions/modes.js";
 import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
 import { type LoadedSettings, loadSettings, settingsLocations } from "../../code/settings/load-settings.js";
+import { settingsWarnings } from "../../code/settings/settings-warnings.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { Model } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
@@ -221,6 +222,7 @@ async function openModel(options: CodeOptions, env: CliIo["env"]): Promise<{ ins
 async function readSessionSettings(io: CliIo, home: string, options: CodeOptions): Promise<LoadedSettings> {
   const root = options.cwd;
   const settings = await loadSettings(settingsLocations({ root, userDirectory: home, claudeDirectory: claudeDirectory(io.env) }));
+  for (const warning of settingsWarnings(settings)) io.stderr(`minagent code: ${warning}\n`);
   if (options.print) return settings;
   const wanted = describeProjectSettings(settings, root);
   if (wanted.length === 0 || isProjectTrusted(settings, root)) return settings;

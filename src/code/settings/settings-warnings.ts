@@ -1,0 +1,75 @@
+import type { LoadedSettings } from "./load-settings.js";
+
+// What minagent makes of each key of a settings file, so that a Claude Code user's file is either honoured or says
+// plainly, one line a key, what is not: nothing is ignored in silence.
+
+/** The keys minagent honours (the `sandbox` object's own keys are checked where it is read). */
+const honoured = new Set([
+  "$schema",
+  "permissions",
+  "hooks",
+  "sandbox",
+  "enableAllProjectMcpServers",
+  "enabledMcpjsonServers",
+  "disabledMcpjsonServers",
+  "trustedProjects",
+]);
+
+/** Keys Claude Code's settings documentation lists that minagent does not act on (yet). */
+const claudeCodeOnly = new Set([
+  "apiKeyHelper",
+  "awsAuthRefresh",
+  "awsCredentialExport",
+  "alwaysThinkingEnabled",
+  "attribution",
+  "cleanupPeriodDays",
+  "companyAnnouncements",
+  "disableAllHooks",
+  "enabledPlugins",
+  "env",
+  "extraKnownMarketplaces",
+  "fileSuggestion",
+  "forceLoginMethod",
+  "forceLoginOrgUUID",
+  "includeCoAuthoredBy",
+  "model",
+  "otelHeadersHelper",
+  "outputStyle",
+  "respectGitignore",
+  "spinnerTipsEnabled",
+  "statusLine",
+  "subagentStatusLine",
+]);
+
+const honouredPermissions = new Set(["allow", "ask", "deny", "defaultMode", "additionalDirectories"]);
+const claudeCodeOnlyPermissions = new Set(["disableBypassPermissionsMode"]);
+
+/**
+ * One line for each key of the settings files that minagent does not act on: a key Claude Code documents
+ * (`"env" is not supported by minagent (ignored)`), or one nobody does (a typo such as `permisions`). Each names the
+ * file and the key; the rest of the file applies.
+ */
+export function settingsWarnings(loaded: LoadedSettings): string[] {
+  const warnings: string[] = [];
+  for (const { path, settings } of loaded.files) {
+    for (const key of Object.keys(settings)) {
+      if (honoured.has(key)) continue;
+      warnings.push(
+        claudeCodeOnly.has(key)
+          ? `${path}: "${key}" is not supported by minagent (ignored)`
+          : `${path}: "${key}" is not a settings key minagent or Claude Code knows (a typo?); ignored`,
+      );
+    }
+    const permissions = settings.permissions;
+    if (typeof permissions !== "object" || permissions === null || Array.isArray(permissions)) continue;
+    for (const key of Object.keys(permissions)) {
+      if (honouredPermissions.has(key)) continue;
+      warnings.push(
+        claudeCodeOnlyPermissions.has(key)
+          ? `${path}: "permissions.${key}" is not supported by minagent (ignored)`
+          : `${path}: "permissions.${key}" is not a permissions key minagent or Claude Code knows (a typo?); ignored`,
+      );
+    }
+  }
+  return warnings;
+}
