@@ -88,6 +88,9 @@ export function builtInTools(workspace: Workspace, permissions: CodePermissions,
 
 /** The parts of the agent its subagents share or copy. */
 export type SubagentParts = {
+  /** Where to say what was skipped (agent files that cannot be used, tools a definition names that there are not). */
+  warn: (message: string) => void;
+  claudeDirectory: string | undefined;
   workspace: Workspace;
   userDirectory: string;
   registry: ToolRegistry;
@@ -116,10 +119,16 @@ export async function createSubagents(model: Model, options: CodingAgentOptions,
     resolveModel: given.resolveModel ?? ((spec) => resolveModel(spec)),
     definitions: mergeSubagentDefinitions(
       builtInSubagents,
-      await loadSubagentDefinitions({ root: workspace.root, userDirectory: parts.userDirectory }),
+      await loadSubagentDefinitions({
+        root: workspace.root,
+        userDirectory: parts.userDirectory,
+        claudeDirectory: parts.claudeDirectory,
+        onSkipped: parts.warn,
+      }),
       given.definitions ?? [],
     ),
     toolNames: registry.names().filter((name) => !mainOnly.has(name)),
+    onWarning: parts.warn,
     buildTools: (names) => names.map((name) => withHooksIfCopied(name, ownCopies, withHooks) ?? (registry.get(name) as Tool)),
     canUseTool: parts.canUseTool,
     // The MCP tools the session has at the time (servers come and go), as the main agent has them.

@@ -66,6 +66,11 @@ export class CodingAgent {
   readonly mcp: McpServers | undefined;
   /** The OS sandbox Bash commands run in; `sandbox.status.enabled` says whether they really do. */
   readonly sandbox: Sandbox;
+  /**
+   * What was left out so that the session could start, one line each: agent files that cannot be used, tools an
+   * agent file names that there are not. The CLI prints them.
+   */
+  readonly warnings: readonly string[];
   #sessionContext: Promise<string | undefined> | undefined;
 
   private constructor(parts: {
@@ -80,6 +85,7 @@ export class CodingAgent {
     compactor: Compactor | undefined;
     mcp: McpServers | undefined;
     sandbox: Sandbox;
+    warnings: readonly string[];
   }) {
     this.agent = parts.agent;
     this.workspace = parts.workspace;
@@ -92,6 +98,7 @@ export class CodingAgent {
     this.compactor = parts.compactor;
     this.mcp = parts.mcp;
     this.sandbox = parts.sandbox;
+    this.warnings = parts.warnings;
   }
 
   /** Ends what the agent keeps running between calls: the sandbox's network namespace and proxy, its temporary folder. */
@@ -115,6 +122,7 @@ export class CodingAgent {
     const userDirectory = options.userDirectory ?? join(home, ".minagent");
     // Claude Code's folder of the user's: its settings.json and CLAUDE.md count as the user's too.
     const claudeDirectory = options.claudeDirectory === false ? undefined : (options.claudeDirectory ?? join(home, ".claude"));
+    const warnings: string[] = [];
     const settings = await settingsOf(options.settingsFiles ?? settingsLocations({ root: given.root, userDirectory, claudeDirectory }));
     const { permissions, workspace, sandbox } = await createBoundaries(given, settings, { ...options, home, userDirectory });
     const hooks = new HookRunner({
@@ -138,6 +146,8 @@ export class CodingAgent {
       options.subagents === false
         ? undefined
         : await createSubagents(model, options, {
+            warn: (message) => warnings.push(message),
+            claudeDirectory,
             workspace,
             userDirectory,
             registry,
@@ -188,6 +198,7 @@ export class CodingAgent {
       compactor,
       mcp: options.mcp,
       sandbox,
+      warnings,
     });
   }
 

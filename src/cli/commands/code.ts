@@ -116,6 +116,7 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
   const session = await chooseSession(sessions, options);
   const { mcp, projectMcpServers } = await startMcpServers(io, options, home, settings);
   const spending = createSpendingTracker({ modelId: model.id, free: model.free, budgetUsd: options.maxBudgetUsd });
+  const warned = new Set<string>();
   const createAgent = async (overrides: CodingAgentOverrides = {}) => {
     const { onEvent, ...rest } = overrides;
     // A new conversation's agent replaces the last one: its sandbox (network namespace, temporary folder) goes.
@@ -141,6 +142,9 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       },
       ...rest,
     });
+    // What the agent left out to start (an agent file it cannot use…), said once per process.
+    for (const warning of agent.warnings) if (!warned.has(warning)) io.stderr(`minagent code: ${warning}\n`);
+    for (const warning of agent.warnings) warned.add(warning);
     spending.toolTokens = Math.ceil(JSON.stringify(agent.registry.schemas()).length / 4);
     latestAgent = agent;
     return agent;

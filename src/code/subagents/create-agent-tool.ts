@@ -16,6 +16,8 @@ export type AgentToolOptions = {
   resolveModel?: ((spec: string) => Model | Promise<Model>) | undefined;
   /** The subagent types (default: the built-in general-purpose and Explore). Merge files' with `mergeSubagentDefinitions`. */
   definitions?: readonly SubagentDefinition[] | undefined;
+  /** Told when a definition names tools there are not (it then runs without them). Without it, that is a UsageError. */
+  onWarning?: ((message: string) => void) | undefined;
   /** The type used when a call names none (default: `general-purpose` when defined, else the first). */
   defaultType?: string | undefined;
   /** Names of the tools subagents may be given (not the Agent tool: it is added below the depth limit). */
@@ -209,10 +211,11 @@ function describeType(definition: SubagentDefinition, options: AgentToolOptions)
   const where = `Subagent "${definition.name}" (${definition.source})`;
   const wanted = definition.tools ?? [...options.toolNames, agentToolName];
   const unknown = wanted.filter((name) => name !== agentToolName && !options.toolNames.includes(name));
-  if (unknown.length > 0 && definition.source !== "built-in")
-    throw new UsageError(
-      `${where} names tools that do not exist: ${unknown.join(", ")}. Tools a subagent may have: ${[...options.toolNames, agentToolName].join(", ")}.`,
-    );
+  if (unknown.length > 0 && definition.source !== "built-in") {
+    const tools = `Tools a subagent may have: ${[...options.toolNames, agentToolName].join(", ")}.`;
+    if (!options.onWarning) throw new UsageError(`${where} names tools that do not exist: ${unknown.join(", ")}. ${tools}`);
+    options.onWarning(`${where} names tools minagent does not have: ${unknown.join(", ")}; it runs without them. ${tools}`);
+  }
   if (definition.model !== undefined && !options.resolveModel)
     throw new UsageError(`${where} asks for the model "${definition.model}", but no resolveModel was given to make it.`);
   const tools = wanted.filter((name) => name !== agentToolName && options.toolNames.includes(name));

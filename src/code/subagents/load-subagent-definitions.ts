@@ -10,17 +10,29 @@ export type SubagentDirectoriesOptions = {
   root: string;
   /** The user's minagent folder: `<userDirectory>/agents/` (default `~/.minagent`; the CLI's is `MINAGENT_HOME`); `false` reads none. */
   userDirectory?: string | false | undefined;
+  /** Claude Code's folder of the user's (`~/.claude`): its `agents/`, and the project's `.claude/agents/`, are read too. */
+  claudeDirectory?: string | undefined;
+  /**
+   * Told of a file that cannot be used (malformed, unreadable, a name defined twice in one folder), which is then
+   * skipped so that the session starts. Without it, such a file throws.
+   */
+  onSkipped?: ((problem: string) => void) | undefined;
 };
 
 /** Largest subagent file read (a definition is a prompt, not a data file). */
 const maxFileBytes = 256 * 1024;
 
-/** The directories holding subagent files, the user's first: a project's definition replaces the user's of the same name. */
+/**
+ * The directories holding subagent files, the user's first: a project's definition replaces the user's of the same
+ * name, and at each level minagent's replaces Claude Code's (`~/.claude/agents`, `~/.minagent/agents`, then the
+ * project's `.claude/agents` and `.minagent/agents`).
+ */
 export function subagentDirectories(options: SubagentDirectoriesOptions): string[] {
-  const project = join(resolve(options.root), ".minagent", "agents");
-  if (options.userDirectory === false) return [project];
-  const user = join(resolve(options.userDirectory ?? join(homedir(), ".minagent")), "agents");
-  return user === project ? [project] : [user, project];
+  const root = resolve(options.root);
+  const claude = options.claudeDirectory === undefined ? [] : [join(resolve(options.claudeDirectory), "agents")];
+  const user = options.userDirectory === false ? [] : [join(resolve(options.userDirectory ?? join(homedir(), ".minagent")), "agents")];
+  const project = [...(options.claudeDirectory === undefined ? [] : [join(root, ".claude", "agents")]), join(root, ".minagent", "agents")];
+  return [...new Set([...claude, ...user, ...project])];
 }
 
 /**
@@ -33,14 +45,19 @@ export async function loadSubagentDefinitions(options: SubagentDirectoriesOption
   for (const directory of subagentDirectories(options)) {
     const inDirectory = new Map<string, SubagentDefinition>();
     for (const file of await markdownFiles(directory)) {
-      const definition = parseSubagentDefinition(await readDefinitionFile(file), file);
-      const earlier = inDirectory.get(definition.name);
-      if (earlier)
-        throw new UsageError(
-          `Subagent definitions ${earlier.source} and ${file} both define "${definition.name}"; rename or remove one of them.`,
-        );
-      inDirectory.set(definition.name, definition);
-      definitions.push(definition);
+      try {
+        const definition = parseSubagentDefinition(await readDefinitionFile(file), file);
+        const earlier = inDirectory.get(definition.name);
+        if (earlier)
+          throw new UsageError(
+            `Subagent definitions ${earlier.source} and ${file} both define "${definition.name}"; rename or remove one of them.`,
+          );
+        inDirectory.set(definition.name, definition);
+        definitions.push(definition);
+      } catch (error) {
+        if (!options.onSkipped || !(error instanceof Error)) throw error;
+        options.onSkipped(`${error.message} (skipped: the session goes on without it)`);
+      }
     }
   }
   return definitions;

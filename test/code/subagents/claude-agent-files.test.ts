@@ -1,0 +1,77 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CodingAgent } from "../../../src/code/index.js";
+import { FakeModel } from "../../../src/index.js";
+import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
+
+// A Claude Code user's agent files work unchanged: .claude/agents/ and ~/.claude/agents/ are read, and what cannot be
+// used is left out with a warning instead of stopping the session.
+
+let base: string;
+let root: string;
+beforeEach(async () => {
+  ({ base, root } = await createTemporaryWorkspace("claude-agents"));
+});
+afterEach(() => removeTemporaryWorkspace(base));
+
+async function agentFile(folder: string, name: string, text: string): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  await writeFile(join(folder, name), text);
+}
+
+async function create() {
+  return CodingAgent.create(new FakeModel([]), {
+    workspace: root,
+    home: base,
+    settingsFiles: [],
+    sandbox: false,
+    claudeDirectory: join(base, "claude"),
+  });
+}
+
+describe("Claude Code's agent files", () => {
+  it("are read from the project's .claude/agents and the user's Claude folder; a tool minagent lacks is a warning", async () => {
+    await agentFile(
+      join(root, ".claude", "agents"),
+      "reviewer.md",
+      "---\nname: reviewer\ndescription: Reviews a change for bugs\ntools: Read, Grep, Glob, WebSearch\ncolor: blue\n---\nYou review changes.\n",
+    );
+    await agentFile(join(base, "claude", "agents"), "writer.md", "---\nname: writer\ndescription: Writes release notes\n---\nYou write.\n");
+    const agent = await create();
+    try {
+      const types = agent.subagents?.subagents().map((definition) => definition.name);
+      expect(types).toEqual(expect.arrayContaining(["reviewer", "writer"]));
+      expect(agent.warnings).toEqual([
+        expect.stringMatching(/Subagent "reviewer" .* names tools minagent does not have: WebSearch; it runs without them/),
+      ]);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("a file that cannot be used is skipped with a warning naming it, and the session starts", async () => {
+    const broken = join(root, ".claude", "agents", "broken.md");
+    await agentFile(join(root, ".claude", "agents"), "broken.md", "---\nname: broken\n---\nNo description.\n");
+    await agentFile(join(root, ".claude", "agents"), "fine.md", "---\nname: fine\ndescription: Works\n---\nFine.\n");
+    const agent = await create();
+    try {
+      expect(agent.subagents?.subagents().map((definition) => definition.name)).toContain("fine");
+      expect(agent.warnings).toEqual([expect.stringContaining(broken)]);
+      expect(agent.warnings[0]).toMatch(/skipped: the session goes on without it/);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("at the same level minagent's file replaces Claude Code's of the same name", async () => {
+    await agentFile(join(root, ".claude", "agents"), "helper.md", "---\nname: helper\ndescription: Claude Code's helper\n---\nA.\n");
+    await agentFile(join(root, ".minagent", "agents"), "helper.md", "---\nname: helper\ndescription: minagent's helper\n---\nB.\n");
+    const agent = await create();
+    try {
+      expect(agent.subagents?.subagents().find((definition) => definition.name === "helper")?.description).toBe("minagent's helper");
+    } finally {
+      await agent.close();
+    }
+  });
+});
