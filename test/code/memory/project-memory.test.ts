@@ -46,7 +46,9 @@ describe("project memory", () => {
     // Claude Code's files too: at each place its CLAUDE.md first and minagent's last (the later file is the more specific).
     const claude = join(base, "claude");
     expect(
-      memoryFileLocations({ root, cwd: join(root, "packages"), userDirectory: user, claudeDirectory: claude }).map((location) => location.path),
+      memoryFileLocations({ root, cwd: join(root, "packages"), userDirectory: user, claudeDirectory: claude }).map(
+        (location) => location.path,
+      ),
     ).toEqual([
       join(claude, "CLAUDE.md"),
       join(user, "AGENTS.md"),
