@@ -52,24 +52,30 @@ const claudeCodeOnlyPermissions = new Set(["disableBypassPermissionsMode"]);
 export function settingsWarnings(loaded: LoadedSettings): string[] {
   const warnings: string[] = [];
   for (const { path, settings } of loaded.files) {
-    for (const key of Object.keys(settings)) {
-      if (honoured.has(key)) continue;
-      warnings.push(
-        claudeCodeOnly.has(key)
-          ? `${path}: "${key}" is not supported by minagent (ignored)`
-          : `${path}: "${key}" is not a settings key minagent or Claude Code knows (a typo?); ignored`,
-      );
-    }
+    warnings.push(...unactedKeys(path, "", settings, honoured, claudeCodeOnly));
     const permissions = settings.permissions;
-    if (typeof permissions !== "object" || permissions === null || Array.isArray(permissions)) continue;
-    for (const key of Object.keys(permissions)) {
-      if (honouredPermissions.has(key)) continue;
+    if (typeof permissions === "object" && permissions !== null && !Array.isArray(permissions))
       warnings.push(
-        claudeCodeOnlyPermissions.has(key)
-          ? `${path}: "permissions.${key}" is not supported by minagent (ignored)`
-          : `${path}: "permissions.${key}" is not a permissions key minagent or Claude Code knows (a typo?); ignored`,
+        ...unactedKeys(path, "permissions.", permissions as Record<string, unknown>, honouredPermissions, claudeCodeOnlyPermissions),
       );
-    }
   }
   return warnings;
+}
+
+/** One warning for each key of `object` that is not honoured: a key Claude Code documents is named as unsupported, any other as unknown. */
+function unactedKeys(
+  path: string,
+  prefix: string,
+  object: Readonly<Record<string, unknown>>,
+  honouredKeys: ReadonlySet<string>,
+  documentedKeys: ReadonlySet<string>,
+): string[] {
+  const kind = prefix === "" ? "settings" : "permissions";
+  return Object.keys(object)
+    .filter((key) => !honouredKeys.has(key))
+    .map((key) =>
+      documentedKeys.has(key)
+        ? `${path}: "${prefix}${key}" is not supported by minagent (ignored)`
+        : `${path}: "${prefix}${key}" is not a ${kind} key minagent or Claude Code knows (a typo?); ignored`,
+    );
 }
