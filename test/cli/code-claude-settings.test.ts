@@ -88,4 +88,16 @@ describe("minagent code reads Claude Code's settings files too", () => {
     ]);
     expect(existsSync(join(fixture.workspace, "blocked.txt"))).toBe(false);
   });
+
+  test("a hook that cannot run (a program not installed) is said once on stderr and the prompt goes on, as in Claude Code", async () => {
+    await writeSettings(join(fixture.workspace, ".claude"), "settings.json", {
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "uv-not-installed-here run check_prompt.py" }] }] },
+    });
+    fixture.server.reply(answer("Hello."));
+    const outcome = await runCode(printArgs(fixture, "Hi"), anthropicEnv(fixture));
+    expect(outcome).toMatchObject({ exit: 0, stdout: "Hello.\n" });
+    expect(
+      outcome.stderr.match(/a UserPromptSubmit hook \(uv-not-installed-here…\) failed and was skipped; the session goes on/g),
+    ).toHaveLength(1);
+  });
 });

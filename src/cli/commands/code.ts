@@ -136,6 +136,16 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       // No person answers a -p run: leaving the sandbox is refused there unless the settings allow it.
       unattended: options.print,
       sessionId: session.id,
+      // A hook that failed open (any event but PreToolUse, by default) is said once, so that nothing fails unseen.
+      onHookRun: (report) => {
+        const key = `${report.event}\0${report.hook}`;
+        if (report.outcome !== "failed" || !report.failOpen || warned.has(key)) return;
+        warned.add(key);
+        const program = report.hook.trim().split(/\s+/)[0] ?? report.hook;
+        io.stderr(
+          `minagent code: a ${report.event} hook (${program}…) failed and was skipped; the session goes on: ${report.message ?? "it failed"}. Fix or install what it runs, or give it "failClosed": true to make its failure block.\n`,
+        );
+      },
       onEvent: (event: AgentEvent) => {
         spending.listen(event);
         onEvent?.(event);

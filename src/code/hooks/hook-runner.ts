@@ -84,8 +84,9 @@ type ToolCallInput = Pick<ToolCall, "id" | "name" | "arguments">;
 /**
  * Runs the hooks of one session: Claude Code's settings shape, command hooks and in-process functions, each
  * event's hooks one after another in the order configured (each sees what the ones before it rewrote or replaced;
- * a deny or a block stops the chain). Unlike Claude Code, a hook that fails — crashes, exits with a code other than
- * 0 or 2, prints malformed JSON, times out — blocks what it guards unless it is configured `failOpen: true`.
+ * a deny or a block stops the chain). A PreToolUse hook that fails — crashes, exits with a code other than 0 or 2,
+ * prints malformed JSON, times out — denies the call it guards (unlike Claude Code); a hook of another event that
+ * fails is reported to `onHookRun` and ignored, as in Claude Code. `failOpen` / `failClosed` set either per hook.
  * Agents use it through {@link withPreToolUseHooks} and {@link withPostToolUseHooks}; a host calls
  * `runSessionStartHooks`, `runUserPromptSubmitHooks` and `runStopHooks` itself.
  * @example

@@ -61,6 +61,9 @@ function readGroups(event: HookEventName, groups: unknown, where: string, into: 
   });
 }
 
+/** Events whose hooks guard an action: a guard that cannot run blocks what it guards. */
+const guardEvents: ReadonlySet<HookEventName> = new Set(["PreToolUse"]);
+
 function readHandler(
   event: HookEventName,
   handler: unknown,
@@ -69,7 +72,7 @@ function readHandler(
   number: number,
 ): PreparedHook {
   if (!isPlainObject(handler)) throw new UsageError(`${where} must be an object like { "type": "command", "command": "…" }.`);
-  const { type, timeout, failOpen, name } = handler;
+  const { type, timeout, failOpen, failClosed, name } = handler;
   if (type === "command") {
     if (typeof handler.command !== "string" || handler.command.trim() === "")
       throw new UsageError(`${where}.command must be a non-empty string.`);
@@ -81,6 +84,8 @@ function readHandler(
   if (timeout !== undefined && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0))
     throw new UsageError(`${where}.timeout must be a positive number of seconds, got ${JSON.stringify(timeout)}.`);
   if (failOpen !== undefined && typeof failOpen !== "boolean") throw new UsageError(`${where}.failOpen must be true or false.`);
+  if (failClosed !== undefined && typeof failClosed !== "boolean") throw new UsageError(`${where}.failClosed must be true or false.`);
+  if (failOpen === true && failClosed === true) throw new UsageError(`${where} says both failOpen and failClosed: choose one.`);
   if (name !== undefined && (typeof name !== "string" || name === "")) throw new UsageError(`${where}.name must be a non-empty string.`);
   return {
     event,
@@ -88,7 +93,8 @@ function readHandler(
     label: name ?? `${event} hook #${number}`,
     display: name ?? (type === "command" ? (handler.command as string) : `function #${number}`),
     timeoutMs: timeout === undefined ? undefined : timeout * 1000,
-    failOpen: failOpen === true,
+    // Guards fail closed; the other events' hooks fail open unless told otherwise (Claude Code's policy).
+    failOpen: failOpen ?? (failClosed === true ? false : !guardEvents.has(event)),
     handler: handler as CommandHook | FunctionHook<HookEventName>,
   };
 }

@@ -139,9 +139,13 @@ type HookHandlerBase = {
   timeout?: number | undefined;
   /**
    * When true, a hook that crashes, exits with an error other than 2, prints malformed output or times out is
-   * ignored (reported to `onHookRun` only). Default false: its failure blocks what it guards.
+   * ignored (reported to `onHookRun` only). Default: a PreToolUse hook guards a call, so its failure blocks the
+   * call (fails closed); a hook of any other event that fails is reported and the session goes on (fails open), as
+   * in Claude Code. `failOpen: false` or `failClosed: true` makes such a hook block on failure too.
    */
   failOpen?: boolean | undefined;
+  /** The opposite of `failOpen`: `true` makes the hook's failure block what it runs for, whatever its event. */
+  failClosed?: boolean | undefined;
   /** What the model calls the hook when it reads about it (default `<event> hook #<n>`: commands may hold secrets, so they are never shown). */
   name?: string | undefined;
 };

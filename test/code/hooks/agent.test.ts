@@ -112,7 +112,8 @@ describe("hooks on an Agent: what the model reads", () => {
       const hooks = new HookRunner({
         sessionId: "s",
         cwd: folder.dir,
-        settings: { hooks: { PostToolUse: [{ matcher: "read_env", hooks: [{ type: "command", command }] }] } },
+        // A redactor guards what the model reads: it says failClosed, so that its crash withholds the output.
+        settings: { hooks: { PostToolUse: [{ matcher: "read_env", hooks: [{ type: "command", command, failClosed: true }] }] } },
       });
       const model = new FakeModel([reply("", toolCall("read_env", {}, "r")), "ok"]);
       await new Agent(model, new ToolRegistry().add(withPostToolUseHooks(secretTool, hooks))).run("show env");
@@ -142,7 +143,8 @@ describe("hooks on an Agent: what the model reads", () => {
       const hooks = new HookRunner({
         sessionId: "s",
         cwd: folder.dir,
-        hooks: { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "function", run: hook }] }] },
+        // A redactor guards what the model reads: failClosed, so that a crash withholds the output.
+        hooks: { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "function", run: hook, failClosed: true }] }] },
       });
       const model = new FakeModel([reply("", toolCall("Bash", {}, "b")), "ok"]);
       await new Agent(model, new ToolRegistry().add(withPostToolUseHooks(failing(timedOut), hooks))).run("run it");

@@ -178,14 +178,25 @@ describe("UserPromptSubmit and SessionStart", () => {
     expect(await make({}).runSessionStartHooks()).toEqual({});
   });
 
-  it("a SessionStart hook that fails blocks the session unless it fails open", async () => {
+  it("a SessionStart hook that fails is reported and the session goes on (Claude Code's policy); failClosed makes it block", async () => {
     const crash = await folder.script("crash.sh", `exit 3`);
-    expect(await make({ SessionStart: [{ hooks: [{ type: "command", command: crash }] }] }).runSessionStartHooks()).toEqual({
+    const reports: HookRunReport[] = [];
+    const missing = make(
+      { SessionStart: [{ hooks: [{ type: "command", command: "uv-that-is-not-installed run setup.py" }] }] },
+      { onHookRun: (report) => reports.push(report) },
+    );
+    expect(await missing.runSessionStartHooks()).toEqual({});
+    expect(reports).toEqual([expect.objectContaining({ event: "SessionStart", outcome: "failed", failOpen: true })]);
+    expect(
+      await make({ SessionStart: [{ hooks: [{ type: "command", command: crash, failClosed: true }] }] }).runSessionStartHooks(),
+    ).toEqual({
       blocked: "SessionStart hook #1 failed: it exited with code 3.",
     });
-    expect(await make({ SessionStart: [{ hooks: [{ type: "command", command: crash, failOpen: true }] }] }).runSessionStartHooks()).toEqual(
-      {},
-    );
+    expect(
+      await make({ SessionStart: [{ hooks: [{ type: "command", command: crash, failOpen: false }] }] }).runSessionStartHooks(),
+    ).toEqual({
+      blocked: "SessionStart hook #1 failed: it exited with code 3.",
+    });
   });
 });
 
@@ -221,13 +232,14 @@ describe("Stop hooks", () => {
     expect(run).not.toHaveBeenCalled();
   });
 
-  it("a Stop hook that crashes (exit 1, as a failing test command does) keeps the agent going: fail closed", async () => {
+  it("a Stop hook configured to fail closed that crashes (exit 1, as a failing test command does) keeps the agent going", async () => {
     const tests = await folder.script("tests.sh", `echo "FAIL test/app.test.ts: expected 2, got 3" >&2; exit 1`);
-    const runner = make({ Stop: [{ hooks: [{ type: "command", command: tests }] }] });
+    const runner = make({ Stop: [{ hooks: [{ type: "command", command: tests, failClosed: true }] }] });
     expect((await runner.runStopHooks(completed, { continuations: 0 }))?.continue).toBe(
       "Stop hook feedback: you may not stop yet.\nStop hook #1 failed: it exited with code 1: FAIL test/app.test.ts: expected 2, got 3.",
     );
-    const open = make({ Stop: [{ hooks: [{ type: "command", command: tests, failOpen: true }] }] });
+    // By default a Stop hook fails open: its crash is reported, and the agent stops.
+    const open = make({ Stop: [{ hooks: [{ type: "command", command: tests }] }] });
     expect(await open.runStopHooks(completed, { continuations: 0 })).toBeUndefined();
   });
 });
