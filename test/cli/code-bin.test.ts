@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, test } from "vitest";
 import { openAIStream } from "../helpers/wire-bodies.js";
+import { startBuiltBin } from "./built-bin.js";
 import {
   answer,
   anthropicEnv,
@@ -14,8 +14,7 @@ import {
   useCodeFixture,
 } from "./code-helpers.js";
 
-// The built bin end to end. MINAGENT_TEST_BIN runs another build (a private one while others work in the tree).
-const bin = process.env.MINAGENT_TEST_BIN ?? new URL("../../dist/cli/bin.js", import.meta.url).pathname;
+// The built bin end to end.
 
 const fixture = useCodeFixture();
 let children: ChildProcess[] = [];
@@ -25,34 +24,11 @@ afterEach(() => {
   children = [];
 });
 
-type Outcome = { code: number | null; stdout: string; stderr: string };
-
-/** Starts the bin with only the given environment (plus PATH); `input` is written to its stdin, else stdin is closed. */
+/** Starts `minagent code …`; the child is killed after the test if it is still running. */
 function startBin(args: string[], env: Record<string, string>, input?: string) {
-  if (!existsSync(bin)) throw new Error("dist/ is missing: npm test builds it first (or run npm run build)");
-  const child = spawn(process.execPath, [bin, "code", ...args], {
-    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
-    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-  });
-  children.push(child);
-  if (input !== undefined) child.stdin?.end(input);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.setEncoding("utf8").on("data", (text: string) => {
-    stdout += text;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (text: string) => {
-    stderr += text;
-  });
-  const done = new Promise<Outcome>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the bin did not exit within 15 s; stderr: ${stderr}`)), 15_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-  return { child, done };
+  const started = startBuiltBin(["code", ...args], env, input);
+  children.push(started.child);
+  return started;
 }
 
 const runBin = (args: string[], env: Record<string, string>, input?: string) => startBin(args, env, input).done;

@@ -1,17 +1,16 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { findBubblewrap } from "../../src/code/sandbox/bubblewrap.js";
+import { type BinOutcome, startBuiltBin } from "./built-bin.js";
 import { answer, anthropicEnv, callTool, haiku, sentMessages, useCodeFixture } from "./code-helpers.js";
 
 // The OS sandbox as a script meets it in `minagent code -p`: the built bin, a scripted Anthropic server, the json
 // result's `sandbox` field, and Bash calls that write inside and outside the workspace. Writes outside go to a folder
 // under /var/tmp (the sandbox gives commands a /tmp of their own, so /tmp would prove nothing).
 
-const bin = process.env.MINAGENT_TEST_BIN ?? new URL("../../dist/cli/bin.js", import.meta.url).pathname;
 const hasBubblewrap = !("problem" in (await findBubblewrap()));
 
 const fixture = useCodeFixture();
@@ -32,33 +31,12 @@ afterEach(async () => {
   await rm(noBwrapPath, { recursive: true, force: true });
 });
 
-type Outcome = { code: number | null; stdout: string; stderr: string };
-
-/** Runs the bin with only `env` (PATH: this process's unless `env` gives one); stdin closed. */
-function runBin(args: string[], env: Record<string, string>): Promise<Outcome> {
-  if (!existsSync(bin)) throw new Error("dist/ is missing: npm test builds it first (or run npm run build)");
-  const child = spawn(process.execPath, [bin, "code", ...args], {
-    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (text: string) => {
-    stdout += text;
-  });
-  child.stderr.setEncoding("utf8").on("data", (text: string) => {
-    stderr += text;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the bin did not exit within 15 s; stderr: ${stderr}`));
-    }, 15_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+/** Runs `minagent code …` with only `env` (PATH: this process's unless `env` gives one); stdin closed. */
+function runBin(args: string[], env: Record<string, string>): Promise<BinOutcome> {
+  const { child, done } = startBuiltBin(["code", ...args], env);
+  return done.catch((error: unknown) => {
+    if (child.pid && child.exitCode === null) process.kill(child.pid, "SIGKILL");
+    throw error;
   });
 }
 

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
 import { anthropicStream } from "../helpers/wire-bodies.js";
+import { builtBin, startBuiltBin } from "./built-bin.js";
 
-const bin = new URL("../../dist/cli/bin.js", import.meta.url);
 const apiKey = "sk-ant-api03-SECRET-bin-test-key-0123456789";
 
 let server: WireServer;
@@ -14,31 +14,8 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-type Outcome = { code: number | null; stdout: string; stderr: string };
-
-/**
- * Runs the built bin in a child process with only the given environment (plus PATH), so that no
- * key or model setting of the machine running the tests leaks in.
- */
-function runBin(args: string[], env: Record<string, string>): Promise<Outcome> {
-  if (!existsSync(bin)) throw new Error("dist/ is missing: npm test builds it first (or run npm run build)");
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin.pathname, ...args], {
-      env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (text: string) => {
-      stdout += text;
-    });
-    child.stderr.setEncoding("utf8").on("data", (text: string) => {
-      stderr += text;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs `minagent …` with only `env` (plus PATH): no key or model setting of the machine leaks in. */
+const runBin = (args: string[], env: Record<string, string>) => startBuiltBin(args, env).done;
 
 describe("the built bin: minagent run", () => {
   test("runs a streamed tool loop against the local wire server: answer on stdout, tool lines and usage on stderr, exit 0", async () => {
@@ -120,8 +97,8 @@ tokens: 1,301 in · 72 out · ≈ $0.00166 at list prices
       return turn("Step two.", "toolu_2");
     });
     server.reply({ sse: anthropicStream([{ type: "text", text: "Done." }], "end_turn") });
-    if (!existsSync(bin)) throw new Error("dist/ is missing: npm test builds it first (or run npm run build)");
-    const child = spawn(process.execPath, [bin.pathname, "run", "count", "--model", "anthropic:claude-haiku-4-5"], {
+    if (!existsSync(builtBin)) throw new Error("dist/ is missing: npm test builds it first (or run npm run build)");
+    const child = spawn(process.execPath, [builtBin, "run", "count", "--model", "anthropic:claude-haiku-4-5"], {
       env: { PATH: process.env.PATH ?? "", ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: server.url },
       stdio: ["ignore", "pipe", "pipe"],
     });
