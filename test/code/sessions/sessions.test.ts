@@ -557,3 +557,24 @@ describe("SessionRecorder and a sub-agent's run", () => {
     expect(loaded.usage).toMatchObject({ inputTokens: 10 + 20 + 7 + 8, outputTokens: 1 + 1 + 2 + 3 });
   });
 });
+
+describe("openSession and a session another process writes", () => {
+  it("refuses to go on with it before reading it (its lock names the other process), and a fork goes ahead", async () => {
+    const { hostname } = await import("node:os");
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const { dirname } = await import("node:path");
+    const recorder = new SessionRecorder({ store, cwd: home.cwd, env: {} });
+    await new Agent(new FakeModel(["Hi."]), new ToolRegistry()).run("hello", { onEvent: recorder.listen });
+    store.unlock(recorder.sessionId);
+    // Another live process (this one's parent) holds the session's lock.
+    const lock = store.sessionLockPath(recorder.sessionId);
+    mkdirSync(dirname(lock), { recursive: true });
+    writeFileSync(lock, JSON.stringify({ pid: process.ppid, hostname: hostname(), since: new Date().toISOString(), token: "other" }));
+    await expect(openSession(store, { cwd: home.cwd, resume: recorder.sessionId })).rejects.toThrow(
+      new RegExp(`being written by process ${process.ppid}`),
+    );
+    await expect(openSession(store, { cwd: home.cwd, continue: true })).rejects.toThrow(/being written by process/);
+    const forked = await openSession(store, { cwd: home.cwd, resume: recorder.sessionId, fork: true });
+    expect(forked.history?.map((message) => message.content)).toEqual(["hello", "Hi."]);
+  });
+});
