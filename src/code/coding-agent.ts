@@ -140,8 +140,16 @@ export class CodingAgent {
     const canUseTool = withPreToolUseHooks(hooks, askWhileWaiting(permissions.canUseTool, options.askPerson));
     const memory: ProjectMemory =
       options.memory === false
-        ? { files: [], text: "" }
-        : await loadProjectMemory({ root: workspace.root, userDirectory, claudeDirectory, ...options.memory });
+        ? { files: [], text: "", warnings: [] }
+        : await loadProjectMemory({
+            root: workspace.root,
+            userDirectory,
+            claudeDirectory,
+            home,
+            isReadDenied: (path) => permissions.isReadDenied(path),
+            ...options.memory,
+          });
+    warnings.push(...memory.warnings);
     const subagents =
       options.subagents === false
         ? undefined

@@ -100,4 +100,27 @@ describe("minagent code reads Claude Code's settings files too", () => {
       outcome.stderr.match(/a UserPromptSubmit hook \(uv-not-installed-here…\) failed and was skipped; the session goes on/g),
     ).toHaveLength(1);
   });
+
+  test("CLAUDE.md's @imports reach the system prompt, a missing one is one warning, and --verbose names every file read", async () => {
+    await mkdir(join(fixture.workspace, "docs"), { recursive: true });
+    await writeFile(join(fixture.workspace, "CLAUDE.md"), "Read @docs/conventions.md and @docs/gone.md before you start.\n");
+    await writeFile(join(fixture.workspace, "docs", "conventions.md"), "Conventions: every module has a README.\n");
+    await writeSettings(join(fixture.workspace, ".claude"), "settings.json", { permissions: { allow: ["Read"] } });
+    fixture.server.reply(answer("Noted."));
+    const outcome = await runCode(printArgs(fixture, "Hello", "--verbose"), anthropicEnv(fixture));
+    expect(outcome.exit).toBe(0);
+    const body = fixture.server.requests[0]?.body as { system: string | { text: string }[] };
+    const system = typeof body.system === "string" ? body.system : body.system.map((part) => part.text).join("\n");
+    expect(system).toContain("Conventions: every module has a README.");
+    const claudeFile = join(fixture.workspace, "CLAUDE.md");
+    const lines = outcome.stderr.split("\n");
+    expect(lines.filter((line) => line.includes("docs/gone.md"))).toEqual([
+      `minagent code: ${claudeFile} imports @docs/gone.md, which does not exist: the import is skipped.`,
+    ]);
+    expect(lines).toContain(`minagent code: settings files read: ${join(fixture.workspace, ".claude", "settings.json")}`);
+    expect(lines).toContain(
+      `minagent code: memory files read: ${claudeFile}, ${join(fixture.workspace, "docs", "conventions.md")} (imported by ${claudeFile})`,
+    );
+    expect(lines).toContain("minagent code: agent files read: none");
+  });
 });

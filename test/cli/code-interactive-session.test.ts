@@ -277,7 +277,7 @@ describe("runInteractiveSession", () => {
     terminal.press("/compact keep the API notes\r");
     await until(terminal, "The conversation will be compacted before the next model call, the summary focused on: keep the API notes.");
     terminal.press("/memory\r");
-    await until(terminal, "No memory files. Write AGENTS.md");
+    await until(terminal, "No memory files. Write CLAUDE.md, AGENTS.md");
     terminal.press("/agents\r");
     await until(terminal, /Explore \(read-only\)/);
     terminal.press("/mcp\r");

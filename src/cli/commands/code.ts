@@ -13,6 +13,7 @@ import { type ModelSpec, modelSpecSyntax, parseModelSpec, resolveModel } from ".
 import { estimateCost } from "../../trace/model-prices.js";
 import { chooseSession } from "../code/choose-session.js";
 import { createCodeSessionStore } from "../code/code-session-store.js";
+import { describeConfigurationFiles } from "../code/configuration-files.js";
 import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
 import { describeProjectSettings, isProjectTrusted, trustProject, withoutProjectSettings } from "../code/project-trust.js";
@@ -155,6 +156,8 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
     // What the agent left out to start (an agent file it cannot use…), said once per process.
     for (const warning of agent.warnings) if (!warned.has(warning)) io.stderr(`minagent code: ${warning}\n`);
     for (const warning of agent.warnings) warned.add(warning);
+    if (options.verbose && latestAgent === undefined)
+      for (const line of describeConfigurationFiles(agent)) io.stderr(`minagent code: ${line}\n`);
     spending.toolTokens = Math.ceil(JSON.stringify(agent.registry.schemas()).length / 4);
     latestAgent = agent;
     return agent;

@@ -14,4 +14,5 @@ export {
   memoryFileLocations,
   memoryFileNames,
 } from "./memory-file-paths.js";
+export { findMemoryImports, type ImportBounds, importLocation, type MemoryImport, maxImportDepth } from "./memory-imports.js";
 export { type MemoryFile, readMemoryFile } from "./read-memory-file.js";

@@ -23,6 +23,8 @@ export type MemoryFileLocation = {
    * must not put the credentials into the system prompt.
    */
   folder: string;
+  /** What `folder` is, for the note when a file is not read (default: the project root, or the user's minagent folder). */
+  folderName?: string | undefined;
 };
 
 /** Settings of the project memory: where to look. */

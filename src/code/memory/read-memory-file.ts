@@ -16,6 +16,8 @@ export type MemoryFile = {
   truncated: boolean;
   /** Why it could not be read (it is then left out of the prompt, but listed). */
   error?: string | undefined;
+  /** For a file read because another one imports it (`@path`): the importing file's path. */
+  importedBy?: string | undefined;
 };
 
 /** The UTF-8 bytes `characters` characters can take at most. */
@@ -76,7 +78,7 @@ async function checkInside(location: MemoryFileLocation, opened: { dev: number; 
   const [real, folder] = await Promise.all([realpath(location.path), realpath(location.folder)]);
   const inside = relative(folder, real);
   if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
-    const what = location.scope === "project" ? "the project root" : "the user's minagent folder";
+    const what = location.folderName ?? (location.scope === "project" ? "the project root" : "the user's minagent folder");
     return `Not read: its real path, ${real}, is outside ${what} (${location.folder}).`;
   }
   const current = await stat(real);

@@ -92,7 +92,7 @@ export const slashCommands: readonly SlashCommand[] = [
   },
   {
     name: "memory",
-    summary: "the project memory files the agent was given (AGENTS.md, MINAGENT.md)",
+    summary: "the memory files the agent was given (CLAUDE.md, AGENTS.md, MINAGENT.md and their @imports)",
     run: (host) => void host.print(memoryText(host)),
   },
   { name: "agents", summary: "the subagent types the agent can start", run: (host) => void host.print(agentsText(host)) },
@@ -109,13 +109,14 @@ function memoryText(host: SlashHost): string {
   const files = host.agent.memory.files;
   if (files.length === 0)
     return host.style.dim(
-      "No memory files. Write AGENTS.md (or MINAGENT.md) at the project root, or in ~/.minagent/, and start a new session.",
+      "No memory files. Write CLAUDE.md, AGENTS.md or MINAGENT.md at the project root, or in ~/.minagent/, and start a new session.",
     );
   return files
     .map(
       (file) =>
-        `${file.path}  ${file.error ? `(unreadable: ${file.error})` : `${file.bytes.toLocaleString("en-US")} bytes${file.truncated ? " (cut)" : ""}`}`,
+        `${file.path}  ${file.error ? `(unreadable: ${file.error})` : `${file.bytes.toLocaleString("en-US")} bytes${file.truncated ? " (cut)" : ""}`}${file.importedBy ? host.style.dim(`  imported by ${file.importedBy}`) : ""}`,
     )
+    .concat(host.agent.memory.warnings.map((warning) => host.style.yellow(warning)))
     .join("\n");
 }
 
