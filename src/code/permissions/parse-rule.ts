@@ -17,11 +17,21 @@ export type RuleTarget =
   | { kind: "path"; pattern: PathPattern }
   /** `WebFetch(domain:example.com)`: requests to a host (the sandbox's proxy lets allowed ones through). */
   | { kind: "domain"; domain: string }
-  /** `Agent(Explore)` / `Task(Explore)`, `Skill(pdf)`: calls whose one naming argument is this value. */
-  | { kind: "argument"; field: string; value: string };
+  /**
+   * `Agent(Explore)` / `Task(Explore)`, `Skill(pdf)`, `SlashCommand(/commit)`: calls whose one naming argument is this
+   * value — or, written with a trailing `:*` or ` *` (`Skill(review-pr *)`, `SlashCommand(/review-pr:*)`), this value
+   * followed by any arguments.
+   */
+  | { kind: "argument"; field: string; value: string; withArguments?: boolean | undefined };
 
 /** The tools whose rules name one argument's value, and that argument: the subagent's type, the skill's name. */
-const namedArguments: Readonly<Record<string, string>> = { Agent: "subagent_type", Task: "subagent_type", Skill: "skill" };
+const namedArguments: Readonly<Record<string, string>> = {
+  Agent: "subagent_type",
+  Task: "subagent_type",
+  Skill: "skill",
+  // Claude Code's tool for the model to run a custom command; minagent has none, but its rules must still parse.
+  SlashCommand: "command",
+};
 
 /** One permission rule, parsed and compiled. */
 export type PermissionRule = {
@@ -89,9 +99,13 @@ export function parsePermissionRule(text: unknown, list: RuleList, source: strin
     return rule(specifier, { kind: "domain", domain: domain.toLowerCase() });
   }
   const field = namedArguments[tool];
-  if (field !== undefined) return rule(specifier, { kind: "argument", field, value: specifier.trim() });
+  if (field !== undefined) {
+    const value = specifier.trim();
+    const base = value.replace(/(?::| )\*$/, "").trimEnd();
+    return rule(specifier, { kind: "argument", field, value: base, ...(base !== value && { withArguments: true }) });
+  }
   return fail(
-    `${tool} takes no specifier (only Bash, the file tools — Read, Edit, Write, Grep, Glob, … —, WebFetch(domain:…), Agent(<type>) and Skill(<name>) do); write ${tool} alone`,
+    `${tool} takes no specifier (only Bash, the file tools — Read, Edit, Write, Grep, Glob, … —, WebFetch(domain:…), Agent(<type>), Skill(<name>) and SlashCommand(/<name>) do); write ${tool} alone`,
   );
 }
 

@@ -40,7 +40,7 @@ export function createRuleSet(rules: {
       lists[list].find((rule) => {
         const target = rule.target;
         if (target.kind === "tool") return ruleCoversTool(rule.tool, tool);
-        if (target.kind === "argument") return ruleCoversTool(rule.tool, tool) && args?.[target.field] === target.value;
+        if (target.kind === "argument") return ruleCoversTool(rule.tool, tool) && argumentMatches(args?.[target.field], target);
         return target.kind === "server" && tool.startsWith(target.prefix);
       }),
     findPathRule: (list, tool, path, directory) =>
@@ -65,4 +65,12 @@ export function createRuleSet(rules: {
         return target.kind === "command" && forms.some((form) => target.matches(form));
       }),
   };
+}
+
+/** Whether a call's naming argument is the rule's value (or, for a rule ending in `*`, that value and its arguments). */
+function argumentMatches(given: unknown, target: { value: string; withArguments?: boolean | undefined }): boolean {
+  if (typeof given !== "string") return false;
+  const value = given.trim();
+  if (value === target.value) return true;
+  return target.withArguments === true && (value.startsWith(`${target.value} `) || value.startsWith(`${target.value}:`));
 }

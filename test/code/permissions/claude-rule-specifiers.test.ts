@@ -22,6 +22,10 @@ describe("Claude Code's rule specifiers", () => {
     "Task(Explore)",
     "Agent(general-purpose)",
     "Skill(pdf)",
+    "Skill(review-pr *)",
+    "SlashCommand",
+    "SlashCommand(/commit)",
+    "SlashCommand(/review-pr:*)",
     "NotebookEdit(notebooks/**)",
     "MultiEdit(src/**)",
     "mcp__github",
@@ -63,5 +67,20 @@ describe("Claude Code's rule specifiers", () => {
       );
     expect(await edit("src/a.ts")).toMatchObject({ behavior: "deny" });
     expect((await edit("docs/a.md")).behavior).not.toBe("deny");
+  });
+
+  it("Skill(<name>) matches that skill; Skill(<name> *) that skill with any arguments, not a longer name", async () => {
+    const permissions = await createCodePermissions({
+      workspace: { root, directories: [root] },
+      settingsFiles: [],
+      rules: { deny: ["Skill(deploy)"], ask: ["Skill(review-pr *)"], allow: ["Skill"] },
+      home: base,
+    });
+    const call = (skill: string) => permissions.canUseTool({ id: "s", name: "Skill", arguments: { skill } }, permissionContext("Skill"));
+    expect(await call("deploy")).toMatchObject({ behavior: "deny" });
+    expect(await call("deploy-docs")).toMatchObject({ behavior: "allow" });
+    expect(await call("review-pr")).toMatchObject({ behavior: "ask" });
+    expect(await call("review-pr 42")).toMatchObject({ behavior: "ask" });
+    expect(await call("review-prs")).toMatchObject({ behavior: "allow" });
   });
 });
