@@ -254,7 +254,7 @@ describe("settings", () => {
       cwd: folder.dir,
       settings: [
         {
-          hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: a }] }], Notification: [{ hooks: [] }] },
+          hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: a }] }], TaskCreated: [{ hooks: [] }] },
           permissions: { allow: [] },
         },
         { hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: b }] }] } },
@@ -263,20 +263,20 @@ describe("settings", () => {
     });
     await runner.runUserPromptSubmitHooks("x");
     expect([...(await folder.read("order.txt")).split("\n").filter(Boolean), ...order]).toEqual(["a", "b", "code"]);
-    expect(runner.unsupportedEvents).toEqual(["Notification"]);
+    expect(runner.unsupportedEvents).toEqual(["TaskCreated"]);
   });
 
-  it("a malformed entry throws a UsageError naming it", () => {
+  it("a malformed entry in settings given without a path throws a UsageError naming it", () => {
     const bad = (entry: unknown) => () =>
       new HookRunner({ sessionId: "s", cwd: "/", settings: { hooks: { PreToolUse: [{ hooks: [entry] }] } } });
     expect(bad({ type: "prompt", prompt: "is this safe?" })).toThrow(
-      /settings\[0\]\.hooks\.PreToolUse\[0\]\.hooks\[0\]\.type "prompt" is not supported/,
+      /"settings\[0\]\.hooks\.PreToolUse\[0\]\.hooks\[0\]" is a PreToolUse hook of type "prompt", which is not supported by minagent/,
     );
-    expect(bad({ type: "command", command: "" })).toThrow(/command must be a non-empty string/);
-    expect(bad({ type: "command", command: "x", timeout: -1 })).toThrow(/timeout must be a positive number of seconds/);
+    expect(bad({ type: "command", command: "" })).toThrow(/needs "command", a non-empty string/);
+    expect(bad({ type: "command", command: "x", timeout: -1 })).toThrow(/"timeout" -1: it must be a positive number of seconds/);
     expect(bad({ type: "command", command: "x", failOpen: "yes" })).toThrow(UsageError);
     expect(() => new HookRunner({ sessionId: "s", cwd: "/", settings: { hooks: { Stop: {} } } })).toThrow(
-      /settings\[0\]\.hooks\.Stop must be an array/,
+      /"settings\[0\]\.hooks\.Stop" must be an array/,
     );
     expect(() => new HookRunner({ sessionId: "", cwd: "/" })).toThrow(/sessionId/);
   });
