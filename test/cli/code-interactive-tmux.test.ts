@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describeProjectSettings } from "../../src/cli/code/project-trust.js";
+import { loadSettings, settingsLocations } from "../../src/code/settings/load-settings.js";
 import { startWireServer, type WireRequest, type WireServer } from "../../src/testing/wire-server.js";
 import { anthropicStream } from "../helpers/wire-bodies.js";
 import { bin, hasTmux, Pane } from "./tmux-pane.js";
@@ -148,6 +150,9 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     expect(existsSync(join(workspace, "out"))).toBe(true);
     const settings = JSON.parse(await readFile(join(workspace, ".minagent", "settings.local.json"), "utf8"));
     expect(settings).toEqual({ permissions: { allow: ["Bash(mkdir out)"] } });
+    // The person saved that rule: the next session in this folder does not ask for its trust because of it.
+    const next = await loadSettings(settingsLocations({ root: workspace, userDirectory: home }));
+    expect(describeProjectSettings(next, workspace)).toEqual([]);
     await pane.type("/permissions");
     await pane.keys("Enter");
     await pane.waitFor(/Allowed for this session\n +Bash\(touch b\.txt\)\n +Bash\(mkdir out\)/);

@@ -143,7 +143,7 @@ describe("approving the project's servers", () => {
         expect.stringMatching(/^filesystem: .*node.* .*server-filesystem.*index\.js /),
       ]);
       expect(setup.mcp?.status()).toEqual([]);
-      await approveProjectServers(setup.mcp as McpServers, setup.unapproved, fixture.workspace, true);
+      await approveProjectServers(setup.mcp as McpServers, setup.unapproved, fixture.workspace, true, fixture.home);
       await setup.mcp?.ready();
       expect(setup.mcp?.status()[0]).toMatchObject({ name: "filesystem", state: "ready" });
       expect(JSON.parse(await readFile(join(fixture.workspace, ".minagent", "settings.local.json"), "utf8"))).toEqual({

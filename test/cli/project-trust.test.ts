@@ -2,7 +2,14 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
-import { describeProjectSettings, isProjectTrusted, trustProject } from "../../src/cli/code/project-trust.js";
+import {
+  allowRuleLine,
+  approvedServerLine,
+  describeProjectSettings,
+  isProjectTrusted,
+  rememberOwnProjectSettings,
+  trustProject,
+} from "../../src/cli/code/project-trust.js";
 import { loadSettings, settingsLocations } from "../../src/code/settings/load-settings.js";
 
 /** The session's settings as the CLI reads them once: the user's file in `home`, the project's two. */
@@ -104,4 +111,45 @@ test("a project's .claude/ settings are asked about as its .minagent/ ones are",
     ".claude/settings.json: allow Bash",
     ".claude/settings.local.json: permission mode acceptEdits",
   ]);
+});
+
+test("a project's env, and the MCP servers its personal file approves, are asked about; a shared file's approvals start nothing", async () => {
+  await mkdir(join(root, ".claude"));
+  await writeFile(
+    join(root, ".claude", "settings.json"),
+    JSON.stringify({ env: { NODE_OPTIONS: "--require ./x.js" }, enabledMcpjsonServers: ["db"] }),
+  );
+  await writeFile(
+    join(root, ".claude", "settings.local.json"),
+    JSON.stringify({ enableAllProjectMcpServers: true, enabledMcpjsonServers: ["github"] }),
+  );
+  expect(describeProjectSettings(await settings(), root)).toEqual([
+    ".claude/settings.json: sets NODE_OPTIONS for every command",
+    ".claude/settings.local.json: approves every MCP server of .mcp.json",
+    ".claude/settings.local.json: approves the MCP server github",
+  ]);
+});
+
+test("rules and approvals the person saved through minagent's prompts never ask for trust again; others still do", async () => {
+  const local = join(root, ".minagent", "settings.local.json");
+  await writeFile(local, JSON.stringify({ permissions: { allow: ["Bash(npm test)", "Bash(curl:*)"] }, enabledMcpjsonServers: ["github"] }));
+  await writeFile(join(home, "settings.json"), JSON.stringify({ permissions: { deny: ["WebFetch"] } }));
+  await rememberOwnProjectSettings(home, root, [allowRuleLine(root, local, "Bash(npm test)"), approvedServerLine(root, local, "github")]);
+  // Only the rule someone else wrote into the file is left to ask about.
+  expect(describeProjectSettings(await settings(), root)).toEqual([".minagent/settings.local.json: allow Bash(curl:*)"]);
+  // Recorded for this folder only, beside the rest of the user's settings.
+  const { readFile } = await import("node:fs/promises");
+  expect(JSON.parse(await readFile(join(home, "settings.json"), "utf8"))).toEqual({
+    permissions: { deny: ["WebFetch"] },
+    ownProjectSettings: {
+      [root]: [".minagent/settings.local.json: allow Bash(npm test)", ".minagent/settings.local.json: approves the MCP server github"],
+    },
+  });
+  const other = `${root}-other`;
+  await mkdir(join(other, ".minagent"), { recursive: true });
+  await writeFile(join(other, ".minagent", "settings.local.json"), JSON.stringify({ permissions: { allow: ["Bash(npm test)"] } }));
+  expect(describeProjectSettings(await loadSettings(settingsLocations({ root: other, userDirectory: home })), other)).toEqual([
+    ".minagent/settings.local.json: allow Bash(npm test)",
+  ]);
+  await rm(other, { recursive: true, force: true });
 });

@@ -9,9 +9,13 @@ import { editSettingsFile, isSettingsObject } from "./edit-settings-file.js";
 
 /**
  * What the project's own settings files would do that needs trust, one line each: the commands its hooks run, the
- * calls its allow rules let through, a default mode that asks less, folders it adds. Empty when there is nothing.
+ * calls its allow rules let through, a default mode that asks less, folders it adds, the variables it sets for every
+ * command, the project MCP servers its personal file approves. `.claude/` files count as `.minagent/` ones do.
+ * Lines the person wrote themselves through minagent's prompts ({@link rememberOwnProjectSettings}) are left out:
+ * an "always allow" never brings the trust question back. Empty when there is nothing.
  */
 export function describeProjectSettings(loaded: LoadedSettings, root: string): string[] {
+  const own = new Set(ownProjectSettings(loaded, root));
   const lines: string[] = [];
   for (const { path, level, settings } of loaded.files) {
     if (level === "user") continue;
@@ -22,9 +26,52 @@ export function describeProjectSettings(loaded: LoadedSettings, root: string): s
     if (typeof mode === "string" && mode !== "default" && mode !== "plan") lines.push(`${name}: permission mode ${mode}`);
     for (const rule of stringsOf(permissions.allow)) lines.push(`${name}: allow ${rule}`);
     for (const folder of stringsOf(permissions.additionalDirectories)) lines.push(`${name}: adds the folder ${folder}`);
+    if (isSettingsObject(settings.env))
+      for (const variable of Object.keys(settings.env)) lines.push(`${name}: sets ${variable} for every command`);
+    // Only a personal (local) file's approvals start servers; a shared file's are not read for that.
+    if (level === "local") {
+      if (settings.enableAllProjectMcpServers === true) lines.push(`${name}: approves every MCP server of .mcp.json`);
+      for (const server of stringsOf(settings.enabledMcpjsonServers)) lines.push(`${name}: approves the MCP server ${server}`);
+    }
     lines.push(...sandboxWidenings(name, settings.sandbox));
   }
-  return lines;
+  return lines.filter((line) => !own.has(line));
+}
+
+/** The user's settings key where the lines of settings the person wrote through minagent are kept, by folder. */
+const ownSettingsKey = "ownProjectSettings";
+
+/** The trust lines the person's own answers wrote for `root` (in the user's files' `ownProjectSettings`). */
+function ownProjectSettings(loaded: LoadedSettings, root: string): string[] {
+  return loaded.files.flatMap((file) => {
+    const record = file.level === "user" ? file.settings[ownSettingsKey] : undefined;
+    return isSettingsObject(record) ? stringsOf(record[root]) : [];
+  });
+}
+
+/**
+ * Records, in `ownProjectSettings` of `~/.minagent/settings.json` (outside every repository), that the person wrote
+ * these settings of the folder themselves — an "always allow" saved to `.minagent/settings.local.json`, a project MCP
+ * server approved — as the lines {@link describeProjectSettings} would show, so that they never ask for trust.
+ */
+export async function rememberOwnProjectSettings(home: string, root: string, lines: readonly string[]): Promise<void> {
+  if (lines.length === 0) return;
+  await editSettingsFile(join(home, "settings.json"), "record the settings you chose", (settings) => {
+    const record = isSettingsObject(settings[ownSettingsKey]) ? settings[ownSettingsKey] : {};
+    const kept = stringsOf(record[root]);
+    for (const line of lines) if (!kept.includes(line)) kept.push(line);
+    settings[ownSettingsKey] = { ...record, [root]: kept };
+  });
+}
+
+/** The trust line of an allow rule written to a project's settings file (what {@link describeProjectSettings} shows for it). */
+export function allowRuleLine(root: string, file: string, rule: string): string {
+  return `${relative(root, file)}: allow ${rule}`;
+}
+
+/** The trust line of a project MCP server approved in a project's personal settings file. */
+export function approvedServerLine(root: string, file: string, server: string): string {
+  return `${relative(root, file)}: approves the MCP server ${server}`;
 }
 
 /** The settings without the project's own files: what a session in a folder the person did not trust reads. */

@@ -8,6 +8,7 @@ import type { McpServerStatus, McpServers } from "../../mcp/connect-mcp-servers.
 import type { McpToolAnnotations } from "../../mcp/mcp-server-connection.js";
 import type { CliIo } from "../io.js";
 import { editSettingsFile } from "./edit-settings-file.js";
+import { approvedServerLine, rememberOwnProjectSettings } from "./project-trust.js";
 
 /** What `minagent code` needs to start its MCP servers. */
 export type CodeMcpOptions = {
@@ -159,22 +160,32 @@ export function describeProjectServers(unapproved: readonly ResolvedMcpServer[])
 
 /**
  * Starts project servers a person approved; with `remember`, also lists them in `enabledMcpjsonServers` of the
- * project's `.minagent/settings.local.json`, so that later sessions start them without asking.
+ * project's `.minagent/settings.local.json`, so that later sessions start them without asking, and records in the
+ * user's settings (`home`) that the person wrote that, so that it never asks for the folder's trust.
  */
 export async function approveProjectServers(
   mcp: McpServers,
   unapproved: readonly ResolvedMcpServer[],
   cwd: string,
   remember: boolean,
+  home: string,
 ): Promise<void> {
-  if (remember)
-    await editSettingsFile(join(cwd, ".minagent", "settings.local.json"), "add the MCP servers", (settings) => {
+  const file = join(cwd, ".minagent", "settings.local.json");
+  if (remember) {
+    await editSettingsFile(file, "add the MCP servers", (settings) => {
       const enabled = settings.enabledMcpjsonServers ?? [];
       if (!Array.isArray(enabled))
         throw new UsageError(`Cannot add the MCP servers: "enabledMcpjsonServers" in .minagent/settings.local.json is not a list.`);
       for (const { name } of unapproved) if (!enabled.includes(name)) enabled.push(name);
       settings.enabledMcpjsonServers = enabled;
     });
+    // The person's own answer: it must not come back as a question of trust.
+    await rememberOwnProjectSettings(
+      home,
+      cwd,
+      unapproved.map(({ name }) => approvedServerLine(cwd, file, name)),
+    );
+  }
   void mcp.add(unapproved);
 }
 

@@ -285,7 +285,7 @@ async function startMcpServers(
     mcp,
     projectMcpServers: {
       descriptions: describeProjectServers(unapproved),
-      approve: (remember) => approveProjectServers(mcp, unapproved, options.cwd, remember),
+      approve: (remember) => approveProjectServers(mcp, unapproved, options.cwd, remember, home),
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ApprovalRequest, CodingAgent } from "../../../code/coding-agent.js";
 import type { PermissionMode } from "../../../code/permissions/index.js";
 import type { ApprovalDecision } from "../../../core/run-state.js";
+import { allowRuleLine, rememberOwnProjectSettings } from "../project-trust.js";
 import { describeMcpHints } from "../start-mcp-servers.js";
 import { computeFileChange, formatFileChange } from "./change-preview.js";
 import { type Choice, chooseOne } from "./choice-list.js";
@@ -26,6 +27,8 @@ export type ApprovalHost = {
   keep: (text: string) => void;
   /** A line to print once the prompt is gone (a rule added, a plan approved). */
   note: (text: string) => void;
+  /** The user's minagent folder (MINAGENT_HOME), where rules the person saves are recorded as theirs. */
+  userDirectory: string;
 };
 
 const interruptedDecision: ApprovalDecision = { behavior: "deny", message: "The user interrupted this call before deciding." };
@@ -109,6 +112,13 @@ export function createApprovals(host: ApprovalHost): {
         host.rules().add(rules);
         try {
           await saveAllowRules(file, rules);
+          // The person's own rules: they must never come back as a question of trust.
+          const root = host.agent().workspace.root;
+          await rememberOwnProjectSettings(
+            host.userDirectory,
+            root,
+            rules.map((rule) => allowRuleLine(root, file, rule)),
+          );
           host.note(terminal.style.dim(`  Saved to ${host.agent().workspace.display(file)}: ${rules.join(", ")}`));
         } catch (error) {
           host.note(terminal.style.yellow(`  ${(error as Error).message} Allowed for this session only.`));

@@ -1,5 +1,6 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { nextPermissionMode, type PermissionMode } from "../../../code/permissions/index.js";
+import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
 import { sandboxStatusLine } from "../sandbox-status.js";
 import type { CodeSession, CodeSessionContext } from "../session-context.js";
@@ -70,6 +71,7 @@ export class InteractiveSession implements SlashHost {
   async run(): Promise<number> {
     const approvals = createApprovals({
       terminal: this.terminal,
+      userDirectory: defaultDataDirectory(this.context.io.env),
       agent: () => this.agent,
       rules: () => this.rules,
       interrupt: () => this.#turn?.abort(new AbortError("Interrupted by the user.")),
