@@ -104,10 +104,23 @@ export function parsePermissionRule(text: unknown, list: RuleList, source: strin
     const base = value.replace(/(?::| )\*$/, "").trimEnd();
     return rule(specifier, { kind: "argument", field, value: base, ...(base !== value && { withArguments: true }) });
   }
+  if (!tool.startsWith("mcp__") && !toolsWithoutSpecifiers.has(tool))
+    throw new UnknownToolRuleError(
+      `${source}: the ${list} rule ${JSON.stringify(trimmed)} is for a tool minagent does not have (${tool}); skipped`,
+    );
   return fail(
     `${tool} takes no specifier (only Bash, the file tools — Read, Edit, Write, Grep, Glob, … —, WebFetch(domain:…), Agent(<type>), Skill(<name>) and SlashCommand(/<name>) do); write ${tool} alone`,
   );
 }
+
+/** The tools minagent has (or Claude Code documents) that take no specifier: a specifier on one is a mistake. */
+const toolsWithoutSpecifiers = new Set(["TodoWrite", "ExitPlanMode", "EnterPlanMode", "WebSearch", "BashOutput", "KillShell"]);
+
+/**
+ * A rule with a specifier for a tool nobody here knows (`FooTool(x)`): it can match no call, so a settings file's
+ * copy of it is skipped with this message as a warning rather than stop the session; rules given in code still fail.
+ */
+export class UnknownToolRuleError extends UsageError {}
 
 /** `mcp__server` and `mcp__server__*` name every tool of a server. */
 function mcpServerTarget(tool: string): RuleTarget | undefined {

@@ -2,7 +2,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import { type SettingsInput, settingsLocations, settingsOf } from "../settings/load-settings.js";
 import { isPermissionMode, type PermissionMode, permissionModes } from "./modes.js";
-import { type PermissionRule, parsePermissionRule, type RuleList } from "./parse-rule.js";
+import { type PermissionRule, parsePermissionRule, type RuleList, UnknownToolRuleError } from "./parse-rule.js";
 import type { PathBases } from "./path-pattern.js";
 
 /** The `permissions` object of a settings file, as Claude Code's. */
@@ -25,6 +25,8 @@ export type LoadedPermissionSettings = {
   additionalDirectories: string[];
   /** The settings files that exist and were read, in order. */
   files: string[];
+  /** One line per part of a settings file that was skipped (a rule for a tool minagent does not have), naming the file. */
+  warnings: string[];
 };
 
 /**
@@ -62,6 +64,7 @@ export async function loadPermissionSettings(
     defaultMode: undefined,
     additionalDirectories: [],
     files: loaded.files.map((file) => file.path),
+    warnings: [],
   };
   for (const { where, permissions } of sources) mergePermissions(merged, permissions, where, bases);
   return merged;
@@ -74,7 +77,15 @@ function mergePermissions(loaded: LoadedPermissionSettings, permissions: unknown
     const rules = permissions[list];
     if (rules === undefined) continue;
     if (!Array.isArray(rules)) throw new UsageError(`"permissions.${list}" in ${where} must be an array of rules, got ${describe(rules)}.`);
-    for (const rule of rules) loaded.rules[list].push(parsePermissionRule(rule, list, where, bases));
+    for (const rule of rules) {
+      try {
+        loaded.rules[list].push(parsePermissionRule(rule, list, where, bases));
+      } catch (error) {
+        // A rule for a tool there is not matches nothing: a file's copy is skipped and said; code's is a mistake.
+        if (!(error instanceof UnknownToolRuleError) || where === "options.rules") throw error;
+        loaded.warnings.push(error.message);
+      }
+    }
   }
   const mode = permissions.defaultMode;
   if (mode !== undefined) {

@@ -17,7 +17,12 @@ export async function readSettingsFile(file: string): Promise<Record<string, unk
   try {
     settings = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`The settings file ${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
+    throw new UsageError(
+      `The settings file ${file} is not valid JSON: ${await describeJsonError(text, error as Error)}. Fix it, or move it away, and start again.`,
+      {
+        cause: error,
+      },
+    );
   }
   if (!isObject(settings))
     throw new UsageError(
@@ -28,4 +33,42 @@ export async function readSettingsFile(file: string): Promise<Record<string, unk
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Where and what the first syntax error of `text` is (`line 3, column 34: a value was expected (a trailing comma?)`),
+ * as Microsoft's JSON scanner finds it — the engine's own message names no position for most errors. Loaded only
+ * when a file is broken.
+ */
+async function describeJsonError(text: string, error: Error): Promise<string> {
+  if (text.trim() === "") return "the file is empty (write {} for a file with no settings)";
+  const { parse, printParseErrorCode } = await import("jsonc-parser");
+  const errors: import("jsonc-parser").ParseError[] = [];
+  parse(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  const first = errors[0];
+  if (first === undefined) return error.message;
+  const before = text.slice(0, first.offset).split("\n");
+  const line = before.length;
+  const column = (before.at(-1)?.length ?? 0) + 1;
+  return `line ${line}, column ${column}: ${explain(printParseErrorCode(first.error))}`;
+}
+
+/** The scanner's error codes in words. */
+function explain(code: string): string {
+  const words: Record<string, string> = {
+    ValueExpected: "a value was expected here (a trailing comma?)",
+    PropertyNameExpected: "a property name in double quotes was expected here (a trailing comma?)",
+    CommaExpected: "a comma was expected here",
+    ColonExpected: "a colon was expected here",
+    CloseBraceExpected: "a closing } was expected here",
+    CloseBracketExpected: "a closing ] was expected here",
+    EndOfFileExpected: "the file should end here",
+    InvalidCommentToken: "comments are not allowed in JSON",
+    InvalidSymbol: "this is not JSON (a single-quoted string, or a word without quotes?)",
+    UnexpectedEndOfString: "a string is not closed",
+    UnexpectedEndOfComment: "a comment is not closed",
+    InvalidEscapeCharacter: "an invalid escape in a string",
+    InvalidCharacter: "an invalid character in a string",
+  };
+  return words[code] ?? code;
 }

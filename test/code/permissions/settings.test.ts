@@ -113,7 +113,13 @@ describe("settings files", () => {
 
 describe("malformed settings are load errors that name the file", () => {
   it.each([
-    ["{ not json", /The settings file .*settings\.local\.json is not valid JSON/],
+    ["{ not json", /The settings file .*settings\.local\.json is not valid JSON: line 1, column 3: this is not JSON/],
+    [
+      '{\n  "permissions": {\n    "deny": ["Read(./.env)",]\n  }\n}\n',
+      /is not valid JSON: line 3, column 29: a value was expected here \(a trailing comma\?\)/,
+    ],
+    ['{\n  // my rules\n  "permissions": {}\n}', /is not valid JSON: line 2, column 3: comments are not allowed in JSON/],
+    ["", /is not valid JSON: the file is empty \(write \{\} for a file with no settings\)/],
     ["[1, 2]", /must hold a JSON object, got an array/],
     [{ permissions: [] }, /"permissions" in .*settings\.local\.json must be an object, got an array/],
     [{ permissions: { allow: "Bash" } }, /"permissions\.allow" in .* must be an array of rules, got string/],
@@ -151,5 +157,25 @@ describe("malformed settings are load errors that name the file", () => {
     await expect(loadPermissionSettings([localFile], { root, home })).rejects.toThrow(
       /Cannot read the settings file .*settings\.local\.json/,
     );
+  });
+});
+
+describe("a rule for a tool minagent does not have", () => {
+  it("is skipped with a warning naming the file and the rule in a settings file, and the file's other rules apply", async () => {
+    await write(localFile, { permissions: { deny: ["FooTool(x)", "Read(./.env)"], allow: ["Computer(screen)"] } });
+    const permissions = await createCodePermissions({ workspace: workspace(), home });
+    expect(permissions.settings.warnings).toEqual([
+      `${localFile}: the allow rule "Computer(screen)" is for a tool minagent does not have (Computer); skipped`,
+      `${localFile}: the deny rule "FooTool(x)" is for a tool minagent does not have (FooTool); skipped`,
+    ]);
+    expect(permissions.settings.rules.deny.map((rule) => rule.text)).toEqual(["Read(./.env)"]);
+  });
+
+  it("is an error when given in code, and a specifier on a tool minagent has that takes none is always an error", async () => {
+    await expect(createCodePermissions({ workspace: workspace(), home, rules: { allow: ["FooTool(x)"] } })).rejects.toThrow(
+      /for a tool minagent does not have \(FooTool\)/,
+    );
+    await write(localFile, { permissions: { allow: ["TodoWrite(x)"] } });
+    await expect(createCodePermissions({ workspace: workspace(), home })).rejects.toThrow(/TodoWrite takes no specifier/);
   });
 });
