@@ -89,12 +89,11 @@ export async function loadSkills(options: SkillDirectoriesOptions): Promise<Load
       const file = join(folder.path, "SKILL.md");
       try {
         const skill = await readSkill(file, folder, directory.level, warnings);
-        if (skill === undefined) continue;
         const earlier = inDirectory.get(skill.name);
         if (earlier !== undefined)
           throw new SkillFileError(`${earlier} already defines the skill "${skill.name}": rename one of them (\`name:\`)`);
         inDirectory.set(skill.name, file);
-        // An earlier directory (a more specific source) keeps its skill of the same name.
+        // An earlier directory (the user's before the project's, ours before Claude Code's) keeps its skill.
         if (!byName.has(skill.name)) byName.set(skill.name, skill);
       } catch (error) {
         if (!(error instanceof SkillFileError)) throw error;
@@ -127,12 +126,7 @@ async function skillFolders(directory: string, warnings: string[]): Promise<{ pa
   return folders;
 }
 
-async function readSkill(
-  file: string,
-  folder: { path: string; name: string },
-  level: Skill["level"],
-  warnings: string[],
-): Promise<Skill | undefined> {
+async function readSkill(file: string, folder: { path: string; name: string }, level: Skill["level"], warnings: string[]): Promise<Skill> {
   const parsed = parseSkillFile(await readSkillText(file));
   const name = parsed.name ?? folder.name;
   if (!namePattern.test(name)) {
