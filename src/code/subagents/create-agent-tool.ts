@@ -1,5 +1,8 @@
 import type { CanUseTool, Model, PrepareTurn, Tool, ToolRegistryOptions } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
+import { type HookRunnerOptions, withPostToolUseHooks } from "../hooks/index.js";
+import type { PermissionMode } from "../permissions/modes.js";
+import { describeSubagentType, type SubagentType } from "./describe-subagent-type.js";
 import { runSubagent } from "./run-subagent.js";
 import type { SubagentBudget } from "./subagent-budget.js";
 import { builtInSubagents, type SubagentDefinition } from "./subagent-definition.js";
@@ -12,11 +15,19 @@ export const agentToolName = "Agent";
 export type AgentToolOptions = {
   /** The model subagents use unless their definition names another: the parent's. */
   model: Model;
-  /** Makes the model a definition names (`model: anthropic:claude-haiku-4-5`); needed as soon as one names a model. Called once per model string. */
+  /**
+   * Makes the model a definition names (`model: anthropic:claude-haiku-4-5`, or `sonnet` mapped to the session's
+   * provider: `subagentModelSpec`); needed as soon as one names a model other than the session's. Called once per
+   * model string.
+   */
   resolveModel?: ((spec: string) => Model | Promise<Model>) | undefined;
   /** The subagent types (default: the built-in general-purpose and Explore). Merge files' with `mergeSubagentDefinitions`. */
   definitions?: readonly SubagentDefinition[] | undefined;
-  /** Told when a definition names tools there are not (it then runs without them). Without it, that is a UsageError. */
+  /**
+   * Told, one line each, of what a definition asks for that it does not get: tools there are not (it then runs without
+   * them), a model with no equivalent for the session's provider, a permission mode looser than the session's, MCP
+   * servers the session does not have. Without it, a tool that does not exist is a UsageError and the rest is not said.
+   */
   onWarning?: ((message: string) => void) | undefined;
   /** The type used when a call names none (default: `general-purpose` when defined, else the first). */
   defaultType?: string | undefined;
@@ -32,6 +43,8 @@ export type AgentToolOptions = {
    * of its own and is not read-only (general-purpose): a subagent can use the servers the session has now.
    */
   sharedTools?: (() => readonly Tool[]) | undefined;
+  /** The names of the session's MCP servers now: a definition naming another one (`mcpServers`, `mcp__x__y`) is a warning. */
+  mcpServerNames?: (() => readonly string[]) | undefined;
   /**
    * The session's permission check: every call of every subagent goes through it, so the rules, the mode and the
    * hooks are the parent's, and a person is asked through it (CodingAgent's `askPerson`). An "ask" it returns
@@ -39,6 +52,19 @@ export type AgentToolOptions = {
    * `needsApproval` is such an ask.
    */
   canUseTool?: CanUseTool | undefined;
+  /**
+   * Decides a call as the session's rules and mode would, asking nobody (CodingAgent's `permissions.explain`): a
+   * definition's `permissionMode: dontAsk` denies what it would ask. Without it, `canUseTool` is asked, and a person
+   * it asks may answer.
+   */
+  judgeCall?: CanUseTool | undefined;
+  /** The session's permission mode now, to warn when a definition's `permissionMode` would loosen it (it never does). */
+  sessionMode?: (() => PermissionMode) | undefined;
+  /**
+   * What the runners of definitions' own `hooks` share with the session's (its id, the folder hooks run in,
+   * `onHookRun`). Default: a new session id and the process's folder.
+   */
+  hooks?: Omit<HookRunnerOptions, "settings" | "hooks"> | undefined;
   /** Depth, concurrency, budget share, tokens, steps and time (see {@link SubagentLimits}). */
   limits?: Partial<SubagentLimits> | undefined;
   /** The session's budget: subagents stop before passing their share of it. */
@@ -57,9 +83,13 @@ export type SubagentSummary = {
   description: string;
   /** The tools it gets (`Agent` when it may start subagents of its own). */
   tools: readonly string[];
-  /** Its model string, or `inherit`. */
+  /** Its model as written (`sonnet`, `anthropic:claude-haiku-4-5`), or `inherit`. */
   model: string;
   readOnly: boolean;
+  /** Its permission mode as written, if it names one (it only ever narrows the session's). */
+  permissionMode?: PermissionMode | undefined;
+  /** Its colour (Claude Code's `color`), if it names one. */
+  color?: string | undefined;
   /** `built-in`, or its file. */
   source: string;
   /** True for the type used when a call names none. */
@@ -87,8 +117,8 @@ type Session = {
   limits: SubagentLimits;
   slots: SubagentSlots;
   models: Map<string, Promise<Model>>;
-  /** Per type: its tools (without Agent), whether it may start subagents, whether it is read-only. */
-  types: Map<string, { tools: string[]; nests: boolean; readOnly: boolean }>;
+  /** Per type: its tools, whether it may start subagents, whether it is read-only, its model and hooks. */
+  types: Map<string, SubagentType>;
 };
 
 /**
@@ -96,8 +126,11 @@ type Session = {
  * context, the tools of its type and perhaps another model — as a child run of the call, and returns only its final
  * answer. Its calls meet the session's `canUseTool`; its usage counts in the parent's; it stops at the limits
  * (depth, subagents at once, budget share, tokens, steps, time) with an observation saying which.
- * Throws a UsageError at once for a definition that names unknown tools, a read-only one given a tool that writes,
- * or a model without `resolveModel`.
+ * A definition's `disallowedTools` are taken from its tools, its `mcpServers` add the tools of those servers, its
+ * `permissionMode` narrows the session's check, and its `hooks` run beside the session's (PreToolUse and PostToolUse
+ * on its calls, Stop before it answers).
+ * Throws a UsageError at once for a definition that names unknown tools (without `onWarning`), a read-only one given a
+ * tool that writes, or a model to make without `resolveModel`.
  * @example
  * const agentTool = createAgentTool({ model, toolNames: ["Read", "Grep", "Glob", "Bash"], buildTools: (names) => names.map((name) => registry.get(name)!), canUseTool });
  */
@@ -106,7 +139,22 @@ export function createAgentTool(options: AgentToolOptions): AgentTool {
   if (definitions.length === 0) throw new UsageError("createAgentTool needs at least one subagent definition.");
   const limits = readSubagentLimits(options.limits);
   const session: Session = { options, limits, slots: createSubagentSlots(limits.maxConcurrent), models: new Map(), types: new Map() };
-  for (const definition of definitions) session.types.set(definition.name, describeType(definition, options));
+  const typeNames = definitions.map((definition) => definition.name);
+  for (const definition of definitions)
+    session.types.set(
+      definition.name,
+      describeSubagentType(definition, {
+        model: options.model,
+        toolNames: options.toolNames,
+        buildTools: options.buildTools,
+        resolveModel: options.resolveModel,
+        onWarning: options.onWarning,
+        mcpServerNames: options.mcpServerNames,
+        sessionMode: options.sessionMode,
+        hooks: options.hooks,
+        typeNames,
+      }),
+    );
   if (options.defaultType !== undefined && !session.types.has(options.defaultType))
     throw new UsageError(`defaultType "${options.defaultType}" is not one of the subagent types: ${[...session.types.keys()].join(", ")}.`);
   return buildAgentTool(session, definitions, 0);
@@ -178,19 +226,16 @@ function buildAgentTool(session: Session, definitions: readonly SubagentDefiniti
           `No subagent was started: ${limits.maxConcurrent === 1 ? "1 subagent is" : `${limits.maxConcurrent} subagents are`} running already, the most the session runs at once. Do the task yourself, or try again once one has finished.`,
         );
       try {
-        const type = session.types.get(definition.name) as { tools: string[]; nests: boolean; readOnly: boolean };
-        const nested = type.nests && depth + 1 < limits.maxDepth;
-        const tools = [...options.buildTools(type.tools)];
-        if (options.sharedTools && definition.tools === undefined && !type.readOnly)
-          for (const shared of options.sharedTools()) if (!tools.some((tool) => tool.name === shared.name)) tools.push(shared);
-        if (nested) tools.push(buildAgentTool(session, definition.readOnly ? definitions.filter(isReadOnly) : definitions, depth + 1));
+        const type = session.types.get(definition.name) as SubagentType;
         return await runSubagent(
           {
             definition,
-            model: await resolveModelOf(session, definition),
-            tools,
+            model: await resolveModelOf(session, definition, type),
+            tools: subagentTools(session, definitions, definition, type, depth),
             system: options.systemPrompt ? options.systemPrompt(definition) : subagentSystemPrompt(definition),
             canUseTool: options.canUseTool,
+            judgeCall: options.judgeCall,
+            hooks: type.hooks,
             limits,
             budget: options.budget,
             registry: options.registry ?? { orderEffects: true },
@@ -206,33 +251,43 @@ function buildAgentTool(session: Session, definitions: readonly SubagentDefiniti
   };
 }
 
-/** Checks a definition against the tools there are, and learns whether it is read-only (by building its tools once). */
-function describeType(definition: SubagentDefinition, options: AgentToolOptions): { tools: string[]; nests: boolean; readOnly: boolean } {
-  const where = `Subagent "${definition.name}" (${definition.source})`;
-  const wanted = definition.tools ?? [...options.toolNames, agentToolName];
-  const unknown = wanted.filter((name) => name !== agentToolName && !options.toolNames.includes(name));
-  if (unknown.length > 0 && definition.source !== "built-in") {
-    const tools = `Tools a subagent may have: ${[...options.toolNames, agentToolName].join(", ")}.`;
-    if (!options.onWarning) throw new UsageError(`${where} names tools that do not exist: ${unknown.join(", ")}. ${tools}`);
-    options.onWarning(`${where} names tools minagent does not have: ${unknown.join(", ")}; it runs without them. ${tools}`);
+/**
+ * A run's tools: its type's, the session's MCP tools it may have now, and an Agent tool of its own below the depth
+ * limit (offering the types its file allows; a read-only subagent's, read-only types only), with its file's
+ * PostToolUse hooks around each.
+ */
+function subagentTools(
+  session: Session,
+  definitions: readonly SubagentDefinition[],
+  definition: SubagentDefinition,
+  type: SubagentType,
+  depth: number,
+): Tool[] {
+  const { options, limits } = session;
+  const tools = [...options.buildTools(type.tools)];
+  if (options.sharedTools && type.mcpTools)
+    for (const shared of options.sharedTools())
+      if (type.mcpTools(shared.name) && !tools.some((tool) => tool.name === shared.name)) tools.push(shared);
+  if (type.nests && depth + 1 < limits.maxDepth) {
+    const offered = definitions.filter(
+      (other) =>
+        (type.agentTypes === undefined || type.agentTypes.includes(other.name)) &&
+        (!definition.readOnly || session.types.get(other.name)?.readOnly === true),
+    );
+    if (offered.length > 0) tools.push(buildAgentTool(session, offered, depth + 1));
   }
-  if (definition.model !== undefined && !options.resolveModel)
-    throw new UsageError(`${where} asks for the model "${definition.model}", but no resolveModel was given to make it.`);
-  const tools = wanted.filter((name) => name !== agentToolName && options.toolNames.includes(name));
-  const built = options.buildTools(tools);
-  const writing = built.filter((tool) => !tool.readOnly && !(definition.readOnly && tool.name === "Bash"));
-  if (definition.readOnly && writing.length > 0)
-    throw new UsageError(`${where} is read-only, but these of its tools are not: ${writing.map((tool) => tool.name).join(", ")}.`);
-  const nests = wanted.includes(agentToolName);
-  // A subagent that may start others is read-only only when declared so (its own subagents are then read-only ones).
-  return { tools, nests, readOnly: definition.readOnly === true || (writing.length === 0 && !nests) };
+  const hooks = type.hooks;
+  return hooks ? tools.map((tool) => (hooks.hasHooks("PostToolUse", tool.name) ? withPostToolUseHooks(tool, hooks) : tool)) : tools;
 }
 
-/** The model of a type: the parent's, or the one its definition names, made once (a failure, such as a missing key, is an observation and is tried again next time). */
-async function resolveModelOf(session: Session, definition: SubagentDefinition): Promise<Model> {
+/**
+ * The model of a type: the parent's, or the one its definition names (mapped to the session's provider), made once
+ * per model string (a failure, such as a missing key, is an observation and is tried again next time).
+ */
+async function resolveModelOf(session: Session, definition: SubagentDefinition, type: SubagentType): Promise<Model> {
   const { model, resolveModel } = session.options;
-  if (definition.model === undefined || !resolveModel) return model;
-  const spec = definition.model;
+  if (type.model.kind === "session" || !resolveModel) return model;
+  const spec = type.model.spec;
   let resolved = session.models.get(spec);
   if (!resolved) {
     resolved = (async () => resolveModel(spec))();
@@ -272,7 +327,7 @@ function describeTool(
 }
 
 function summarize(session: Session, definition: SubagentDefinition, depth: number, isDefault: boolean): SubagentSummary {
-  const type = session.types.get(definition.name) as { tools: string[]; nests: boolean; readOnly: boolean };
+  const type = session.types.get(definition.name) as SubagentType;
   const nests = type.nests && depth + 1 < session.limits.maxDepth;
   return {
     name: definition.name,
@@ -280,6 +335,8 @@ function summarize(session: Session, definition: SubagentDefinition, depth: numb
     tools: nests ? [...type.tools, agentToolName] : type.tools,
     model: definition.model ?? "inherit",
     readOnly: type.readOnly,
+    ...(definition.permissionMode !== undefined && { permissionMode: definition.permissionMode }),
+    ...(definition.color !== undefined && { color: definition.color }),
     source: definition.source,
     isDefault,
   };

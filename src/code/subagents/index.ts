@@ -12,13 +12,27 @@ export {
   type SubagentDirectoriesOptions,
   subagentDirectories,
 } from "./load-subagent-definitions.js";
-export { type FrontMatterDocument, FrontMatterError, type FrontMatterValue, parseFrontMatter } from "./parse-front-matter.js";
+export {
+  type ModelFamily,
+  modelAliases,
+  type SessionModel,
+  type SubagentModelChoice,
+  subagentModelSpec,
+} from "./model-aliases.js";
+export {
+  type FrontMatterDocument,
+  FrontMatterError,
+  type FrontMatterMap,
+  type FrontMatterValue,
+  parseFrontMatter,
+} from "./parse-front-matter.js";
 export { asReadOnlyTool, isReadOnlyBashCommand, readOnlyBashCheck } from "./read-only-bash.js";
 export { createSpendingGuard, type SpendingGuard, type SubagentBudget, SubagentLimitError } from "./subagent-budget.js";
 export {
   builtInSubagents,
   exploreSubagent,
   generalPurposeSubagent,
+  type ParseSubagentOptions,
   parseSubagentDefinition,
   type SubagentDefinition,
 } from "./subagent-definition.js";
@@ -29,3 +43,4 @@ export {
   type SubagentLimits,
   type SubagentSlots,
 } from "./subagent-limits.js";
+export { type SubagentPermissionParts, subagentCanUseTool } from "./subagent-permissions.js";

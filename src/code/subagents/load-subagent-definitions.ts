@@ -17,6 +17,11 @@ export type SubagentDirectoriesOptions = {
    * skipped so that the session starts. Without it, such a file throws.
    */
   onSkipped?: ((problem: string) => void) | undefined;
+  /**
+   * Told of what a file that is used leaves out, one line each naming the file and the key (an unknown key, a Claude
+   * Code key minagent does not support, a tool entry that is not a name). Without it, these are not said.
+   */
+  onWarning?: ((problem: string) => void) | undefined;
 };
 
 /** Largest subagent file read (a definition is a prompt, not a data file). */
@@ -36,9 +41,9 @@ export function subagentDirectories(options: SubagentDirectoriesOptions): string
 }
 
 /**
- * Reads every `*.md` file of `~/.minagent/agents/` (the user's folder) and `<root>/.minagent/agents/` (a missing directory is none),
- * in that order and by file name within each. Throws a UsageError naming the file for a malformed one, or for
- * two files of one directory defining the same name.
+ * Reads every `*.md` file of the {@link subagentDirectories} (Claude Code's and minagent's, the user's then the
+ * project's; a missing directory is none), in that order and by file name within each. Throws a UsageError naming
+ * the file for a malformed one, or for two files of one directory defining the same name (unless `onSkipped`).
  */
 export async function loadSubagentDefinitions(options: SubagentDirectoriesOptions): Promise<SubagentDefinition[]> {
   const definitions: SubagentDefinition[] = [];
@@ -46,7 +51,11 @@ export async function loadSubagentDefinitions(options: SubagentDirectoriesOption
     const inDirectory = new Map<string, SubagentDefinition>();
     for (const file of await markdownFiles(directory)) {
       try {
-        const definition = parseSubagentDefinition(await readDefinitionFile(file), file);
+        // A file's warnings are said only once it is used: a skipped file gets one line, its error.
+        const warnings: string[] = [];
+        const definition = parseSubagentDefinition(await readDefinitionFile(file), file, {
+          onWarning: (warning) => warnings.push(warning),
+        });
         const earlier = inDirectory.get(definition.name);
         if (earlier)
           throw new UsageError(
@@ -54,6 +63,7 @@ export async function loadSubagentDefinitions(options: SubagentDirectoriesOption
           );
         inDirectory.set(definition.name, definition);
         definitions.push(definition);
+        for (const warning of warnings) options.onWarning?.(warning);
       } catch (error) {
         if (!options.onSkipped || !(error instanceof Error)) throw error;
         options.onSkipped(`${error.message} (skipped: the session goes on without it)`);

@@ -2,11 +2,25 @@ import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node,
 import { MinagentError } from "../../errors.js";
 import { toOneLine } from "../../text.js";
 
-/** A front-matter value: a string, or a list of strings. */
-export type FrontMatterValue = string | string[];
+/** A front-matter value as text: a string, a list, or a map of them (`hooks:`, `mcpServers:`). */
+export type FrontMatterValue = string | FrontMatterValue[] | FrontMatterMap;
+
+/** A nested map of a front matter (`hooks: { PreToolUse: [ … ] }`). */
+export type FrontMatterMap = { [key: string]: FrontMatterValue };
 
 /** A Markdown file split into its front matter and its body. */
-export type FrontMatterDocument = { data: Record<string, FrontMatterValue>; body: string };
+export type FrontMatterDocument = {
+  /** Every key's value with its scalars as text (`true` is `"true"`, `1.10` is `"1.10"`); an empty value is `""`. */
+  data: Record<string, FrontMatterValue>;
+  /**
+   * The same values as YAML's core schema types them (`30` a number, `true` a boolean, `null`, quoted text stays
+   * text): for nested settings that follow a JSON shape, such as an agent file's `hooks`.
+   */
+  values: Record<string, unknown>;
+  /** The 1-based line in the file of each top-level key. */
+  lines: Record<string, number>;
+  body: string;
+};
 
 /** A file whose front matter cannot be read; `line` is 1-based in the file. */
 export class FrontMatterError extends MinagentError {
@@ -18,17 +32,23 @@ export class FrontMatterError extends MinagentError {
   }
 }
 
+/** Deepest nesting and most values read, so that an alias bomb (`&a [*b, *b, …]`) cannot make a small file huge. */
+const maxDepth = 16;
+const maxValues = 10_000;
+
 /**
  * Splits a Markdown file into its YAML front matter and body, as Claude Code reads agent files:
  *
  * - the block opens with `---` on the first line and closes with `---` (or `...`) on a line of its own;
  * - between them is YAML (the `yaml` package): `key: value` lines, comments, `"double"` and `'single'` quoted
- *   strings, flow lists `[Read, Grep]`, block lists, block scalars (`description: |`, `>-`), anchors and aliases;
- * - it is read with YAML's failsafe schema, so every value is a string or a list of strings: `true` stays
- *   `"true"` and `1.10` stays `"1.10"`, and the caller decides what they mean; an empty value is `""`.
+ *   strings, flow and block lists, nested maps (`hooks:`) and lists of maps, block scalars (`description: |`,
+ *   `>-`), anchors and aliases;
+ * - `data` reads it with YAML's failsafe schema, so every scalar is a string: `true` stays `"true"` and `1.10`
+ *   stays `"1.10"`, and the caller decides what they mean; `values` has the core schema's types for settings in
+ *   JSON's shape (a hook's `timeout: 30`).
  *
- * Invalid YAML (a value holding `: ` without quotes, a key given twice, a tab used as indentation), a nested map, or
- * a list inside a list throws a {@link FrontMatterError} with the line in the file.
+ * Invalid YAML (a value holding `: ` without quotes, a key given twice, a tab used as indentation), or a front
+ * matter that is not a map of keys, throws a {@link FrontMatterError} with the line in the file.
  */
 export function parseFrontMatter(text: string): FrontMatterDocument {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
@@ -36,8 +56,9 @@ export function parseFrontMatter(text: string): FrontMatterDocument {
   const end = lines.findIndex((line, index) => index > 0 && (line.trimEnd() === "---" || line.trimEnd() === "..."));
   if (end === -1) throw new FrontMatterError("its front matter block is not closed (a line `---` after it)", undefined);
   const frontMatter = lines.slice(1, end);
+  const source = frontMatter.join("\n");
   const lineCounter = new LineCounter();
-  const document = parseDocument(frontMatter.join("\n"), { schema: "failsafe", lineCounter, prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(source, { schema: "failsafe", lineCounter, prettyErrors: false, uniqueKeys: true });
   // The YAML starts on the file's second line, after the opening `---`.
   const lineAt = (offset: number): number => lineCounter.linePos(offset).line + 1;
   const [error] = document.errors;
@@ -45,8 +66,13 @@ export function parseFrontMatter(text: string): FrontMatterDocument {
     const line = lineAt(error.pos[0]);
     throw new FrontMatterError(describeYamlError(error, frontMatter[line - 2] ?? ""), line);
   }
+  const { data, lines: keyLines } = readData(document, frontMatter, lineAt);
+  // The same text, valid already, typed by the core schema; the reader above has bounded its aliases.
+  const typed = parseDocument(source, { schema: "core", uniqueKeys: true }).toJS({ maxAliasCount: maxValues }) as unknown;
   return {
-    data: readData(document, frontMatter, lineAt),
+    data,
+    values: typed !== null && typeof typed === "object" ? (typed as Record<string, unknown>) : {},
+    lines: keyLines,
     body: lines
       .slice(end + 1)
       .join("\n")
@@ -54,52 +80,73 @@ export function parseFrontMatter(text: string): FrontMatterDocument {
   };
 }
 
-/** The front matter's keys and values, refusing what a string or a list of strings cannot hold. */
+type Reader = { document: Document; lineOf: (node: Node) => number | undefined; count: number };
+
+/** The front matter's keys and values (scalars as text), and the line of each key. */
 function readData(
   document: Document,
   frontMatter: readonly string[],
   lineAt: (offset: number) => number,
-): Record<string, FrontMatterValue> {
+): { data: Record<string, FrontMatterValue>; lines: Record<string, number> } {
   const data: Record<string, FrontMatterValue> = {};
+  const lines: Record<string, number> = {};
   const contents = document.contents;
-  if (contents === null) return data;
-  const lineOf = (node: Node) => (node.range ? lineAt(node.range[0]) : undefined);
+  if (contents === null) return { data, lines };
+  const reader: Reader = { document, lineOf: (node) => (node.range ? lineAt(node.range[0]) : undefined), count: 0 };
   if (!isMap(contents)) {
-    const line = lineOf(contents);
+    const line = reader.lineOf(contents);
     const found = line === undefined ? "" : `, found \`${toOneLine(frontMatter[line - 2] ?? "", 60)}\``;
     throw new FrontMatterError(`expected \`key: value\` lines${found}`, line);
   }
   for (const pair of contents.items) {
-    if (!isScalar(pair.key)) throw new FrontMatterError("a key is not plain text", pair.key ? lineOf(pair.key as Node) : undefined);
-    const key = String(pair.key.value);
-    const value = resolve(document, pair.value as Node | null, key, lineOf);
-    if (value === null) {
-      data[key] = "";
-    } else if (isScalar(value)) {
-      data[key] = String(value.value);
-    } else if (isSeq(value)) {
-      data[key] = value.items.map((item) => {
-        const resolved = resolve(document, item as Node | null, key, lineOf);
-        if (resolved === null) return "";
-        if (isScalar(resolved)) return String(resolved.value);
-        throw new FrontMatterError(
-          `\`${key}\` holds a ${isSeq(resolved) ? "list" : "map"} inside a list; its items must be text`,
-          lineOf(item as Node),
-        );
-      });
-    } else {
-      throw new FrontMatterError(`\`${key}\` is a map; a front matter value is text or a list of text`, lineOf(pair.key));
-    }
+    const key = keyOf(pair.key as Node | null, reader);
+    const line = reader.lineOf(pair.key as Node);
+    if (line !== undefined) lines[key] = line;
+    data[key] = readValue(pair.value as Node | null, key, reader, 1);
   }
-  return data;
+  return { data, lines };
+}
+
+function keyOf(node: Node | null, reader: Reader): string {
+  if (!isScalar(node)) throw new FrontMatterError("a key is not plain text", node ? reader.lineOf(node) : undefined);
+  return String(node.value);
+}
+
+/** A value as text, a list or a map, aliases followed; `path` names it in errors (`hooks.PreToolUse`). */
+function readValue(node: Node | null, path: string, reader: Reader, depth: number): FrontMatterValue {
+  const value = resolve(node, path, reader);
+  if (++reader.count > maxValues || depth > maxDepth)
+    throw new FrontMatterError(
+      `\`${path.split(/[.[]/)[0]}\` holds more than ${maxValues} values or is nested more than ${maxDepth} deep (an alias that refers to itself?)`,
+      lineOf(node, reader),
+    );
+  if (value === null) return "";
+  if (isScalar(value)) return value.value === null ? "" : String(value.value);
+  if (isSeq(value)) return value.items.map((item, index) => readValue(item as Node | null, `${path}[${index}]`, reader, depth + 1));
+  if (isMap(value)) {
+    const map: FrontMatterMap = {};
+    for (const pair of value.items) {
+      const key = keyOf(pair.key as Node | null, reader);
+      map[key] = readValue(pair.value as Node | null, `${path}.${key}`, reader, depth + 1);
+    }
+    return map;
+  }
+  throw new FrontMatterError(`\`${path}\` is not a value YAML front matter can hold`, lineOf(node, reader));
+}
+
+function lineOf(node: Node | null, reader: Reader): number | undefined {
+  return node ? reader.lineOf(node) : undefined;
 }
 
 /** The node an alias stands for (`*name`), or the node itself. */
-function resolve(document: Document, node: Node | null, key: string, lineOf: (node: Node) => number | undefined): Node | null {
+function resolve(node: Node | null, path: string, reader: Reader): Node | null {
   if (!isAlias(node)) return node;
-  const target = node.resolve(document);
+  const target = node.resolve(reader.document);
   if (target === undefined)
-    throw new FrontMatterError(`\`${key}\` refers to \`*${node.source}\`, but no \`&${node.source}\` comes before it`, lineOf(node));
+    throw new FrontMatterError(
+      `\`${path}\` refers to \`*${node.source}\`, but no \`&${node.source}\` comes before it`,
+      reader.lineOf(node),
+    );
   return target;
 }
 

@@ -10,10 +10,12 @@ import {
   type ToolRegistryOptions,
 } from "../../engine.js";
 import { ToolError } from "../../errors.js";
+import type { HookRunner } from "../hooks/index.js";
 import { asReadOnlyTool, readOnlyBashCheck } from "./read-only-bash.js";
 import { createSpendingGuard, type SubagentBudget, SubagentLimitError } from "./subagent-budget.js";
 import type { SubagentDefinition } from "./subagent-definition.js";
 import type { SubagentLimits } from "./subagent-limits.js";
+import { subagentCanUseTool } from "./subagent-permissions.js";
 
 /** Everything one subagent run needs, prepared by the Agent tool. */
 export type SubagentRun = {
@@ -23,6 +25,10 @@ export type SubagentRun = {
   tools: readonly Tool[];
   system: string;
   canUseTool: CanUseTool | undefined;
+  /** Decides as the session's rules would without asking anyone (for `permissionMode: dontAsk`). */
+  judgeCall: CanUseTool | undefined;
+  /** Its agent file's hooks: PreToolUse in its permission check, Stop before it answers (PostToolUse wraps its tools already). */
+  hooks: HookRunner | undefined;
   limits: SubagentLimits;
   budget: SubagentBudget | undefined;
   registry: ToolRegistryOptions;
@@ -33,8 +39,9 @@ const allow: PermissionDecision = Object.freeze({ behavior: "allow" });
 
 /**
  * Runs one subagent as a child run of the tool call (its events nest under the call, its usage is added to the
- * parent's, aborting the parent aborts it) and returns its final answer. Every way it can end short — a limit, its
- * step budget, a failing model — is thrown as a ToolError the parent model reads; an abort is thrown as it is.
+ * parent's, aborting the parent aborts it) and returns its final answer. Its file's Stop hooks may send it back to
+ * work before it answers, as a session's Stop hooks do. Every way it can end short — a limit, its step budget, a
+ * failing model — is thrown as a ToolError the parent model reads; an abort is thrown as it is.
  */
 export async function runSubagent(run: SubagentRun, input: { description: string; prompt: string }, context: ToolContext): Promise<string> {
   const { definition, limits } = run;
@@ -46,36 +53,45 @@ export async function runSubagent(run: SubagentRun, input: { description: string
     await guard.prepareTurn(turn);
     return run.prepareTurn?.(turn);
   };
-  const agent = new Agent(run.model, registry, {
-    system: run.system,
-    maxSteps: limits.maxSteps,
-    canUseTool: withoutWaiting(run.canUseTool, definition.name),
-    prepareTurn,
-  });
+  const canUseTool = withoutWaiting(
+    subagentCanUseTool({
+      subagent: definition.name,
+      permissionMode: definition.permissionMode,
+      canUseTool: run.canUseTool,
+      judge: run.judgeCall,
+      hooks: run.hooks,
+    }),
+    definition.name,
+  );
+  const maxSteps = Math.min(definition.maxTurns ?? limits.maxSteps, limits.maxSteps);
+  // One Agent per run, so that a run a Stop hook asks for gets only the model calls left.
+  const agentWith = (steps: number) => new Agent(run.model, registry, { system: run.system, maxSteps: steps, canUseTool, prepareTurn });
   const who = `The ${definition.name} subagent ("${input.description}")`;
+  const lastWords = () => (guard.lastText === undefined ? "" : `\n\nWhat it had written last:\n${guard.lastText}`);
+  const runOptions = { parent: context, signal: context.signal, name: `${definition.name}: ${input.description}`, onEvent: guard.listen };
   let result: Awaited<ReturnType<Agent["run"]>>;
   try {
-    result = await agent.run(input.prompt, {
-      parent: context,
-      signal: context.signal,
-      name: `${definition.name}: ${input.description}`,
-      onEvent: guard.listen,
-    });
+    result = await agentWith(maxSteps).run(input.prompt, runOptions);
+    let turns = result.turns;
+    for (let continuations = 0; run.hooks && result.status === "completed" && turns < maxSteps; continuations++) {
+      const verdict = await run.hooks.runStopHooks(result, { continuations, signal: context.signal });
+      if (!verdict) break;
+      result = await agentWith(maxSteps - turns).run(verdict.continue, { ...runOptions, history: result.messages });
+      turns += result.turns;
+    }
   } catch (error) {
     if (context.signal.aborted) throw error;
-    const lastWords = guard.lastText === undefined ? "" : `\n\nWhat it had written last:\n${guard.lastText}`;
     if (error instanceof SubagentLimitError)
       throw new ToolError(
-        `${who} was stopped before it finished: ${error.message}.${lastWords}\n\nUse what it found, or go on without it.`,
+        `${who} was stopped before it finished: ${error.message}.${lastWords()}\n\nUse what it found, or go on without it.`,
       );
-    throw new ToolError(`${who} failed: ${error instanceof Error ? error.message : String(error)}${lastWords}`);
+    throw new ToolError(`${who} failed: ${error instanceof Error ? error.message : String(error)}${lastWords()}`);
   }
   if (result.status === "completed") return result.final.trim() === "" ? `${who} finished without a final message.` : result.final;
-  const lastWords = guard.lastText === undefined ? "" : `\n\nWhat it had written last:\n${guard.lastText}`;
   if (result.status === "max_steps")
-    throw new ToolError(`${who} was stopped before it finished: it reached its limit of ${limits.maxSteps} model calls.${lastWords}`);
+    throw new ToolError(`${who} was stopped before it finished: it reached its limit of ${maxSteps} model calls.${lastWords()}`);
   // Asks are turned into denials below, so only a tool's own pending state could get here.
-  throw new ToolError(`${who} stopped: a call waits for a decision a subagent cannot wait for.${lastWords}`);
+  throw new ToolError(`${who} stopped: a call waits for a decision a subagent cannot wait for.${lastWords()}`);
 }
 
 /**
