@@ -30,7 +30,25 @@ export type CompactorOptions = {
   permissions?: (() => string | undefined) | undefined;
   /** The todo list (`describeTodos(agent.todos.todos)`), re-applied after every compaction. */
   todos?: (() => string | undefined) | undefined;
+  /**
+   * Asked before a compaction runs (CodingAgent's PreCompact hooks): `blocked` skips it, said in a `compaction`
+   * event's `error`; an automatic one is then not asked for again until the context has grown (as after a
+   * compaction that did not help).
+   */
+  beforeCompact?:
+    | ((
+        compaction: CompactionStart,
+      ) => { blocked?: string | undefined } | undefined | Promise<{ blocked?: string | undefined } | undefined>)
+    | undefined;
+  /** Told after a compaction changed the conversation (CodingAgent's PostCompact hooks), with the summary when one was written. */
+  afterCompact?: ((compaction: CompactionEnd) => void | Promise<void>) | undefined;
 };
+
+/** A compaction about to run: `manual` (`compactNow`, the CLI's `/compact`) or `auto` (the context neared the window). */
+export type CompactionStart = { trigger: "manual" | "auto"; focus: string | undefined; signal: AbortSignal | undefined };
+
+/** A compaction that ran: its summary, or `undefined` when only old tool results were cleared. */
+export type CompactionEnd = { trigger: "manual" | "auto"; summary: string | undefined; signal: AbortSignal | undefined };
 
 /**
  * A `prepareTurn` that compacts the conversation when its context nears the model's window, with two more parts:
@@ -50,7 +68,7 @@ export type Compactor = PrepareTurn & {
 };
 
 /** What a compaction does before the model call. */
-type Outcome = { messages: readonly Message[]; tokens: number };
+type Outcome = { messages: readonly Message[]; tokens: number; summary?: string | undefined };
 
 /**
  * Compaction for long sessions, cheapest first: when the measured context of a request reaches `threshold` of the
@@ -93,11 +111,29 @@ export function createCompactor(options: CompactorOptions): Compactor {
       if (stalled && grownSince(stalled, context.messages, before) < stalled.growth) return undefined;
     }
     requested = undefined;
+    const trigger = request ? "manual" : "auto";
+    const signal = context.run.signal;
+    const verdict = await settings.beforeCompact?.({ trigger, focus: request?.focus, signal });
+    if (verdict?.blocked !== undefined) {
+      context.run.emit({
+        type: "compaction",
+        runId: context.runId,
+        turn: context.turn,
+        stage: "summary",
+        tokensBefore: before,
+        tokensAfter: before,
+        error: `a PreCompact hook blocked the compaction: ${verdict.blocked}`,
+      });
+      if (!request) stalled = { messages: context.messages, tokens: before, growth: stalled ? stalled.growth * 2 : settings.retryGrowth };
+      return undefined;
+    }
     const outcome = await compact(context, before, request);
     contextTokens = outcome.tokens;
     stalled =
       outcome.tokens >= settings.threshold ? { ...outcome, growth: stalled ? stalled.growth * 2 : settings.retryGrowth } : undefined;
-    return outcome.messages === context.messages ? undefined : { messages: outcome.messages.slice() };
+    if (outcome.messages === context.messages) return undefined;
+    await settings.afterCompact?.({ trigger, summary: outcome.summary, signal });
+    return { messages: outcome.messages.slice() };
   };
 
   /** Tokens added since a stalled compaction: the estimate of what was appended to it (a count may have corrected the measure since). */
@@ -156,7 +192,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       ];
       const tokens = meter.measure(messages);
       emit("summary", current.tokens, tokens, tokens >= settings.threshold ? stillAbove(tokens, settings) : undefined);
-      return { messages, tokens };
+      return { messages, tokens, summary };
     } catch (error) {
       if (error instanceof AbortError || context.run.signal?.aborted) throw error;
       summaryFailing = true;
@@ -197,6 +233,8 @@ type Settings = {
   memory: CompactorOptions["memory"];
   permissions: CompactorOptions["permissions"];
   todos: CompactorOptions["todos"];
+  beforeCompact: CompactorOptions["beforeCompact"];
+  afterCompact: CompactorOptions["afterCompact"];
 };
 
 /** The options checked, with their defaults; shares of the window turned into tokens. */
@@ -235,6 +273,8 @@ function readOptions(options: CompactorOptions): Settings {
     memory: options.memory,
     permissions: options.permissions,
     todos: options.todos,
+    beforeCompact: options.beforeCompact,
+    afterCompact: options.afterCompact,
   };
 }
 

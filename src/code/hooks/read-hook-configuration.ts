@@ -213,5 +213,5 @@ function displayOf(handler: CommandHook | HttpHook, number: number): string {
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  return `a ${typeof value}`;
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

@@ -5,9 +5,10 @@ import type { HookRunner } from "./hook-runner.js";
 /**
  * The tool, with the PostToolUse hooks run after each call that returns, or that throws (a ToolError's text can
  * hold output: Bash's timeout says "Output so far"); the hooks then receive the error's text, as the model would
- * read it, as the response. Only the run's abort passes without hooks. The model then reads:
+ * read it, as the response. After a throw, the PostToolUseFailure hooks run too, on the error text as the
+ * PostToolUse hooks left it. Only the run's abort passes without hooks. The model then reads:
  * - the result or error text, or what a hook replaced it with (`updatedOutput`), followed by the hooks'
- *   `additionalContext`; an error stays an error;
+ *   `additionalContext` (PostToolUse's, then PostToolUseFailure's); an error stays an error;
  * - for a block (`decision: "block"`, exit code 2) — and for a hook that fails, unless it fails open — an error
  *   observation saying that the tool ran but its result is withheld, and why. The result is withheld rather than
  *   shown because a PostToolUse hook may be the filter between a tool's output and the model (redacting secrets):
@@ -19,6 +20,7 @@ export function withPostToolUseHooks<P extends ToolParameters>(tool: Tool<P>, ho
   const execute: Tool<P>["execute"] = async (args, context) => {
     let response: unknown;
     let failure: unknown;
+    const started = performance.now();
     try {
       response = await tool.execute(args, context);
     } catch (error) {
@@ -27,20 +29,21 @@ export function withPostToolUseHooks<P extends ToolParameters>(tool: Tool<P>, ho
       failure = error;
       response = error instanceof ToolError ? error.message : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     }
-    if (!hooks.hasHooks("PostToolUse", tool.name)) {
-      if (failure !== undefined) throw failure;
-      return response;
-    }
-    const outcome = await hooks.runPostToolUseHooks(
-      { toolUseId: context.toolCallId, toolName: tool.name, toolInput: args as Record<string, unknown>, toolResponse: response },
-      context.signal,
-    );
+    const call = { toolUseId: context.toolCallId, toolName: tool.name, toolInput: args as Record<string, unknown> };
+    const durationMs = Math.round(performance.now() - started);
+    const outcome = hooks.hasHooks("PostToolUse", tool.name)
+      ? await hooks.runPostToolUseHooks({ ...call, toolResponse: response, durationMs }, context.signal)
+      : { response, context: undefined, blocked: undefined };
     if (outcome.blocked !== undefined) throw new ToolError(outcome.blocked);
     if (failure === undefined)
       return outcome.context === undefined ? outcome.response : `${serialize(outcome.response)}\n\n${outcome.context}`;
-    if (outcome.response === response && outcome.context === undefined) throw failure;
     const text = serialize(outcome.response);
-    throw new ToolError(outcome.context === undefined ? text : `${text}\n\n${outcome.context}`, { cause: failure });
+    const failed = hooks.hasHooks("PostToolUseFailure", tool.name)
+      ? await hooks.runPostToolUseFailureHooks({ ...call, error: text, durationMs }, context.signal)
+      : {};
+    const contexts = [outcome.context, failed.context].filter((part) => part !== undefined);
+    if (outcome.response === response && contexts.length === 0) throw failure;
+    throw new ToolError([text, ...contexts].join("\n\n"), { cause: failure });
   };
   // The wrapper inherits every field of the tool (a class instance's getters and methods included) and replaces execute.
   return Object.create(tool, { execute: { value: execute, enumerable: true, writable: true, configurable: true } }) as Tool<P>;
