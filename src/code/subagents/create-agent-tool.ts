@@ -1,6 +1,6 @@
 import type { CanUseTool, Model, PrepareTurn, Tool, ToolRegistryOptions } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
-import { type HookRunnerOptions, withPostToolUseHooks } from "../hooks/index.js";
+import { type HookRunner, type HookRunnerOptions, withPostToolUseHooks } from "../hooks/index.js";
 import type { PermissionMode } from "../permissions/modes.js";
 import { describeSubagentType, type SubagentType } from "./describe-subagent-type.js";
 import { runSubagent } from "./run-subagent.js";
@@ -64,7 +64,12 @@ export type AgentToolOptions = {
    * What the runners of definitions' own `hooks` share with the session's (its id, the folder hooks run in,
    * `onHookRun`). Default: a new session id and the process's folder.
    */
-  hooks?: Omit<HookRunnerOptions, "settings" | "hooks"> | undefined;
+  hooks?: Omit<HookRunnerOptions, "settings" | "settingsFiles" | "hooks" | "agent"> | undefined;
+  /**
+   * The session's hooks: its SubagentStart hooks run before each subagent's first model call (their context goes
+   * before its prompt), its SubagentStop hooks when it is about to answer (a block sends it back to work).
+   */
+  sessionHooks?: HookRunner | undefined;
   /** Depth, concurrency, budget share, tokens, steps and time (see {@link SubagentLimits}). */
   limits?: Partial<SubagentLimits> | undefined;
   /** The session's budget: subagents stop before passing their share of it. */
@@ -227,15 +232,20 @@ function buildAgentTool(session: Session, definitions: readonly SubagentDefiniti
         );
       try {
         const type = session.types.get(definition.name) as SubagentType;
+        // Claude Code's agent_id: the session's hooks and the file's name this run by it.
+        const agentId = globalThis.crypto.randomUUID();
+        const hooks = type.hooksFor?.(agentId);
         return await runSubagent(
           {
             definition,
+            agentId,
             model: await resolveModelOf(session, definition, type),
-            tools: subagentTools(session, definitions, definition, type, depth),
+            tools: subagentTools(session, definitions, definition, type, depth, hooks),
             system: options.systemPrompt ? options.systemPrompt(definition) : subagentSystemPrompt(definition),
             canUseTool: options.canUseTool,
             judgeCall: options.judgeCall,
-            hooks: type.hooks,
+            hooks,
+            sessionHooks: options.sessionHooks,
             limits,
             budget: options.budget,
             registry: options.registry ?? { orderEffects: true },
@@ -262,6 +272,7 @@ function subagentTools(
   definition: SubagentDefinition,
   type: SubagentType,
   depth: number,
+  hooks: HookRunner | undefined,
 ): Tool[] {
   const { options, limits } = session;
   const tools = [...options.buildTools(type.tools)];
@@ -276,7 +287,6 @@ function subagentTools(
     );
     if (offered.length > 0) tools.push(buildAgentTool(session, offered, depth + 1));
   }
-  const hooks = type.hooks;
   return hooks ? tools.map((tool) => (hooks.hasHooks("PostToolUse", tool.name) ? withPostToolUseHooks(tool, hooks) : tool)) : tools;
 }
 

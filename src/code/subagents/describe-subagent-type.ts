@@ -19,8 +19,11 @@ export type SubagentType = {
   mcpTools: ((name: string) => boolean) | undefined;
   /** How its model is made. */
   model: SubagentModelChoice;
-  /** Its agent file's hooks, if it has any. */
-  hooks: HookRunner | undefined;
+  /**
+   * Makes the runner of its agent file's hooks for one run (its `agent_id`), if it has hooks: PreToolUse and
+   * PostToolUse as written, Stop as Claude Code turns it, SubagentStop.
+   */
+  hooksFor: ((agentId: string) => HookRunner) | undefined;
 };
 
 /** What {@link describeSubagentType} reads of the Agent tool's options. */
@@ -82,15 +85,9 @@ export function describeSubagentType(definition: SubagentDefinition, context: Ty
     definition.readOnly || (!everyMcpTool && mcpEntries.length === 0)
       ? undefined
       : (name: string) => (everyMcpTool || allowed(name)) && !denied(name);
-  const hooks =
-    definition.hooks === undefined
-      ? undefined
-      : new HookRunner({
-          sessionId: globalThis.crypto.randomUUID(),
-          cwd: process.cwd(),
-          ...context.hooks,
-          settings: { hooks: definition.hooks },
-        });
+  const hooksFor = definition.hooks === undefined ? undefined : hookRunnerFactory(definition, context);
+  // Made once now, so that hooks given in code that cannot run are refused when the tool is made, not at a run.
+  hooksFor?.("check");
   return {
     tools,
     nests,
@@ -99,8 +96,29 @@ export function describeSubagentType(definition: SubagentDefinition, context: Ty
     readOnly: definition.readOnly === true || (writing.length === 0 && !nests && mcpTools === undefined),
     mcpTools,
     model,
-    hooks,
+    hooksFor,
   };
+}
+
+/** The runner of a definition's hooks, as its subagent's: its id and type go with every event, its Stop is SubagentStop. */
+function hookRunnerFactory(definition: SubagentDefinition, context: TypeContext): (agentId: string) => HookRunner {
+  const { Stop, ...others } = definition.hooks ?? {};
+  const subagentStop = [...asList(others.SubagentStop), ...asList(Stop)];
+  const hooks = subagentStop.length === 0 ? others : { ...others, SubagentStop: subagentStop };
+  const narrowed = definition.permissionMode === "plan" || definition.permissionMode === "dontAsk" ? definition.permissionMode : undefined;
+  return (agentId) =>
+    new HookRunner({
+      sessionId: globalThis.crypto.randomUUID(),
+      cwd: process.cwd(),
+      ...context.hooks,
+      settings: { hooks },
+      agent: { id: agentId, type: definition.name },
+      permissionMode: () => narrowed ?? context.sessionMode?.(),
+    });
+}
+
+function asList(value: unknown): unknown[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
 /** `mcp__github__create_issue`, `mcp__github__*`, `mcp__github`: entries resolved against the session's MCP tools at each run. */

@@ -20,6 +20,8 @@ import { subagentCanUseTool } from "./subagent-permissions.js";
 /** Everything one subagent run needs, prepared by the Agent tool. */
 export type SubagentRun = {
   definition: SubagentDefinition;
+  /** This run's id for hooks (`agent_id`). */
+  agentId: string;
   model: Model;
   /** Its tools, built for this run (the nested Agent tool included when it may have one). */
   tools: readonly Tool[];
@@ -27,8 +29,10 @@ export type SubagentRun = {
   canUseTool: CanUseTool | undefined;
   /** Decides as the session's rules would without asking anyone (for `permissionMode: dontAsk`). */
   judgeCall: CanUseTool | undefined;
-  /** Its agent file's hooks: PreToolUse in its permission check, Stop before it answers (PostToolUse wraps its tools already). */
+  /** Its agent file's hooks: PreToolUse in its permission check, SubagentStop before it answers (PostToolUse wraps its tools already). */
   hooks: HookRunner | undefined;
+  /** The session's hooks: SubagentStart before its first model call, SubagentStop before it answers. */
+  sessionHooks: HookRunner | undefined;
   limits: SubagentLimits;
   budget: SubagentBudget | undefined;
   registry: ToolRegistryOptions;
@@ -39,8 +43,9 @@ const allow: PermissionDecision = Object.freeze({ behavior: "allow" });
 
 /**
  * Runs one subagent as a child run of the tool call (its events nest under the call, its usage is added to the
- * parent's, aborting the parent aborts it) and returns its final answer. Its file's Stop hooks may send it back to
- * work before it answers, as a session's Stop hooks do. Every way it can end short — a limit, its step budget, a
+ * parent's, aborting the parent aborts it) and returns its final answer. The session's SubagentStart hooks run
+ * first (their context goes before the prompt); its file's Stop hooks and the session's SubagentStop hooks may send
+ * it back to work before it answers, as a session's Stop hooks do. Every way it can end short — a limit, its step budget, a
  * failing model — is thrown as a ToolError the parent model reads; an abort is thrown as it is.
  */
 export async function runSubagent(run: SubagentRun, input: { description: string; prompt: string }, context: ToolContext): Promise<string> {
@@ -69,14 +74,21 @@ export async function runSubagent(run: SubagentRun, input: { description: string
   const who = `The ${definition.name} subagent ("${input.description}")`;
   const lastWords = () => (guard.lastText === undefined ? "" : `\n\nWhat it had written last:\n${guard.lastText}`);
   const runOptions = { parent: context, signal: context.signal, name: `${definition.name}: ${input.description}`, onEvent: guard.listen };
+  const identity = { agentId: run.agentId, agentType: definition.name };
   let result: Awaited<ReturnType<Agent["run"]>>;
   try {
-    result = await agentWith(maxSteps).run(input.prompt, runOptions);
+    const start = await run.sessionHooks?.runSubagentStartHooks({ ...identity, signal: context.signal });
+    result = await agentWith(maxSteps).run(start?.context ? `${start.context}\n\n${input.prompt}` : input.prompt, runOptions);
     let turns = result.turns;
-    for (let continuations = 0; run.hooks && result.status === "completed" && turns < maxSteps; continuations++) {
-      const verdict = await run.hooks.runStopHooks(result, { continuations, signal: context.signal });
-      if (!verdict) break;
-      result = await agentWith(maxSteps - turns).run(verdict.continue, { ...runOptions, history: result.messages });
+    for (let continuations = 0; result.status === "completed" && turns < maxSteps; continuations++) {
+      // The file's Stop hooks and the session's SubagentStop hooks are all asked; any of them may send it back.
+      const next: string[] = [];
+      for (const hooks of [run.hooks, run.sessionHooks]) {
+        const verdict = await hooks?.runSubagentStopHooks(result, { ...identity, continuations, signal: context.signal });
+        if (verdict) next.push(verdict.continue);
+      }
+      if (next.length === 0) break;
+      result = await agentWith(maxSteps - turns).run(next.join("\n\n"), { ...runOptions, history: result.messages });
       turns += result.turns;
     }
   } catch (error) {
