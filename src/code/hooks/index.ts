@@ -12,6 +12,10 @@ export {
   type SubagentIdentity,
   type UserPromptSubmitOutcome,
 } from "./hook-runner.js";
+export { HookTranscript, type HookTranscriptOptions } from "./hook-transcript.js";
+export { createHookedPermissionCheck, type HookedPermissionCheckOptions, hookAllowedJudge } from "./hooked-permission-check.js";
+export { PostToolBatchStop, postToolBatchStep } from "./post-tool-batch-step.js";
+export { eventCanBlock } from "./read-hook-output.js";
 export {
   type CommandHook,
   type CompactionTrigger,
@@ -61,4 +65,4 @@ export {
   type UserPromptSubmitHookResult,
 } from "./types.js";
 export { withPostToolUseHooks } from "./with-post-tool-use-hooks.js";
-export { withPreToolUseHooks } from "./with-pre-tool-use-hooks.js";
+export { type PreToolUseHooksOptions, withPreToolUseHooks } from "./with-pre-tool-use-hooks.js";

@@ -33,6 +33,9 @@ export type ApprovalHost = {
 
 const interruptedDecision: ApprovalDecision = { behavior: "deny", message: "The user interrupted this call before deciding." };
 
+/** How long a prompt waits unanswered before Notification hooks hear `permission_prompt` (Claude Code's six seconds). */
+const permissionNotificationMs = 6_000;
+
 /**
  * The session's `askPerson`: a call the permissions would ask about is shown (for Edit and Write, the diff it would
  * make; for ExitPlanMode, the plan) and answered yes, yes-and-don't-ask-again (a session rule, or one saved to the
@@ -77,6 +80,16 @@ export function createApprovals(host: ApprovalHost): {
             .suggest(toolCall)
             .catch(() => undefined);
     host.onOpen();
+    const notify = setTimeout(() => {
+      host
+        .agent()
+        .hooks.runNotificationHooks({
+          notificationType: "permission_prompt",
+          message: `minagent needs your permission to use ${toolCall.name}`,
+          title: "Permission needed",
+        })
+        .catch(() => {});
+    }, permissionNotificationMs);
     try {
       const title = await describeRequest(host, request);
       const choices = isPlan ? planChoices() : isNetwork ? networkChoices() : callChoices(suggestion);
@@ -92,6 +105,7 @@ export function createApprovals(host: ApprovalHost): {
       }
       return await decide(outcome.value, request, suggestion);
     } finally {
+      clearTimeout(notify);
       host.onClose();
     }
   };
