@@ -7,6 +7,7 @@ export {
   subagentSystemPrompt,
 } from "./create-agent-tool.js";
 export {
+  describeProjectAgentHooks,
   loadSubagentDefinitions,
   mergeSubagentDefinitions,
   type SubagentDirectoriesOptions,

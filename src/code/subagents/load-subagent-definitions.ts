@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import { parseSubagentDefinition, type SubagentDefinition } from "./subagent-definition.js";
 
@@ -22,6 +22,12 @@ export type SubagentDirectoriesOptions = {
    * Code key minagent does not support, a tool entry that is not a name). Without it, these are not said.
    */
   onWarning?: ((problem: string) => void) | undefined;
+  /**
+   * `false`: an agent file of the project's own folders (`.claude/agents/`, `.minagent/agents/`) that has hooks is
+   * not used — a folder the person did not trust must not run commands through its agent files, as through its
+   * settings files. Default: used.
+   */
+  projectHooks?: boolean | undefined;
 };
 
 /** Largest subagent file read (a definition is a prompt, not a data file). */
@@ -47,6 +53,7 @@ export function subagentDirectories(options: SubagentDirectoriesOptions): string
  */
 export async function loadSubagentDefinitions(options: SubagentDirectoriesOptions): Promise<SubagentDefinition[]> {
   const definitions: SubagentDefinition[] = [];
+  const project = new Set(projectAgentDirectories(options.root));
   for (const directory of subagentDirectories(options)) {
     const inDirectory = new Map<string, SubagentDefinition>();
     for (const file of await markdownFiles(directory)) {
@@ -56,6 +63,10 @@ export async function loadSubagentDefinitions(options: SubagentDirectoriesOption
         const definition = parseSubagentDefinition(await readDefinitionFile(file), file, {
           onWarning: (warning) => warnings.push(warning),
         });
+        if (definition.hooks && options.projectHooks === false && project.has(directory))
+          throw new UsageError(
+            `Subagent definition ${file} has hooks, which run commands, and this folder is not trusted, so it is not used`,
+          );
         const earlier = inDirectory.get(definition.name);
         if (earlier)
           throw new UsageError(
@@ -113,4 +124,38 @@ async function readDefinitionFile(file: string): Promise<string> {
   } catch (error) {
     throw new UsageError(`Cannot read the subagent definition ${file}: ${(error as Error).message}`);
   }
+}
+
+/** The project's own agent folders: Claude Code's and minagent's. */
+function projectAgentDirectories(root: string): string[] {
+  return [join(resolve(root), ".claude", "agents"), join(resolve(root), ".minagent", "agents")];
+}
+
+/**
+ * What the project's own agent files would run, one line each (`.claude/agents/release.md: hook PreToolUse Bash:
+ * ./check.sh`): for the question whether to trust a folder, beside its settings files' hooks. A file that cannot
+ * be read or parsed runs nothing and is left out.
+ */
+export async function describeProjectAgentHooks(root: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const directory of projectAgentDirectories(root))
+    for (const file of await markdownFiles(directory).catch(() => [] as string[])) {
+      let definition: SubagentDefinition;
+      try {
+        definition = parseSubagentDefinition(await readDefinitionFile(file), file);
+      } catch {
+        continue;
+      }
+      for (const [event, groups] of Object.entries(definition.hooks ?? {}))
+        for (const group of Array.isArray(groups) ? groups : [groups]) {
+          const { matcher, hooks } = (group ?? {}) as { matcher?: unknown; hooks?: unknown };
+          const on = typeof matcher === "string" && matcher !== "" ? ` ${matcher}` : "";
+          for (const hook of Array.isArray(hooks) ? hooks : []) {
+            const { command, url } = (hook ?? {}) as { command?: unknown; url?: unknown };
+            const what = typeof command === "string" ? command : typeof url === "string" ? url : JSON.stringify(hook);
+            lines.push(`${relative(resolve(root), file)}: hook ${event}${on}: ${what}`);
+          }
+        }
+    }
+  return lines;
 }

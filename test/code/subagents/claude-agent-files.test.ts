@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CodingAgent } from "../../../src/code/index.js";
+import { describeProjectAgentHooks, loadSubagentDefinitions } from "../../../src/code/subagents/index.js";
 import { FakeModel } from "../../../src/index.js";
 import { createTemporaryWorkspace, removeTemporaryWorkspace } from "../helpers/temporary-workspace.js";
 
@@ -73,5 +74,40 @@ describe("Claude Code's agent files", () => {
     } finally {
       await agent.close();
     }
+  });
+
+  it("the project's agent files with hooks are listed for the trust question, and left out of a folder not trusted", async () => {
+    const guarded = [
+      "---",
+      "name: release",
+      "description: Prepares a release",
+      "hooks:",
+      "  PreToolUse:",
+      "    - matcher: Bash",
+      "      hooks:",
+      "        - type: command",
+      "          command: ./scripts/check-release.sh",
+      "---",
+      "Prepare the release.",
+    ].join("\n");
+    await agentFile(join(root, ".claude", "agents"), "release.md", guarded);
+    await agentFile(join(root, ".claude", "agents"), "plain.md", "---\nname: plain\ndescription: No hooks\n---\nPlain.\n");
+    // The user's own agent files are theirs: they never need the folder's trust.
+    await agentFile(join(base, "claude", "agents"), "mine.md", guarded.replace("name: release", "name: mine"));
+    expect(await describeProjectAgentHooks(root)).toEqual([".claude/agents/release.md: hook PreToolUse Bash: ./scripts/check-release.sh"]);
+    const skipped: string[] = [];
+    const untrusted = await loadSubagentDefinitions({
+      root,
+      userDirectory: false,
+      claudeDirectory: join(base, "claude"),
+      projectHooks: false,
+      onSkipped: (problem) => skipped.push(problem),
+    });
+    expect(untrusted.map((definition) => definition.name)).toEqual(["mine", "plain"]);
+    expect(skipped).toEqual([
+      `Subagent definition ${join(root, ".claude", "agents", "release.md")} has hooks, which run commands, and this folder is not trusted, so it is not used (skipped: the session goes on without it)`,
+    ]);
+    const trusted = await loadSubagentDefinitions({ root, userDirectory: false, claudeDirectory: join(base, "claude") });
+    expect(trusted.map((definition) => definition.name)).toEqual(["mine", "plain", "release"]);
   });
 });
