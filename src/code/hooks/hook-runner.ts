@@ -517,13 +517,22 @@ export class HookRunner {
     };
   }
 
-  /** Runs one hook and returns what it means for the event (see `resultOf`), reporting it to `onHookRun`. */
+  /**
+   * Runs one hook and returns what it means for the event (see `resultOf`), reporting it to `onHookRun`. An async
+   * command hook is started and left to run: it answers nothing.
+   */
   async #invoke<E extends HookEventName>(
     event: E,
     hook: PreparedHook,
     input: HookInputs[E],
     signal: AbortSignal | undefined,
   ): Promise<HookResults[E]> {
+    if (hook.handler.type === "command" && hook.handler.async === true) {
+      const background: PreparedHook = { ...hook, handler: { ...hook.handler, async: false }, failOpen: true };
+      // Not the run's signal: the run may end first, and the hook goes on until it ends or times out.
+      this.#invoke(event, background, input, undefined).catch(() => {});
+      return {} as HookResults[E];
+    }
     const started = performance.now();
     const timeoutMs =
       hook.timeoutMs ?? (event === "SessionEnd" ? Math.min(sessionEndTimeoutMs, this.#defaultTimeoutMs) : this.#defaultTimeoutMs);

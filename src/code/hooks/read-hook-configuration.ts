@@ -128,6 +128,10 @@ function readHandler(reading: Reading, handler: unknown, matches: (target: strin
   const { type, timeout, failOpen, failClosed, name } = handler;
   if (type === "command") {
     if (typeof handler.command !== "string" || handler.command.trim() === "") return skip('needs "command", a non-empty string');
+    const { args } = handler;
+    if (args !== undefined && (!Array.isArray(args) || args.some((arg) => typeof arg !== "string")))
+      return skip('has "args" that is not a list of strings');
+    if (handler.async !== undefined && typeof handler.async !== "boolean") return skip('has "async" that is not true or false');
   } else if (type === "http") {
     const why = httpProblem(handler);
     if (why !== undefined) return skip(why);

@@ -13,6 +13,8 @@ export type HookCommandOptions = {
   timeoutMs: number;
   /** Aborting it kills the process group and rejects with an AbortError. */
   signal?: AbortSignal | undefined;
+  /** Exec form: `command` is the program and these its arguments, with no shell (Claude Code's `args`). */
+  args?: readonly string[] | undefined;
 };
 
 /** How a hook command ended. */
@@ -40,9 +42,10 @@ export const maxCapturedBytes = 1024 * 1024;
 const pipeGraceMs = 200;
 
 /**
- * Runs `command` with the platform's shell (`/bin/sh -c`) as the leader of a new process group, so that a timeout
- * or an abort kills everything it started (`kill(-pid)`), background children included. A command that exits on
- * its own is left alone with whatever it left running in the background.
+ * Runs `command` with the platform's shell (`/bin/sh -c`) — or, with `args`, the program `command` with those
+ * arguments and no shell — as the leader of a new process group, so that a timeout or an abort kills everything it
+ * started (`kill(-pid)`), background children included. A command that exits on its own is left alone with
+ * whatever it left running in the background.
  */
 export function runHookCommand(command: string, options: HookCommandOptions): Promise<HookCommandResult> {
   if (options.signal?.aborted) return Promise.reject(toAbortError(options.signal));
@@ -51,8 +54,8 @@ export function runHookCommand(command: string, options: HookCommandOptions): Pr
     const stderr = new Capture();
     let settled = false;
     let grace: NodeJS.Timeout | undefined;
-    const child = spawn(command, {
-      shell: true,
+    const child = spawn(command, options.args ?? [], {
+      shell: options.args === undefined,
       cwd: options.cwd,
       env: options.env as NodeJS.ProcessEnv,
       detached: process.platform !== "win32",

@@ -26,7 +26,11 @@ export async function runHookHandler<E extends HookEventName>(
   const { timeoutMs, signal } = context;
   if (handler.type === "command") {
     const stdin = toCommandInput(input, toReadableText);
-    const ran = await runHookCommand(handler.command, { cwd: context.cwd, env: context.env, stdin, timeoutMs, signal });
+    // Exec form has no shell to expand the project folder: Claude Code substitutes it as plain text.
+    const place = (text: string) => text.replaceAll(projectDirectoryPlaceholder, context.cwd);
+    const exec = handler.args === undefined ? {} : { args: handler.args.map(place) };
+    const command = handler.args === undefined ? handler.command : place(handler.command);
+    const ran = await runHookCommand(command, { cwd: context.cwd, env: context.env, stdin, timeoutMs, signal, ...exec });
     return readCommandVerdict(event, ran, timeoutMs);
   }
   if (handler.type === "http")
@@ -59,6 +63,9 @@ export function resultOf<E extends HookEventName>(event: E, hook: PreparedHook, 
     event === "PreToolUse" || event === "PermissionRequest" ? { decision: "deny", reason } : { decision: "block", reason }
   ) as HookResults[E];
 }
+
+/** Claude Code's path placeholder, replaced in exec form's command and arguments. */
+const projectDirectoryPlaceholder = ["$", "{CLAUDE_PROJECT_DIR}"].join("");
 
 const timedOut = Symbol("timed out");
 

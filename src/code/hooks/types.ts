@@ -363,7 +363,21 @@ type HookHandlerBase = {
 };
 
 /** A shell command (Claude Code's `{ "type": "command" }`): JSON input on stdin, exit code and JSON or text on stdout. */
-export type CommandHook = HookHandlerBase & { type: "command"; command: string };
+export type CommandHook = HookHandlerBase & {
+  type: "command";
+  /** A shell command (`/bin/sh -c`); with `args`, the program to run. */
+  command: string;
+  /**
+   * Exec form (Claude Code's): `command` runs with these arguments and no shell, each one argument as written;
+   * `${CLAUDE_PROJECT_DIR}` in `command` and in each argument is replaced by `cwd`.
+   */
+  args?: readonly string[] | undefined;
+  /**
+   * Runs in the background: the agent does not wait, and nothing it answers is read (Claude Code delivers an async
+   * hook's context on the next turn; minagent does not). A failure is reported to `onHookRun`.
+   */
+  async?: boolean | undefined;
+};
 
 /**
  * An HTTP endpoint (Claude Code's `{ "type": "http" }`): the input is POSTed as JSON; a 2xx response's body is read
