@@ -2,6 +2,7 @@
 // build it (coding-agent-parts.ts) read these types without importing the class.
 import type { AgentEventListener, ApprovalDecision, Message, Model, PrepareTurn, RunResult, Tool, ToolCall } from "../engine.js";
 import type { DeferTools, McpServers } from "../mcp/index.js";
+import type { CustomCommand, ExpandedCommand } from "./commands/index.js";
 import type { CompactorOptions } from "./compaction/index.js";
 import type { HookConfiguration, HookRunReport } from "./hooks/index.js";
 import type { ProjectMemoryOptions } from "./memory/index.js";
@@ -113,6 +114,14 @@ export type CodingAgentOptions = {
    * unsandboxed call. With a person, such a call is always asked.
    */
   unattended?: boolean | undefined;
+  /**
+   * Custom slash commands (docs/code.md, "Custom commands"): the Markdown files of the project's `.claude/commands/`
+   * and `.minagent/commands/` and of the user's `commands/` folders (`claudeDirectory`'s and `userDirectory`'s),
+   * sub-folders as namespaces (`frontend/component.md` is `/frontend:component`); the user's replaces the project's of
+   * the same name, as in Claude Code. `agent.commands` lists them, `agent.runCommand` runs one. `false` reads none;
+   * `definitions` adds commands given in code (after the files'; one of the same name replaces theirs).
+   */
+  commands?: false | { definitions?: readonly CustomCommand[] | undefined } | undefined;
   /** Subagents (the Agent tool); `false` leaves the tool out. */
   subagents?:
     | false
@@ -138,6 +147,12 @@ export type CodingRunOptions = {
   onEvent?: AgentEventListener | undefined;
   /** Ask the model to stream, so listeners get text deltas as they arrive. */
   stream?: boolean | undefined;
+};
+
+/** Options of a {@link CodingAgent.runCommand} run: a run's, and who hears of the prompt it sends. */
+export type CommandRunOptions = CodingRunOptions & {
+  /** Told of the expanded prompt before it is sent (its notes: a file not included, a shell line refused). */
+  onExpanded?: ((expansion: ExpandedCommand) => void) | undefined;
 };
 
 /**

@@ -14,8 +14,20 @@ import {
   UsageError,
 } from "../engine.js";
 import type { McpServers } from "../mcp/index.js";
-import type { CodingAgentOptions, CodingRunOptions, CodingRunResult } from "./coding-agent-options.js";
+import type { CodingAgentOptions, CodingRunOptions, CodingRunResult, CommandRunOptions } from "./coding-agent-options.js";
 import { builtInTools, createBoundaries, createSubagents, listenWith, registryOptions } from "./coding-agent-parts.js";
+import {
+  allowedToolsSource,
+  type CustomCommand,
+  type CustomCommands,
+  createCommandTools,
+  customCommandSet,
+  describeCommandNames,
+  type ExpandedCommand,
+  expandCustomCommand,
+  loadCustomCommands,
+  withAllowRules,
+} from "./commands/index.js";
 import {
   type Compactor,
   chainPrepareTurns,
@@ -36,7 +48,7 @@ import { codingSystemPrompt } from "./system-prompt.js";
 import { createTodoStore, type TodoStore } from "./tools/todo-write.js";
 import { Workspace } from "./workspace.js";
 
-export type { ApprovalRequest, CodingAgentOptions, CodingRunOptions, CodingRunResult } from "./coding-agent-options.js";
+export type { ApprovalRequest, CodingAgentOptions, CodingRunOptions, CodingRunResult, CommandRunOptions } from "./coding-agent-options.js";
 
 /**
  * Claude Code's capabilities on minagent's loop, for any model: the built-in coding tools (Read, Write, Edit, Glob,
@@ -60,6 +72,8 @@ export class CodingAgent {
   readonly memory: ProjectMemory;
   /** The Agent tool (`/agents`: `agent.subagents?.subagents()`), unless subagents are off. */
   readonly subagents: AgentTool | undefined;
+  /** The custom slash commands (`.claude/commands/*.md` and the rest): `list`, `find(name)`; run one with {@link runCommand}. */
+  readonly commands: CustomCommands;
   /** The compactor (`/compact [focus]`: `agent.compactor?.compactNow(focus)`), unless compaction is off. */
   readonly compactor: Compactor | undefined;
   /** The MCP servers whose tools the agent offers (`/mcp`: `agent.mcp?.status()`), if any. */
@@ -82,6 +96,7 @@ export class CodingAgent {
     todos: TodoStore;
     memory: ProjectMemory;
     subagents: AgentTool | undefined;
+    commands: CustomCommands;
     compactor: Compactor | undefined;
     mcp: McpServers | undefined;
     sandbox: Sandbox;
@@ -95,6 +110,7 @@ export class CodingAgent {
     this.todos = parts.todos;
     this.memory = parts.memory;
     this.subagents = parts.subagents;
+    this.commands = parts.commands;
     this.compactor = parts.compactor;
     this.mcp = parts.mcp;
     this.sandbox = parts.sandbox;
@@ -166,6 +182,8 @@ export class CodingAgent {
             withHooks,
           });
     if (subagents) registry.add(withHooks(subagents));
+    const commands = await loadCommands(options, { root: workspace.root, home, userDirectory, claudeDirectory });
+    warnings.push(...commands.warnings);
     const compactor =
       options.compaction === false
         ? undefined
@@ -203,6 +221,7 @@ export class CodingAgent {
       todos,
       memory,
       subagents,
+      commands,
       compactor,
       mcp: options.mcp,
       sandbox,
@@ -223,6 +242,44 @@ export class CodingAgent {
       ? `${sessionContext}\n\n${(submitted as { input: string }).input}`
       : (submitted as { input: string }).input;
     return this.#untilStopped(await this.agent.run(input, options), options);
+  }
+
+  /**
+   * Makes a custom command's prompt (`/review src/a.ts` is `expandCommand("review", "src/a.ts")`): its arguments put in,
+   * its `` !`shell` `` lines run and their output in their place, its `@path` files after it. Files are read with the
+   * Read tool and shell lines run with the Bash tool, each judged like the model's call (with the command's
+   * `allowed-tools` allowed meanwhile): what may not run or be read is a note in the prompt and in `notes`. Throws a
+   * UsageError for a name no command has.
+   */
+  async expandCommand(
+    command: CustomCommand | string,
+    args = "",
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<ExpandedCommand> {
+    const found = this.#command(command);
+    return withAllowRules(this.permissions, found.allowedTools, allowedToolsSource(found), () =>
+      expandCustomCommand(found, args, createCommandTools(this), options),
+    );
+  }
+
+  /**
+   * Runs a custom command: {@link expandCommand}, then {@link run} with its prompt. The command's `allowed-tools` are
+   * allow rules for this run only (deny and ask rules still beat them); they are gone when it ends, however it ends.
+   */
+  async runCommand(command: CustomCommand | string, args = "", options: CommandRunOptions = {}): Promise<CodingRunResult> {
+    const found = this.#command(command);
+    return withAllowRules(this.permissions, found.allowedTools, allowedToolsSource(found), async () => {
+      const expansion = await expandCustomCommand(found, args, createCommandTools(this), options);
+      options.onExpanded?.(expansion);
+      return this.run(expansion.prompt, options);
+    });
+  }
+
+  #command(command: CustomCommand | string): CustomCommand {
+    if (typeof command !== "string") return command;
+    const found = this.commands.find(command.replace(/^\//, ""));
+    if (!found) throw new UsageError(`No custom command /${command.replace(/^\//, "")}: ${describeCommandNames(this.commands)}.`);
+    return found;
   }
 
   /** Goes on with an interrupted run once its pending calls are decided (see `Agent.resume`); Stop hooks apply as in {@link run}. */
@@ -261,6 +318,17 @@ export class CodingAgent {
     });
     return this.#sessionContext;
   }
+}
+
+/** The custom commands: the files' (unless `commands` is `false`), then those given in code. */
+async function loadCommands(
+  options: CodingAgentOptions,
+  folders: { root: string; home: string; userDirectory: string; claudeDirectory: string | undefined },
+): Promise<CustomCommands> {
+  if (options.commands === false) return customCommandSet([]);
+  const loaded = await loadCustomCommands(folders);
+  const given = options.commands?.definitions ?? [];
+  return given.length === 0 ? loaded : customCommandSet([...loaded.list, ...given], loaded.warnings);
 }
 
 /** With `askPerson`, an "ask" is put to the person while the run waits; without it the run is interrupted. */

@@ -1,6 +1,32 @@
 // `minagent/code`: Claude Code's capabilities on minagent's loop — the coding tools over a workspace, the
 // permission system, hooks, and the CodingAgent that composes them. Explicit named exports only.
-export { type ApprovalRequest, CodingAgent, type CodingAgentOptions, type CodingRunOptions, type CodingRunResult } from "./coding-agent.js";
+export {
+  type ApprovalRequest,
+  CodingAgent,
+  type CodingAgentOptions,
+  type CodingRunOptions,
+  type CodingRunResult,
+  type CommandRunOptions,
+} from "./coding-agent.js";
+export {
+  type CommandExpansionTools,
+  type CommandScope,
+  type CustomCommand,
+  type CustomCommands,
+  classifySlashPrompt,
+  createCommandTools,
+  customCommandDirectories,
+  customCommandSet,
+  type ExpandedCommand,
+  expandCustomCommand,
+  loadCustomCommands,
+  parseCustomCommand,
+  parseSlashInput,
+  type SlashInput,
+  type SlashPrompt,
+  splitCommandArguments,
+  substituteArguments,
+} from "./commands/index.js";
 export {
   type Compactor,
   type CompactorOptions,

@@ -1,4 +1,5 @@
 import type { ApprovalRequest, CodingAgent, CodingRunResult } from "../../code/coding-agent.js";
+import { classifySlashPrompt, describeCommandNames } from "../../code/commands/index.js";
 import type { AgentEvent } from "../../core/events.js";
 import { AbortError, UsageError } from "../../errors.js";
 import { ProviderError } from "../../models/provider-error.js";
@@ -53,12 +54,27 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
   // A sandbox that was asked for but cannot run (or runs short of something) is said once, before any command runs.
   if (agent.sandbox.status.requested && (!agent.sandbox.status.enabled || agent.sandbox.status.problem))
     io.stderr(`minagent code: ${sandboxStatusLine(agent.sandbox.status)}\n`);
+  // `-p "/review src/a.ts"` runs the custom command; a `/name` no command has is refused, as Claude Code's -p does.
+  const slash = await classifySlashPrompt(context.prompt, agent.commands);
+  if (slash.kind === "unknown") {
+    io.stderr(
+      `minagent code: unknown command /${slash.name}: ${describeCommandNames(agent.commands)}; the interactive session's own commands (/help, /clear…) do not run with -p. To send a prompt that starts with "/", put a word before it.\n`,
+    );
+    return 2;
+  }
   progress.start(agent);
   let outcome: PrintOutcome;
   try {
     // Streamed: deltas for stream-json, and a silent response is retried (the adapters' idle timeout).
     const runOptions = { history: session.history, signal: context.signal, onEvent: progress.event, stream: true };
-    outcome = outcomeOf(await agent.run(context.prompt, runOptions));
+    const result =
+      slash.kind === "command"
+        ? await agent.runCommand(slash.command, slash.args, {
+            ...runOptions,
+            onExpanded: (expansion) => noteExpansion(context, expansion.notes),
+          })
+        : await agent.run(context.prompt, runOptions);
+    outcome = outcomeOf(result);
   } catch (error) {
     outcome = failureOf(error, context);
   } finally {
@@ -77,6 +93,12 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
   });
   progress.finish(outcome, result);
   return outcome.status === "completed" ? 0 : outcome.status === "interrupted" ? interruptedExitCode(context.signal) : 1;
+}
+
+/** What a command's prompt left out (a file not included, a shell line refused), on stderr unless the output is JSON lines. */
+function noteExpansion(context: PrintModeContext, notes: readonly string[]): void {
+  if (context.options.outputFormat === "stream-json") return;
+  for (const note of notes) context.io.stderr(`minagent code: ${toOneLine(note, 300)}\n`);
 }
 
 function outcomeOf(result: CodingRunResult): PrintOutcome {

@@ -1,4 +1,5 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
+import { type CustomCommand, parseSlashInput } from "../../../code/commands/index.js";
 import { nextPermissionMode, type PermissionMode } from "../../../code/permissions/index.js";
 import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
@@ -10,7 +11,7 @@ import { contextWindowOf } from "./context-windows.js";
 import { readLine } from "./line-editor.js";
 import { RunView } from "./run-view.js";
 import { SessionRules } from "./session-rules.js";
-import { findSlashCommand, matchSlashCommands, type SlashHost } from "./slash-commands.js";
+import { findSlashCommand, matchSlashCommands, type SlashHost, shadowedCommandWarnings } from "./slash-commands.js";
 import { formatStatus, type StatusFacts } from "./status-line.js";
 import { type Style, Terminal } from "./terminal.js";
 import { flattenText, truncateToWidth } from "./text-width.js";
@@ -109,6 +110,7 @@ export class InteractiveSession implements SlashHost {
     const stopResizing = this.terminal.onResize(() => this.#updateStatus());
     try {
       this.#printBanner();
+      for (const warning of shadowedCommandWarnings(this.agent.commands.list)) this.print(this.style.yellow(warning));
       await this.#askAboutProjectMcpServers();
       if (this.context.options.resume === true) await this.resume(undefined);
       if (this.context.options.prompt?.trim()) await this.#runTurn(this.context.options.prompt.trim());
@@ -129,7 +131,8 @@ export class InteractiveSession implements SlashHost {
       if (outcome.kind === "exit") return outcome.code;
       const text = outcome.text.trim();
       if (text === "") continue;
-      if (text.startsWith("/")) {
+      // `/usr/bin/env is missing` is a prompt, not a command (a second `/` in the first word).
+      if (text === "/" || parseSlashInput(text)) {
         if ((await this.#runSlashCommand(text)) === "exit") return 0;
         continue;
       }
@@ -152,12 +155,12 @@ export class InteractiveSession implements SlashHost {
       },
       hint: (state) => {
         if (this.#exitArmed) return style.dim("Press Ctrl-C again to exit");
-        const matches = matchSlashCommands(state.text);
+        const matches = matchSlashCommands(state.text, this.agent.commands.list);
         if (matches.length > 0) return style.dim(matches.map((command) => `/${command.name}  ${command.summary}`).join("  ·  "));
         return undefined;
       },
       complete: (text) => {
-        const matches = matchSlashCommands(text);
+        const matches = matchSlashCommands(text, this.agent.commands.list);
         return matches.length === 1 ? `/${matches[0]?.name} ` : undefined;
       },
       keys: {
@@ -184,6 +187,11 @@ export class InteractiveSession implements SlashHost {
   async #runSlashCommand(text: string): Promise<"exit" | undefined> {
     const [name = "", ...rest] = text.slice(1).split(/\s+/);
     const command = findSlashCommand(name);
+    const custom = command ? undefined : this.agent.commands.find(name);
+    if (custom) {
+      await this.#runTurn(text, { command: custom, args: parseSlashInput(text)?.args ?? "" });
+      return undefined;
+    }
     if (!command) {
       this.print(this.style.yellow(`Unknown command /${name}. /help lists the commands.`));
       return undefined;
@@ -197,7 +205,7 @@ export class InteractiveSession implements SlashHost {
   }
 
   /** Runs one prompt: the answer and tool calls drawn as they come; Escape or Ctrl-C stop it. */
-  async #runTurn(prompt: string): Promise<void> {
+  async #runTurn(prompt: string, custom?: { command: CustomCommand; args: string }): Promise<void> {
     const turn = new AbortController();
     this.#turn = turn;
     const stopOnSignal = () => turn.abort(this.context.signal.reason);
@@ -224,7 +232,13 @@ export class InteractiveSession implements SlashHost {
     try {
       // `stream` is not in CodingAgent.run's option type yet; run() hands its options to Agent.run, which streams with it.
       const options = { history: this.#history, signal: turn.signal, onEvent, stream: true };
-      const result = await this.agent.run(prompt, options);
+      // A custom command's shell lines and files are read first, inside the turn: Esc stops them, approvals ask as for calls.
+      const onExpanded = ({ notes }: { notes: readonly string[] }) => {
+        for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
+      };
+      const result = custom
+        ? await this.agent.runCommand(custom.command, custom.args, { ...options, onExpanded })
+        : await this.agent.run(prompt, options);
       this.#history = result.messages;
       this.#view.endLine();
       if (result.blocked !== undefined) this.print(this.style.yellow(`A UserPromptSubmit hook blocked the prompt: ${result.blocked}`));

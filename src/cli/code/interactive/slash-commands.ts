@@ -1,4 +1,5 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
+import type { CustomCommand } from "../../../code/commands/index.js";
 import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "../../../code/permissions/index.js";
 import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
@@ -42,7 +43,7 @@ export type SlashCommand = {
 };
 
 export const slashCommands: readonly SlashCommand[] = [
-  { name: "help", aliases: ["?"], summary: "show the commands and keys", run: (host) => void host.print(helpText(host.style)) },
+  { name: "help", aliases: ["?"], summary: "show the commands and keys", run: (host) => void host.print(helpText(host)) },
   { name: "clear", summary: "start a new conversation (the old one stays saved)", run: async (host) => void (await host.clear()) },
   {
     name: "resume",
@@ -142,18 +143,43 @@ export function findSlashCommand(name: string): SlashCommand | undefined {
   return slashCommands.find((command) => command.name === name || command.aliases?.includes(name));
 }
 
-/** The commands starting with what was typed (`/co` → /cost, /compact). */
-export function matchSlashCommands(typed: string): SlashCommand[] {
+/**
+ * The commands starting with what was typed (`/co` → /cost, /compact), the built-in ones first, then the custom
+ * commands a built-in one does not shadow (their description as the summary).
+ */
+export function matchSlashCommands(typed: string, custom: readonly CustomCommand[] = []): Pick<SlashCommand, "name" | "summary">[] {
   if (!typed.startsWith("/") || /\s/.test(typed)) return [];
   const prefix = typed.slice(1);
-  return slashCommands.filter((command) => command.name.startsWith(prefix));
+  const customs = custom
+    .filter((command) => !findSlashCommand(command.name))
+    .map((command) => ({ name: command.name, summary: command.description }));
+  return [...slashCommands, ...customs].filter((command) => command.name.startsWith(prefix));
 }
 
-function helpText(style: Style): string {
+/** A line for each custom command a built-in one of the same name hides (the built-in one runs). */
+export function shadowedCommandWarnings(custom: readonly CustomCommand[]): string[] {
+  return custom
+    .filter((command) => findSlashCommand(command.name))
+    .map((command) => `/${command.name} is a built-in command, which wins over ${command.source}; rename the file to use it.`);
+}
+
+/** Where a custom command comes from, as Claude Code's /help says it: (project), (user), (project:frontend). */
+function commandScope(command: CustomCommand): string {
+  return `(${command.scope}${command.namespace ? `:${command.namespace}` : ""})`;
+}
+
+function helpText(host: SlashHost): string {
+  const { style } = host;
   const commands = slashCommands.map((command) => {
     const name = `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
     return `  ${style.cyan(name.padEnd(20))}${command.summary}`;
   });
+  const custom = host.agent.commands.list
+    .filter((command) => !findSlashCommand(command.name))
+    .map((command) => {
+      const name = `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""}`;
+      return `  ${style.cyan(name.padEnd(19))} ${command.description} ${style.dim(commandScope(command))}`;
+    });
   const keys = [
     ["enter", "send the prompt"],
     ["alt+enter, \\ enter", "a new line in the prompt"],
@@ -163,7 +189,8 @@ function helpText(style: Style): string {
     ["↑ ↓", "earlier prompts"],
     ["ctrl+d", "leave, at an empty prompt"],
   ].map(([key, what]) => `  ${style.cyan((key as string).padEnd(20))}${what}`);
-  return [style.bold("Commands"), ...commands, "", style.bold("Keys"), ...keys].join("\n");
+  const customSection = custom.length > 0 ? ["", style.bold("Custom commands"), ...custom] : [];
+  return [style.bold("Commands"), ...commands, ...customSection, "", style.bold("Keys"), ...keys].join("\n");
 }
 
 function costText(host: SlashHost): string {
