@@ -60,7 +60,10 @@ describe("loadSkills", () => {
       "SKILL.md": "---\nname: pdf-forms\ndescription: Fill PDF forms with our own tool, pdf-fill.\n---\n\nRun pdf-fill --help first.\n",
     });
     const { skills, warnings } = await load();
-    expect(warnings).toEqual([]);
+    // The project's hidden skill is named, so that its authors' instructions are not lost without a word.
+    expect(warnings).toEqual([
+      `Skill "commit-messages": ${join(home.claude, "skills", "commit-messages", "SKILL.md")} replaces the project's ${join(projectSkills("commit-messages"), "SKILL.md")} (a user's skill wins over a project's of the same name, as in Claude Code); rename one of them to keep both.`,
+    ]);
     expect(skills.map(({ name, file }) => ({ name, file }))).toEqual([
       { name: "commit-messages", file: join(home.claude, "skills", "commit-messages", "SKILL.md") },
       { name: "pdf-forms", file: join(home.root, ".minagent", "skills", "pdf-forms", "SKILL.md") },

@@ -79,6 +79,7 @@ export function skillDirectories(options: SkillDirectoriesOptions): SkillDirecto
  * without SKILL.md is not a skill). A skill whose file cannot be used (unreadable, invalid YAML, no description, a
  * name a rule could not name, the same name as another in the same directory) is left out with a warning naming
  * its file, so that the session starts; so is a description longer than 1,024 characters, which is cut instead.
+ * A user's skill that hides the project's of the same name is a warning naming both files.
  */
 export async function loadSkills(options: SkillDirectoriesOptions): Promise<LoadedSkills> {
   const byName = new Map<string, Skill>();
@@ -94,7 +95,12 @@ export async function loadSkills(options: SkillDirectoriesOptions): Promise<Load
           throw new SkillFileError(`${earlier} already defines the skill "${skill.name}": rename one of them (\`name:\`)`);
         inDirectory.set(skill.name, file);
         // An earlier directory (the user's before the project's, ours before Claude Code's) keeps its skill.
-        if (!byName.has(skill.name)) byName.set(skill.name, skill);
+        const kept = byName.get(skill.name);
+        if (kept === undefined) byName.set(skill.name, skill);
+        else if (kept.level !== skill.level)
+          warnings.push(
+            `Skill "${skill.name}": ${kept.file} replaces the project's ${file} (a user's skill wins over a project's of the same name, as in Claude Code); rename one of them to keep both.`,
+          );
       } catch (error) {
         if (!(error instanceof SkillFileError)) throw error;
         const line = error.line === undefined ? "" : `, line ${error.line}`;
