@@ -38,7 +38,7 @@ export type TypeContext = {
   /** The session's permission mode now, to warn of a file's mode that would loosen it. */
   sessionMode: (() => PermissionMode) | undefined;
   /** The session's hook settings (id, folder, reporting), for the runner of a file's hooks. */
-  hooks: Omit<HookRunnerOptions, "settings" | "hooks"> | undefined;
+  hooks: Omit<HookRunnerOptions, "settings" | "settingsFiles" | "hooks" | "agent"> | undefined;
   /** The names of every type the Agent tool can start. */
   typeNames: readonly string[];
 };
