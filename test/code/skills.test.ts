@@ -207,14 +207,16 @@ describe("the Skill tool", () => {
     expect(loaded).toMatch(/Files in the skill's folder .*\n- reference\.md \(\d+ B\)\n- scripts\/fill\.py \(\d+ B\)$/);
   });
 
-  it("args fill $ARGUMENTS, or follow the instructions when they have no $ARGUMENTS", async () => {
+  it("args fill $ARGUMENTS and $N (from 0) as a custom command's, or follow the instructions that name none", async () => {
     await writeFiles(projectSkills("fix-issue"), {
       "SKILL.md":
-        "---\ndescription: Fix a GitHub issue by number.\n---\n\nRead issue $ARGUMENTS with gh issue view $ARGUMENTS, then fix it.\n",
+        "---\ndescription: Fix a GitHub issue by number.\n---\n\nRead issue $0 with gh issue view $ARGUMENTS, then fix it in $1.\n",
     });
     await writeFiles(join(home.claude, "skills", "commit-messages"), userCommitMessagesSkill);
     const tool = createSkillTool((await load()).skills);
-    expect(await call(tool, { skill: "fix-issue", args: "1234" })).toContain("Read issue 1234 with gh issue view 1234, then fix it.");
+    expect(await call(tool, { skill: "fix-issue", args: "1234 src/parser.ts" })).toContain(
+      "Read issue 1234 with gh issue view 1234 src/parser.ts, then fix it in src/parser.ts.",
+    );
     expect(await call(tool, { skill: "commit-messages", args: "the parser fix" })).toMatch(/nobody yet\n\nARGUMENTS: the parser fix$/);
   });
 

@@ -1,5 +1,6 @@
 import type { Tool } from "../../engine.js";
 import { ToolError } from "../../errors.js";
+import { substituteArguments, usesArguments } from "../commands/command-arguments.js";
 import type { Skill } from "./load-skills.js";
 import { readSkillText } from "./load-skills.js";
 import { parseSkillFile, SkillFileError } from "./parse-skill-file.js";
@@ -100,7 +101,7 @@ export function describeSkills(
   ].join("\n");
 }
 
-/** The instructions, with the folder's path and its other files, `$ARGUMENTS` and `${CLAUDE_SKILL_DIR}` filled in. */
+/** The instructions, with the folder's path and its other files, the arguments and `${CLAUDE_SKILL_DIR}` filled in. */
 async function loadSkill(skill: Skill, args: string | undefined, options: SkillToolOptions): Promise<string> {
   if (options.isReadDenied?.(skill.file)) throw new ToolError(`Permission denied: a Read deny rule covers ${skill.file}.`);
   let body: string;
@@ -112,8 +113,9 @@ async function loadSkill(skill: Skill, args: string | undefined, options: SkillT
     throw error;
   }
   body = body.replaceAll(skillDirectoryVariable, skill.folder);
+  // The arguments as a custom command's: $ARGUMENTS, $ARGUMENTS[N] and $N from 0, or appended when none is named.
   const given = args?.trim() ?? "";
-  if (body.includes("$ARGUMENTS")) body = body.replaceAll("$ARGUMENTS", given);
+  if (usesArguments(body)) body = substituteArguments(body, given);
   else if (given !== "") body = `${body}\n\nARGUMENTS: ${given}`;
   const { files, more } = await listSkillFiles(skill.folder);
   const listing =
