@@ -94,7 +94,31 @@ describe("loadSkills", () => {
     expect(about("changelog")).toMatch(/, line 3: .*put a value that holds `: ` in quotes/);
     expect(about("Weekly Report")).toContain(`its folder's name "Weekly Report" (no \`name:\` is given) is not a skill name`);
     expect(about("Weekly Report")).toContain('"weekly-report"');
-    expect(about("lint")).toContain('`disable-model-invocation` must be true or false, not "maybe"');
+    expect(about("lint")).toContain(', line 3: `disable-model-invocation` must be true or false, not "maybe"');
+  });
+
+  it("the standard's nested `metadata` map and Claude Code's other keys do not stop a skill", async () => {
+    await writeFiles(projectSkills("api-conventions"), {
+      "SKILL.md": `---
+name: api-conventions
+description: REST conventions of this codebase. Use when adding or changing an HTTP endpoint.
+license: Apache-2.0
+metadata:
+  author: platform-team
+  version: "2.1"
+user-invocable: false
+model: sonnet
+context: fork
+---
+
+Use plural nouns for collections (/invoices), and return 404 rather than 403 for records of other tenants.
+`,
+    });
+    const { skills, warnings } = await load();
+    expect(warnings).toEqual([]);
+    expect(skills).toEqual([
+      expect.objectContaining({ name: "api-conventions", license: "Apache-2.0", userInvocable: false, modelInvocable: true }),
+    ]);
   });
 
   it("a skill without a description has the body's first paragraph as one, as in Claude Code; without either it is skipped", async () => {

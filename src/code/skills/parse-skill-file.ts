@@ -39,16 +39,18 @@ const falsehoods = new Set(["false", "no", "off", "0"]);
 
 /**
  * Reads a SKILL.md: optional YAML front matter (`name`, `description`, `disable-model-invocation`, `user-invocable`,
- * `allowed-tools`, `argument-hint`, `license`; other keys such as `metadata`, `model` or `context` are left alone),
- * then the instructions. A file without front matter is all instructions, as in Claude Code. Throws a
- * {@link SkillFileError} for invalid YAML, a key of the wrong shape, no description at all, or an empty body.
+ * `allowed-tools`, `argument-hint`, `license`; other keys such as the standard's `metadata` map, `model` or `context`
+ * are left alone), then the instructions. A file without front matter is all instructions, as in Claude Code. Throws
+ * a {@link SkillFileError} (with the key's line) for invalid YAML, a key of the wrong shape, no description at all,
+ * or an empty body.
  */
 export function parseSkillFile(text: string): SkillFile {
-  const { data, body } = readFrontMatter(text);
+  const { data, lines, body } = readFrontMatter(text);
   const textOf = (key: string): string | undefined => {
     const value: unknown = data[key];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== "string") throw new SkillFileError(`\`${key}\` must be text, not a ${Array.isArray(value) ? "list" : "map"}`);
+    if (typeof value !== "string")
+      throw new SkillFileError(`\`${key}\` must be text, not a ${Array.isArray(value) ? "list" : "map"}`, lines[key]);
     return value.trim() === "" ? undefined : value.trim();
   };
   const booleanOf = (key: string, otherwise: boolean): boolean => {
@@ -56,7 +58,7 @@ export function parseSkillFile(text: string): SkillFile {
     if (value === undefined) return otherwise;
     if (truths.has(value.toLowerCase())) return true;
     if (falsehoods.has(value.toLowerCase())) return false;
-    throw new SkillFileError(`\`${key}\` must be true or false, not "${value}"`);
+    throw new SkillFileError(`\`${key}\` must be true or false, not "${value}"`, lines[key]);
   };
   if (body === "") throw new SkillFileError("its body, the instructions the model loads, is empty");
   const written = textOf("description");
@@ -78,9 +80,9 @@ export function parseSkillFile(text: string): SkillFile {
   };
 }
 
-function readFrontMatter(text: string): { data: Record<string, unknown>; body: string } {
+function readFrontMatter(text: string): { data: Record<string, unknown>; lines: Record<string, number>; body: string } {
   const content = text.replace(/^\uFEFF/, "");
-  if (content.split(/\r?\n/, 1)[0]?.trimEnd() !== "---") return { data: {}, body: content.trim() };
+  if (content.split(/\r?\n/, 1)[0]?.trimEnd() !== "---") return { data: {}, lines: {}, body: content.trim() };
   try {
     return parseFrontMatter(content);
   } catch (error) {
