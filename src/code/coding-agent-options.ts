@@ -156,11 +156,15 @@ export type CommandRunOptions = CodingRunOptions & {
 };
 
 /**
- * How a {@link CodingAgent} run ends: the engine's result, or `status: "blocked"` when a UserPromptSubmit hook
- * blocked the prompt (nothing was sent to the model; `messages` is the history as given, `blocked` the hook's reason).
+ * How a {@link CodingAgent} run ends: the engine's result, or `status: "blocked"` when a hook stopped it: a
+ * UserPromptSubmit hook blocked the prompt (nothing was sent to the model; `messages` is the history as given), or a
+ * PostToolBatch hook stopped the run before its next model call (`messages` is the conversation so far, ending with
+ * a note of why, so that the model reads it when the conversation goes on).
  */
 export type CodingRunResult = Omit<RunResult, "status"> & {
   status: RunResult["status"] | "blocked";
-  /** The UserPromptSubmit hook's reason, when it blocked the prompt. */
+  /** The hook's reason, when one stopped the run. */
   blocked?: string | undefined;
+  /** Which event's hook stopped the run, with `blocked`. */
+  blockedBy?: "UserPromptSubmit" | "PostToolBatch" | undefined;
 };

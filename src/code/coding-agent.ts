@@ -4,7 +4,7 @@ import {
   Agent,
   type ApprovalDecisions,
   addUsage,
-  type CanUseTool,
+  conversationOf,
   emptyUsage,
   type Message,
   type Model,
@@ -36,9 +36,11 @@ import {
   describePermissions,
   describeTodos,
 } from "./compaction/index.js";
-import { HookRunner, type HookSettings } from "./hooks/index.js";
+import { HookTranscript } from "./hooks/hook-transcript.js";
+import { createHookedPermissionCheck } from "./hooks/hooked-permission-check.js";
+import { HookRunner, type HookSettings, type SessionEndReason, type SessionStartSource } from "./hooks/index.js";
+import { PostToolBatchStop, postToolBatchStep } from "./hooks/post-tool-batch-step.js";
 import { withPostToolUseHooks } from "./hooks/with-post-tool-use-hooks.js";
-import { withPreToolUseHooks } from "./hooks/with-pre-tool-use-hooks.js";
 import { loadProjectMemory, type ProjectMemory } from "./memory/index.js";
 import type { CodePermissions } from "./permissions/index.js";
 import type { Sandbox } from "./sandbox/create-sandbox.js";
@@ -54,8 +56,10 @@ export type { ApprovalRequest, CodingAgentOptions, CodingRunOptions, CodingRunRe
  * Claude Code's capabilities on minagent's loop, for any model: the built-in coding tools (Read, Write, Edit, Glob,
  * Grep, Bash, TodoWrite, and Plan Mode's two) over one workspace, the permission system (modes and rules from
  * settings files and code, compound shell commands split by a real parser) as the agent's `canUseTool`, and hooks
- * (PreToolUse in the permission decision, PostToolUse around every tool, UserPromptSubmit, Stop and SessionStart
- * around each run). The loop is the plain Agent's; effects run in the order the model gave.
+ * (Claude Code's events: PreToolUse, PermissionRequest and PermissionDenied in the permission decision, PostToolUse
+ * and PostToolUseFailure around every tool, PostToolBatch between turns, PreCompact and PostCompact around a
+ * compaction, UserPromptSubmit, Stop and SessionStart around each run, SessionEnd from {@link end}; `transcript_path`
+ * is a file the agent keeps). The loop is the plain Agent's; effects run in the order the model gave.
  * @example
  * const agent = await CodingAgent.create(model, { workspace: process.cwd(), askPerson: askOnTerminal });
  * const result = await agent.run("The tests in test/math.test.js fail; fix the code.");
@@ -86,6 +90,11 @@ export class CodingAgent {
    */
   readonly warnings: readonly string[];
   #sessionContext: Promise<string | undefined> | undefined;
+  /** The source of the next SessionStart: `startup`, or `clear` after `end("clear")`. */
+  #nextSource: SessionStartSource = "startup";
+  /** True once `end` ran, until a run starts the next session. */
+  #ended = false;
+  readonly #transcript: HookTranscript;
 
   private constructor(parts: {
     agent: Agent;
@@ -101,6 +110,7 @@ export class CodingAgent {
     mcp: McpServers | undefined;
     sandbox: Sandbox;
     warnings: readonly string[];
+    transcript: HookTranscript;
   }) {
     this.agent = parts.agent;
     this.workspace = parts.workspace;
@@ -115,11 +125,31 @@ export class CodingAgent {
     this.mcp = parts.mcp;
     this.sandbox = parts.sandbox;
     this.warnings = parts.warnings;
+    this.#transcript = parts.transcript;
   }
 
-  /** Ends what the agent keeps running between calls: the sandbox's network namespace and proxy, its temporary folder. */
+  /**
+   * Ends what the agent keeps running between calls: the sandbox's network namespace and proxy, its temporary folder,
+   * the hooks' transcript file. It runs no hook: call {@link end} first when the session ends.
+   */
   async close(): Promise<void> {
     await this.sandbox.close();
+    await this.#transcript.remove();
+  }
+
+  /**
+   * Ends the session for the hooks: runs the SessionEnd hooks with `reason` (Claude Code's: `clear` for /clear,
+   * `resume` for switching to another session, `prompt_input_exit` when the person leaves at the prompt, `other`,
+   * as at the end of a `-p` run), once per session. The next run starts a new one: its SessionStart hooks run
+   * again, with source `clear` after `end("clear")` (else `startup`, or `resume` when it goes on with a
+   * conversation). Never rejects: a hook that fails is reported to `onHookRun`.
+   */
+  async end(reason: SessionEndReason, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#sessionContext = undefined;
+    this.#nextSource = reason === "clear" ? "clear" : "startup";
+    await this.hooks.runSessionEndHooks({ reason, signal: options.signal }).catch(() => {});
   }
 
   /**
@@ -141,19 +171,29 @@ export class CodingAgent {
     const warnings: string[] = [];
     const settings = await settingsOf(options.settingsFiles ?? settingsLocations({ root: given.root, userDirectory, claudeDirectory }));
     const { permissions, workspace, sandbox } = await createBoundaries(given, settings, { ...options, home, userDirectory });
+    const sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
+    // The conversation as a file for hooks (transcript_path): written only when a hook is about to run.
+    const transcript = new HookTranscript({ sessionId, cwd: workspace.root });
     const hooks = new HookRunner({
-      sessionId: options.sessionId ?? globalThis.crypto.randomUUID(),
+      sessionId,
       cwd: workspace.root,
-      settings: settings.files.map((file) => file.settings as HookSettings),
+      home,
+      settingsFiles: settings.files.map((file) => ({ path: file.path, settings: file.settings as HookSettings })),
       hooks: options.hooks,
       onHookRun: options.onHookRun,
+      transcriptPath: () => transcript.sync(),
+      permissionMode: () => permissions.mode,
     });
-    const withHooks = (tool: Tool): Tool => (hooks.hasHooks("PostToolUse", tool.name) ? withPostToolUseHooks(tool, hooks) : tool);
+    warnings.push(...hooks.warnings);
+    const withHooks = (tool: Tool): Tool =>
+      hooks.hasHooks("PostToolUse", tool.name) || hooks.hasHooks("PostToolUseFailure", tool.name)
+        ? withPostToolUseHooks(tool, hooks)
+        : tool;
     const todos = options.todos ?? createTodoStore();
     const registry = new ToolRegistry(registryOptions);
     for (const tool of builtInTools(workspace, permissions, sandbox, todos)) registry.add(withHooks(tool));
     for (const tool of options.tools ?? []) registry.add(withHooks(tool));
-    const canUseTool = withPreToolUseHooks(hooks, askWhileWaiting(permissions.canUseTool, options.askPerson));
+    const canUseTool = createHookedPermissionCheck({ hooks, permissions, askPerson: options.askPerson, unattended: options.unattended });
     const memory: ProjectMemory =
       options.memory === false
         ? { files: [], text: "", warnings: [] }
@@ -193,21 +233,29 @@ export class CodingAgent {
             memory: () => memory.text || undefined,
             permissions: () => describePermissions(permissions),
             todos: () => describeTodos(todos.todos),
+            beforeCompact: ({ trigger, focus, signal }) => hooks.runPreCompactHooks({ trigger, customInstructions: focus, signal }),
+            afterCompact: ({ trigger, summary, signal }) => hooks.runPostCompactHooks({ trigger, compactSummary: summary ?? "", signal }),
           });
+    const batchHooks = hooks.hasHooks("PostToolBatch") ? postToolBatchStep(hooks) : undefined;
+    const listen = listenWith(compactor, options.onEvent);
     const agent = new Agent(model, registry, {
       system: [codingSystemPrompt({ workspace, instructions: options.instructions }), memory.text].filter(Boolean).join("\n\n"),
       maxSteps: options.maxSteps ?? 50,
       canUseTool,
-      onEvent: listenWith(compactor, options.onEvent),
+      onEvent: (event) => {
+        transcript.listen(event);
+        listen?.(event);
+      },
       // MCP tools first, so that the compactor measures the tools that will be sent.
       prepareTurn:
-        options.mcp || compactor
+        options.mcp || compactor || batchHooks
           ? chainPrepareTurns(
               options.mcp?.prepareTurn(registry, {
                 wrap: withHooks,
                 deferTools: options.deferMcpTools ?? { aboveTokens: Math.round(contextWindowOf(model.modelId) / 10) },
               }),
               options.prepareTurn,
+              batchHooks,
               compactor,
             )
           : options.prepareTurn,
@@ -226,6 +274,7 @@ export class CodingAgent {
       mcp: options.mcp,
       sandbox,
       warnings,
+      transcript,
     });
   }
 
@@ -236,12 +285,16 @@ export class CodingAgent {
    */
   async run(prompt: string, options: CodingRunOptions = {}): Promise<CodingRunResult> {
     const submitted = await this.hooks.runUserPromptSubmitHooks(prompt, options.signal);
-    if ("blocked" in submitted && submitted.blocked !== undefined) return blockedResult(submitted.blocked, options.history);
-    const sessionContext = options.history?.length ? undefined : await this.#startSession(options.signal);
+    if ("blocked" in submitted && submitted.blocked !== undefined)
+      return blockedResult(submitted.blocked, "UserPromptSubmit", options.history);
+    // A new conversation gets the SessionStart context; so does the first run of a session going on with one.
+    const fresh = !options.history?.length;
+    const sessionContext =
+      fresh || !this.#sessionContext ? await this.#startSession(options.signal, fresh ? this.#nextSource : "resume") : undefined;
     const input = sessionContext
       ? `${sessionContext}\n\n${(submitted as { input: string }).input}`
       : (submitted as { input: string }).input;
-    return this.#untilStopped(await this.agent.run(input, options), options);
+    return this.#stoppable(async () => this.#untilStopped(await this.agent.run(input, options), options), options.history);
   }
 
   /**
@@ -288,7 +341,18 @@ export class CodingAgent {
     decisions: ApprovalDecisions,
     options: Omit<CodingRunOptions, "history"> = {},
   ): Promise<CodingRunResult> {
-    return this.#untilStopped(await this.agent.resume(state, decisions, options), options);
+    return this.#stoppable(async () => this.#untilStopped(await this.agent.resume(state, decisions, options), options), undefined);
+  }
+
+  /** A PostToolBatch hook's stop is how the run ends, not an error: a blocked result with the conversation so far. */
+  async #stoppable(run: () => Promise<RunResult>, history: readonly Message[] | undefined): Promise<CodingRunResult> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof PostToolBatchStop)) throw error;
+      const conversation = [...(conversationOf(error) ?? history ?? []), { role: "user" as const, content: `[${error.message}]` }];
+      return blockedResult(error.message, "PostToolBatch", conversation);
+    }
   }
 
   /** Runs the Stop hooks after a completed run; each continuation goes on with the conversation, and the result covers them all. */
@@ -307,8 +371,9 @@ export class CodingAgent {
     return result;
   }
 
-  #startSession(signal: AbortSignal | undefined): Promise<string | undefined> {
-    this.#sessionContext ??= this.hooks.runSessionStartHooks({ signal }).then((outcome) => {
+  #startSession(signal: AbortSignal | undefined, source: SessionStartSource): Promise<string | undefined> {
+    this.#ended = false;
+    this.#sessionContext ??= this.hooks.runSessionStartHooks({ signal, source }).then((outcome) => {
       if (outcome.blocked) throw new UsageError(`A SessionStart hook blocked the session: ${outcome.blocked}`);
       return outcome.context;
     });
@@ -331,17 +396,7 @@ async function loadCommands(
   return given.length === 0 ? loaded : customCommandSet([...loaded.list, ...given], loaded.warnings);
 }
 
-/** With `askPerson`, an "ask" is put to the person while the run waits; without it the run is interrupted. */
-function askWhileWaiting(canUseTool: CanUseTool, askPerson: CodingAgentOptions["askPerson"]): CanUseTool {
-  if (!askPerson) return canUseTool;
-  return async (call, context) => {
-    const decision = await canUseTool(call, context);
-    if (decision.behavior !== "ask") return decision;
-    return askPerson({ toolCall: call, reason: decision.reason, signal: context.signal });
-  };
-}
-
-function blockedResult(reason: string, history: readonly Message[] | undefined): CodingRunResult {
+function blockedResult(reason: string, blockedBy: CodingRunResult["blockedBy"], history: readonly Message[] | undefined): CodingRunResult {
   return {
     // A run of its own (a hook decided it), so that traces and sessions can tell it from others.
     runId: `run_${globalThis.crypto.randomUUID()}`,
@@ -353,5 +408,6 @@ function blockedResult(reason: string, history: readonly Message[] | undefined):
     turns: 0,
     pending: [],
     blocked: reason,
+    blockedBy,
   };
 }

@@ -28,6 +28,8 @@ export {
   substituteArguments,
 } from "./commands/index.js";
 export {
+  type CompactionEnd,
+  type CompactionStart,
   type Compactor,
   type CompactorOptions,
   ContextMeter,
@@ -46,6 +48,8 @@ export {
 } from "./compaction/index.js";
 export {
   type CommandHook,
+  type CompactionTrigger,
+  createHookedPermissionCheck,
   type FunctionHook,
   type HookConfiguration,
   type HookEventName,
@@ -57,7 +61,17 @@ export {
   type HookRunnerOptions,
   type HookRunReport,
   type HookSettings,
+  type HookSettingsFile,
+  HookTranscript,
+  type HttpHook,
+  hookAllowedJudge,
   hookEventNames,
+  type NotificationType,
+  PostToolBatchStop,
+  postToolBatchStep,
+  type SessionEndReason,
+  type SessionStartSource,
+  type SubagentIdentity,
   withPostToolUseHooks,
   withPreToolUseHooks,
 } from "./hooks/index.js";

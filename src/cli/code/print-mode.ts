@@ -78,6 +78,8 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
   } catch (error) {
     outcome = failureOf(error, context);
   } finally {
+    // The session ends with the run: SessionEnd hooks (reason "other", as Claude Code's -p), before the session is saved.
+    await agent.end("other");
     await session.flush().catch((error: unknown) => {
       io.stderr(`minagent code: could not save the session to ${session.file}: ${(error as Error).message}\n`);
     });
@@ -103,7 +105,11 @@ function noteExpansion(context: PrintModeContext, notes: readonly string[]): voi
 
 function outcomeOf(result: CodingRunResult): PrintOutcome {
   if (result.blocked !== undefined)
-    return { status: "blocked", final: "", error: `a UserPromptSubmit hook blocked the prompt: ${result.blocked}` };
+    return {
+      status: "blocked",
+      final: "",
+      error: result.blockedBy === "PostToolBatch" ? result.blocked : `a UserPromptSubmit hook blocked the prompt: ${result.blocked}`,
+    };
   if (result.status === "completed") return { status: "completed", final: result.final };
   if (result.status === "max_steps") return { status: "max_turns", final: "", error: `no final answer within ${result.turns} model calls` };
   // Every call that needs approval is denied in -p, so a run cannot wait for one; say so if it ever does.

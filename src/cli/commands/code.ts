@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CodingAgent } from "../../code/coding-agent.js";
+import { eventCanBlock } from "../../code/hooks/index.js";
 import { isPermissionMode, permissionModes } from "../../code/permissions/modes.js";
 import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
 import { type LoadedSettings, loadSettings, settingsLocations } from "../../code/settings/load-settings.js";
@@ -139,12 +140,16 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       sessionId: session.id,
       // A hook that failed open (any event but PreToolUse, by default) is said once, so that nothing fails unseen.
       onHookRun: (report) => {
+        // What such a hook exits 2 with is for the person, as in Claude Code (it cannot stop anything).
+        if (report.outcome === "blocked" && report.message && userNoticeEvents.has(report.event))
+          io.stderr(`minagent code: ${report.event} hook: ${report.message}\n`);
         const key = `${report.event}\0${report.hook}`;
         if (report.outcome !== "failed" || !report.failOpen || warned.has(key)) return;
         warned.add(key);
         const program = report.hook.trim().split(/\s+/)[0] ?? report.hook;
+        const advice = eventCanBlock(report.event) ? ', or give it "failClosed": true to make its failure block' : "";
         io.stderr(
-          `minagent code: a ${report.event} hook (${program}…) failed and was skipped; the session goes on: ${report.message ?? "it failed"}. Fix or install what it runs, or give it "failClosed": true to make its failure block.\n`,
+          `minagent code: a ${report.event} hook (${program}…) failed and was skipped; the session goes on: ${report.message ?? "it failed"}. Fix or install what it runs${advice}.\n`,
         );
       },
       onEvent: (event: AgentEvent) => {
@@ -294,6 +299,9 @@ async function startMcpServers(
 function claudeDirectory(env: CliIo["env"]): string {
   return env.CLAUDE_CONFIG_DIR ? resolve(env.CLAUDE_CONFIG_DIR) : join(homedir(), ".claude");
 }
+
+/** Events whose hooks' exit-2 stderr Claude Code shows the person: they cannot block, and say something. */
+const userNoticeEvents: ReadonlySet<string> = new Set(["SubagentStart", "PostCompact", "SessionEnd"]);
 
 /** How long a -p run waits for its MCP servers before the first turn, at most. */
 const printModeMcpWaitMs = 5_000;

@@ -1,5 +1,6 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { type CustomCommand, parseSlashInput } from "../../../code/commands/index.js";
+import type { SessionEndReason } from "../../../code/hooks/index.js";
 import { nextPermissionMode, type PermissionMode } from "../../../code/permissions/index.js";
 import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
@@ -17,6 +18,9 @@ import { type Style, Terminal } from "./terminal.js";
 import { flattenText, truncateToWidth } from "./text-width.js";
 
 type PromptOutcome = { kind: "exit"; code: number };
+
+/** How long the prompt waits after an answer, untouched, before Notification hooks hear `idle_prompt` (Claude Code's 60 s). */
+const idleNotificationMs = 60_000;
 
 /** Said to the model after a turn the person stopped, as Claude Code does. */
 const interruptionNote = "[Request interrupted by user]";
@@ -39,6 +43,8 @@ export class InteractiveSession implements SlashHost {
   #ticker: NodeJS.Timeout | undefined;
   /** Text typed while a turn ran: the next prompt starts with it. */
   #typedAhead = "";
+  /** True once a turn ended, until the prompt after it is read: that prompt's wait may notify `idle_prompt`. */
+  #answered = false;
 
   constructor(context: CodeSessionContext) {
     this.context = context;
@@ -108,14 +114,19 @@ export class InteractiveSession implements SlashHost {
     this.#rules = new SessionRules(this.#agent);
     this.terminal.start();
     const stopResizing = this.terminal.onResize(() => this.#updateStatus());
+    // Why the session ends, for SessionEnd hooks: the person leaving at the prompt, or anything else (SIGTERM, a crash).
+    let endReason: SessionEndReason = "other";
     try {
       this.#printBanner();
       for (const warning of shadowedCommandWarnings(this.agent.commands.list)) this.print(this.style.yellow(warning));
       await this.#askAboutProjectMcpServers();
       if (this.context.options.resume === true) await this.resume(undefined);
       if (this.context.options.prompt?.trim()) await this.#runTurn(this.context.options.prompt.trim());
-      return await this.#promptLoop();
+      const code = await this.#promptLoop();
+      if (code !== 143) endReason = "prompt_input_exit";
+      return code;
     } finally {
+      await this.#agent?.end(endReason);
       stopResizing();
       clearInterval(this.#ticker);
       this.terminal.close();
@@ -145,12 +156,21 @@ export class InteractiveSession implements SlashHost {
     const style = this.style;
     const initial = this.#typedAhead;
     this.#typedAhead = "";
-    return readLine<PromptOutcome>(this.terminal, {
+    const idle = this.#answered
+      ? setTimeout(() => {
+          this.agent.hooks
+            .runNotificationHooks({ notificationType: "idle_prompt", message: "minagent is waiting for your input", title: "minagent" })
+            .catch(() => {});
+        }, idleNotificationMs)
+      : undefined;
+    this.#answered = false;
+    const line = readLine<PromptOutcome>(this.terminal, {
       prompt: `${style.bold(">")} `,
       initial,
       history: this.#inputHistory,
       signal: this.context.signal,
       onKey: (key) => {
+        clearTimeout(idle);
         if (key.name !== "ctrl-c") this.#exitArmed = false;
       },
       hint: (state) => {
@@ -182,6 +202,7 @@ export class InteractiveSession implements SlashHost {
         escape: () => true,
       },
     });
+    return line.finally(() => clearTimeout(idle));
   }
 
   async #runSlashCommand(text: string): Promise<"exit" | undefined> {
@@ -241,7 +262,12 @@ export class InteractiveSession implements SlashHost {
         : await this.agent.run(prompt, options);
       this.#history = result.messages;
       this.#view.endLine();
-      if (result.blocked !== undefined) this.print(this.style.yellow(`A UserPromptSubmit hook blocked the prompt: ${result.blocked}`));
+      if (result.blocked !== undefined)
+        this.print(
+          this.style.yellow(
+            result.blockedBy === "PostToolBatch" ? result.blocked : `A UserPromptSubmit hook blocked the prompt: ${result.blocked}`,
+          ),
+        );
       else if (result.status === "max_steps")
         this.print(this.style.yellow("(the agent stopped: it reached its limit of model calls for one prompt)"));
     } catch (error) {
@@ -261,6 +287,7 @@ export class InteractiveSession implements SlashHost {
       }
     } finally {
       ended = true;
+      this.#answered = true;
       clearInterval(this.#ticker);
       releaseKeys();
       this.context.signal.removeEventListener("abort", stopOnSignal);
@@ -280,6 +307,7 @@ export class InteractiveSession implements SlashHost {
   }
 
   async clear(): Promise<void> {
+    await this.agent.end("clear");
     await this.#session.flush();
     this.#session = await this.context.sessions.create();
     this.#history = [];
@@ -308,6 +336,7 @@ export class InteractiveSession implements SlashHost {
       if ("cancelled" in outcome) return;
       chosen = outcome.value;
     }
+    await this.agent.end("resume");
     await this.#session.flush();
     this.#session = await this.context.sessions.open(chosen);
     this.#history = [...this.#session.history];
