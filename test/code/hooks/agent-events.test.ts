@@ -12,7 +12,12 @@ beforeEach(() => {
   writeFileSync(join(workspace, "README.md"), "# Ledger\n\nRun `npm test`.\n");
   writeFileSync(join(workspace, "ledger.py"), "def total(entries):\n    return sum(e.amount for e in entries)\n");
 });
-afterEach(() => rmSync(workspace, { recursive: true, force: true }));
+// Every agent is closed: its transcript folder and sandbox go with it.
+const agents: CodingAgent[] = [];
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((agent) => agent.close()));
+  rmSync(workspace, { recursive: true, force: true });
+});
 
 const read = (path: string) => readFileSync(join(workspace, path), "utf8");
 const lines = (path: string) =>
@@ -21,8 +26,8 @@ const lines = (path: string) =>
     .split("\n")
     .map((line) => JSON.parse(line));
 
-function create(model: FakeModel, hooks: HookConfiguration, options: Partial<CodingAgentOptions> = {}) {
-  return CodingAgent.create(model, {
+async function create(model: FakeModel, hooks: HookConfiguration, options: Partial<CodingAgentOptions> = {}) {
+  const agent = await CodingAgent.create(model, {
     workspace,
     settingsFiles: [],
     claudeDirectory: false,
@@ -33,6 +38,8 @@ function create(model: FakeModel, hooks: HookConfiguration, options: Partial<Cod
     hooks,
     ...options,
   });
+  agents.push(agent);
+  return agent;
 }
 
 const lastUserContent = (response: { messages: readonly Message[] } | undefined) =>

@@ -10,7 +10,12 @@ let workspace: string;
 beforeEach(() => {
   workspace = mkdtempSync(join(tmpdir(), "minagent-permission-hooks-"));
 });
-afterEach(() => rmSync(workspace, { recursive: true, force: true }));
+// Every agent is closed: its transcript folder and sandbox go with it.
+const agents: CodingAgent[] = [];
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((agent) => agent.close()));
+  rmSync(workspace, { recursive: true, force: true });
+});
 
 /** `touch notes.txt` writes a file: default mode asks about it, dontAsk denies it. */
 const touch = (id = "t1") => reply("Creating the notes file.", toolCall("Bash", { command: "touch notes.txt" }, id));
@@ -29,6 +34,7 @@ async function agentWith(hooks: HookConfiguration, options: Partial<CodingAgentO
     hooks,
     ...options,
   });
+  agents.push(agent);
   return { agent, model };
 }
 
@@ -243,6 +249,7 @@ describe("the if filter", () => {
         ],
       },
     });
+    agents.push(agent);
     await agent.run("Look around.");
     expect(commands).toEqual(["ls && CI=1 git status", "notes.md"]);
   });
