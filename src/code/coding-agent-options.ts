@@ -131,8 +131,16 @@ export type CodingAgentOptions = {
         limits?: Partial<SubagentLimits> | undefined;
         /** The session's budget (the CLI's --max-budget-usd). */
         budget?: SubagentBudget | undefined;
-        /** Makes a definition's model (default: minagent's resolveModel). */
+        /**
+         * Makes a definition's model (default: minagent's resolveModel): a `provider:model` string, or Claude Code's
+         * `sonnet`, `opus`, `haiku` mapped to the session's provider (`modelAliases`).
+         */
         resolveModel?: ((spec: string) => Model | Promise<Model>) | undefined;
+        /**
+         * `false`: the project's own agent files that have hooks are not used, each a warning — for a folder the
+         * person did not trust (`describeProjectAgentHooks(root)` lists what they would run). Default: used.
+         */
+        projectHooks?: boolean | undefined;
       }
     | undefined;
 };

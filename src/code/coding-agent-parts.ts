@@ -3,6 +3,7 @@
 import { type AgentEventListener, type CanUseTool, type Model, resolveModel, type Tool, type ToolRegistry } from "../engine.js";
 import type { CodingAgentOptions } from "./coding-agent-options.js";
 import type { Compactor } from "./compaction/index.js";
+import type { HookRunner } from "./hooks/index.js";
 import type { ProjectMemory } from "./memory/index.js";
 import { type CodePermissions, createCodePermissions } from "./permissions/index.js";
 import { createSandbox, type Sandbox } from "./sandbox/create-sandbox.js";
@@ -99,6 +100,8 @@ export type SubagentParts = {
   canUseTool: CanUseTool;
   memory: ProjectMemory;
   withHooks: (tool: Tool) => Tool;
+  /** The session's hooks: SubagentStart and SubagentStop run around each subagent; agent files' hooks share its id. */
+  hooks?: HookRunner | undefined;
 };
 
 /** The Agent tool: the built-in subagents, the user's and the project's agent files, and those given in code. */
@@ -124,6 +127,8 @@ export async function createSubagents(model: Model, options: CodingAgentOptions,
         userDirectory: parts.userDirectory,
         claudeDirectory: parts.claudeDirectory,
         onSkipped: parts.warn,
+        onWarning: parts.warn,
+        projectHooks: given.projectHooks,
       }),
       given.definitions ?? [],
     ),
@@ -131,6 +136,17 @@ export async function createSubagents(model: Model, options: CodingAgentOptions,
     onWarning: parts.warn,
     buildTools: (names) => names.map((name) => withHooksIfCopied(name, ownCopies, withHooks) ?? (registry.get(name) as Tool)),
     canUseTool: parts.canUseTool,
+    // An agent file's permissionMode narrows the session's: dontAsk needs the decision no person has answered yet.
+    judgeCall: async (call, context) =>
+      (await parts.permissions.explain(call, context.tool, { needsApproval: context.needsApproval })).decision,
+    sessionMode: () => parts.permissions.mode,
+    sessionHooks: parts.hooks,
+    hooks: {
+      sessionId: parts.hooks?.sessionId ?? options.sessionId ?? globalThis.crypto.randomUUID(),
+      cwd: workspace.root,
+      onHookRun: options.onHookRun,
+    },
+    mcpServerNames: () => options.mcp?.status().map((server) => server.name) ?? [],
     // The MCP tools the session has at the time (servers come and go), as the main agent has them.
     sharedTools: options.mcp
       ? () => registry.names().flatMap((name) => (name.startsWith("mcp__") ? (registry.get(name) ?? []) : []))

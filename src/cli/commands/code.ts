@@ -138,6 +138,8 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       // No person answers a -p run: leaving the sandbox is refused there unless the settings allow it.
       unattended: options.print,
       sessionId: session.id,
+      // An agent file's model (`sonnet`, `anthropic:claude-haiku-4-5`) is made as the session's is: this environment's keys and base URLs.
+      subagents: { resolveModel: (spec) => resolveModel(spec, { env: io.env, timeoutMs: options.timeoutMs }) },
       // A hook that failed open (any event but PreToolUse, by default) is said once, so that nothing fails unseen.
       onHookRun: (report) => {
         // What such a hook exits 2 with is for the person, as in Claude Code (it cannot stop anything).
