@@ -9,6 +9,7 @@ import {
   type Message,
   type Model,
   type RunResult,
+  resolveModel,
   type Tool,
   ToolRegistry,
   UsageError,
@@ -18,6 +19,7 @@ import type { CodingAgentOptions, CodingRunOptions, CodingRunResult, CommandRunO
 import { builtInTools, createBoundaries, createSubagents, listenWith, registryOptions } from "./coding-agent-parts.js";
 import {
   allowedToolsSource,
+  CommandModels,
   type CustomCommand,
   type CustomCommands,
   createCommandTools,
@@ -95,6 +97,7 @@ export class CodingAgent {
   /** True once `end` ran, until a run starts the next session. */
   #ended = false;
   readonly #transcript: HookTranscript;
+  readonly #commandModels: CommandModels;
 
   private constructor(parts: {
     agent: Agent;
@@ -111,6 +114,7 @@ export class CodingAgent {
     sandbox: Sandbox;
     warnings: readonly string[];
     transcript: HookTranscript;
+    commandModels: CommandModels;
   }) {
     this.agent = parts.agent;
     this.workspace = parts.workspace;
@@ -126,6 +130,7 @@ export class CodingAgent {
     this.sandbox = parts.sandbox;
     this.warnings = parts.warnings;
     this.#transcript = parts.transcript;
+    this.#commandModels = parts.commandModels;
   }
 
   /**
@@ -224,6 +229,15 @@ export class CodingAgent {
     if (subagents) registry.add(withHooks(subagents));
     const commands = await loadCommands(options, { root: workspace.root, home, userDirectory, claudeDirectory });
     warnings.push(...commands.warnings);
+    // A command's `model` answers its run: the Agent is given a model that stands for it then, the session's otherwise.
+    // It is made as agent files' models are (the host's resolveModel). Compaction, subagents' `inherit` and MCP's
+    // deferral threshold keep the session's model.
+    const commandModels = new CommandModels(
+      model,
+      commands.list,
+      (options.subagents || undefined)?.resolveModel ?? ((spec) => resolveModel(spec)),
+    );
+    warnings.push(...commandModels.warnings);
     const compactor =
       options.compaction === false
         ? undefined
@@ -238,7 +252,7 @@ export class CodingAgent {
           });
     const batchHooks = hooks.hasHooks("PostToolBatch") ? postToolBatchStep(hooks) : undefined;
     const listen = listenWith(compactor, options.onEvent);
-    const agent = new Agent(model, registry, {
+    const agent = new Agent(commandModels.model, registry, {
       system: [codingSystemPrompt({ workspace, instructions: options.instructions }), memory.text].filter(Boolean).join("\n\n"),
       maxSteps: options.maxSteps ?? 50,
       canUseTool,
@@ -275,6 +289,7 @@ export class CodingAgent {
       sandbox,
       warnings,
       transcript,
+      commandModels,
     });
   }
 
@@ -317,15 +332,20 @@ export class CodingAgent {
 
   /**
    * Runs a custom command: {@link expandCommand}, then {@link run} with its prompt. The command's `allowed-tools` are
-   * allow rules for this run only (deny and ask rules still beat them); they are gone when it ends, however it ends.
+   * allow rules for this run only (deny and ask rules still beat them), and its `model` (`haiku`, a Claude id,
+   * `provider:model`, mapped to the session's provider as agent files' are) answers this run; both are gone when it
+   * ends, however it ends, and the next prompt is the session's model's. A model that cannot be made is a UsageError,
+   * before anything runs; an interrupted run's {@link resume} is answered by the session's model.
    */
   async runCommand(command: CustomCommand | string, args = "", options: CommandRunOptions = {}): Promise<CodingRunResult> {
     const found = this.#command(command);
-    return withAllowRules(this.permissions, found.allowedTools, allowedToolsSource(found), async () => {
-      const expansion = await expandCustomCommand(found, args, createCommandTools(this), options);
-      options.onExpanded?.(expansion);
-      return this.run(expansion.prompt, options);
-    });
+    return this.#commandModels.run(found, () =>
+      withAllowRules(this.permissions, found.allowedTools, allowedToolsSource(found), async () => {
+        const expansion = await expandCustomCommand(found, args, createCommandTools(this), options);
+        options.onExpanded?.(expansion);
+        return this.run(expansion.prompt, options);
+      }),
+    );
   }
 
   #command(command: CustomCommand | string): CustomCommand {

@@ -2,7 +2,17 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { writeCommandProject, writeFiles } from "../code/custom-commands-fixtures.js";
-import { answer, anthropicEnv, printArgs, requestBody, runCode, sentMessages, useCodeFixture } from "./code-helpers.js";
+import {
+  answer,
+  anthropicEnv,
+  callTool,
+  printArgs,
+  requestBody,
+  runCode,
+  sentMessages,
+  sessionFiles,
+  useCodeFixture,
+} from "./code-helpers.js";
 
 // `minagent code -p "/name args"`: the custom command's prompt is what the model is sent.
 
@@ -81,5 +91,45 @@ describe("minagent code -p with custom commands", () => {
     const tmp = await runCode(printArgs(fixture, "/tmp holds what?", "--no-sandbox"), anthropicEnv(fixture));
     expect(tmp.exit).toBe(0);
     expect(sentMessages(requestBody(fixture, 1))).toEqual([{ role: "user", content: ["/tmp holds what?"] }]);
+  });
+
+  test("a command's \"model: haiku\" answers its run on Haiku; the session's --model answers the next prompt, which reads it all", async () => {
+    await writeFiles(fixture.workspace, { ".claude/commands/fix.md": "---\nmodel: haiku\n---\nFix issue #$0 in notes.txt." });
+    fixture.server.reply(callTool("r1", "Read", { file_path: "notes.txt" }), answer("Fixed #42."), answer("Nothing else."));
+    const sonnet = ["--model", "anthropic:claude-sonnet-4-6", "--cwd", fixture.workspace, "--no-sandbox"];
+    const fixed = await runCode(["-p", "/fix 42", ...sonnet], anthropicEnv(fixture));
+    expect(fixed.exit).toBe(0);
+    expect(fixed.stdout).toBe("Fixed #42.\n");
+    // Both of the command's calls, its tool call's turn too; no warning: the session's provider has a Haiku.
+    const model = (index: number) => requestBody<{ model: string }>(fixture, index).model;
+    expect([model(0), model(1)]).toEqual(["claude-haiku-4-5", "claude-haiku-4-5"]);
+    expect(fixed.stderr).toBe("");
+
+    const next = await runCode(["-p", "Anything else?", "--continue", ...sonnet], anthropicEnv(fixture));
+    expect(next.exit).toBe(0);
+    expect(model(2)).toBe("claude-sonnet-4-6");
+    expect(sentMessages(requestBody(fixture, 2))[0]?.content[0]).toBe("Fix issue #42 in notes.txt.");
+    // The session file says which model answered: the header the first run's, a `model` line when it changed.
+    const [file] = Object.values(await sessionFiles(fixture));
+    const lines = (file ?? "")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines[0]?.model).toEqual({ provider: "anthropic", modelId: "claude-haiku-4-5" });
+    expect(lines.filter((line) => line.type === "model").map((line) => line.model)).toEqual([
+      { provider: "anthropic", modelId: "claude-sonnet-4-6" },
+    ]);
+  });
+
+  test("the cost of a command's run is priced as the model that made it, not the session's", async () => {
+    await writeFiles(fixture.workspace, { ".claude/commands/fix.md": "---\nmodel: claude-3-5-haiku-20241022\n---\nFix issue #$0." });
+    fixture.server.reply(answer("Fixed #42.", { input_tokens: 1000, output_tokens: 200 }));
+    const args = ["-p", "/fix 42", "--model", "anthropic:claude-sonnet-4-5", "--cwd", fixture.workspace, "--no-sandbox"];
+    const outcome = await runCode([...args, "--output-format", "json", "--max-budget-usd", "0.01"], anthropicEnv(fixture));
+    expect(outcome.exit).toBe(0);
+    // An Anthropic session sends a Claude id as written.
+    expect(requestBody<{ model: string }>(fixture, 0).model).toBe("claude-3-5-haiku-20241022");
+    // claude-3-5-haiku: $0.80 in, $4 out per million tokens (Sonnet 4.5's $3 and $15 would be $0.006).
+    expect(JSON.parse(outcome.stdout)).toMatchObject({ status: "completed", total_cost_usd: 0.0016 });
   });
 });

@@ -13,7 +13,7 @@ import {
   splitCommandArguments,
   substituteArguments,
 } from "../../src/code/index.js";
-import { FakeModel } from "../../src/index.js";
+import { type AgentEvent, FakeModel, type Model } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 import { writeCommandProject, writeFiles } from "./custom-commands-fixtures.js";
 import { createTemporaryWorkspace, removeTemporaryWorkspace, type TemporaryWorkspace } from "./helpers/temporary-workspace.js";
@@ -39,7 +39,7 @@ const bases = () => ({ root, home: temporary.base });
 const location = (name: string, source = `${root}/.claude/commands/${name}.md`) =>
   ({ name, scope: "project", source, bases: bases() }) as const;
 
-async function createAgent(model: FakeModel, options: Partial<Parameters<typeof CodingAgent.create>[1]> = {}): Promise<CodingAgent> {
+async function createAgent(model: Model, options: Partial<Parameters<typeof CodingAgent.create>[1]> = {}): Promise<CodingAgent> {
   const agent = await CodingAgent.create(model, {
     workspace: root,
     settingsFiles: [],
@@ -93,7 +93,7 @@ describe("loading command files", () => {
     expect(agent.commands.find("review")).toBeDefined();
   });
 
-  test("keys minagent does not act on, a rule that does not parse and a model are warnings naming the file and key; the rest applies", () => {
+  test("keys minagent does not act on and a rule that does not parse are warnings naming the file and key; the rest applies", () => {
     const text = `---
 description: Fix a GitHub issue
 allowedTools: Bash(gh issue view:*), Bash(npm test, Read
@@ -104,14 +104,19 @@ argument_hint: <issue>
 ---
 Fix issue $0.`;
     const { command, warnings } = parseCustomCommand(text, location("fix-issue"));
-    expect(command).toMatchObject({ description: "Fix a GitHub issue", argumentHint: "<issue>", allowedTools: ["Bash(gh issue view:*)"] });
+    expect(command).toMatchObject({
+      description: "Fix a GitHub issue",
+      argumentHint: "<issue>",
+      allowedTools: ["Bash(gh issue view:*)"],
+      // Kept for the agent, which maps it to the session's provider (no warning here: that depends on the session).
+      model: "haiku",
+    });
     const file = `${root}/.claude/commands/fix-issue.md`;
     expect(warnings).toEqual([
       `Custom command /fix-issue (${file}): context: minagent does not support a forked context for commands yet; the command runs without it`,
       expect.stringMatching(
         /^Custom command \/fix-issue \(.*\): descripton: an unknown front matter key, ignored \(the keys used: description, argument-hint/,
       ),
-      `Custom command /fix-issue (${file}): model: "haiku": minagent does not switch models for one command yet; it runs on the session's model`,
       expect.stringMatching(/: allowed-tools: Invalid permission rule "Bash\(npm test, Read" .* This rule is left out/),
     ]);
   });
@@ -304,6 +309,110 @@ describe("through the CodingAgent", () => {
     const none = await createAgent(new FakeModel([]), { commands: false });
     expect(none.commands.list).toEqual([]);
     expect(none.warnings.join("\n")).not.toContain("deploy.md");
+  });
+});
+
+describe("a command's model", () => {
+  const fixCommand = "---\nmodel: haiku\n---\nFix issue #$0.";
+  /** A scripted model that says it is `modelId` of Anthropic, as the session's or a command's would. */
+  const named = (modelId: string, fake: FakeModel): Model => ({
+    provider: "anthropic",
+    modelId,
+    complete: (messages, tools, options) => fake.complete(messages, tools, options),
+  });
+  const lastPrompt = (fake: FakeModel, call: number) => fake.requests[call]?.messages.at(-1)?.content;
+
+  test("answers the command's run; the session's model answers the next prompt, also after a command whose run threw", async () => {
+    await writeFiles(root, { ".minagent/commands/fix.md": fixCommand });
+    const sonnet = new FakeModel(["Anything else?", "Still here."]);
+    const haiku = new FakeModel([
+      reply("Looking.", toolCall("Read", { file_path: "src/a.ts" }, "r1")),
+      "Fixed #42.",
+      () => {
+        throw new Error("overloaded");
+      },
+    ]);
+    const made: string[] = [];
+    const models: unknown[] = [];
+    const agent = await createAgent(named("claude-sonnet-4-6", sonnet), {
+      subagents: {
+        resolveModel: (spec) => {
+          made.push(spec);
+          return named("claude-haiku-4-5", haiku);
+        },
+      },
+    });
+    const onEvent = (event: AgentEvent) => {
+      if (event.type === "run-start") models.push(event.model.modelId);
+    };
+
+    const fixed = await agent.runCommand("fix", "42", { onEvent });
+    expect(fixed.final).toBe("Fixed #42.");
+    // Both of the command's model calls (its tool call's turn too) were Haiku's.
+    expect(haiku.requests).toHaveLength(2);
+    expect(lastPrompt(haiku, 0)).toBe("Fix issue #42.");
+    expect(sonnet.requests).toHaveLength(0);
+
+    const next = await agent.run("Thanks.", { history: fixed.messages, onEvent });
+    expect(next.final).toBe("Anything else?");
+    // The session's model reads the whole conversation, the command's turn included.
+    expect(sonnet.requests[0]?.messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+    ]);
+
+    await expect(agent.runCommand("fix", "43")).rejects.toThrow("overloaded");
+    expect(lastPrompt(haiku, 2)).toBe("Fix issue #43.");
+    expect((await agent.run("Are you there?", { onEvent })).final).toBe("Still here.");
+    expect(sonnet.requests).toHaveLength(2);
+    // Made once, mapped to the session's provider; each run said which model answered it.
+    expect(made).toEqual(["anthropic:claude-haiku-4-5"]);
+    expect(models).toEqual(["claude-haiku-4-5", "claude-sonnet-4-6", "claude-sonnet-4-6"]);
+    expect(agent.agent.model.modelId).toBe("claude-sonnet-4-6");
+  });
+
+  test("a provider with no match runs it on the session's model with one warning; the session's own model needs no other", async () => {
+    await writeFiles(root, { ".minagent/commands/fix.md": fixCommand });
+    const made: string[] = [];
+    const resolveModel = (spec: string) => {
+      made.push(spec);
+      return new FakeModel([]);
+    };
+    const local = new FakeModel(["Fixed locally."]);
+    const agent = await createAgent(local, { subagents: { resolveModel } });
+    expect(agent.warnings).toContain(
+      `Custom command /fix (${join(root, ".minagent/commands/fix.md")}): asks for the model "haiku", which has no equivalent for the session's provider (fake): the session's model (fake-model) runs it`,
+    );
+    expect((await agent.runCommand("fix", "42")).final).toBe("Fixed locally.");
+    expect(lastPrompt(local, 0)).toBe("Fix issue #42.");
+
+    const haiku = new FakeModel(["Fixed on the session's Haiku."]);
+    const same = await createAgent(named("claude-haiku-4-5", haiku), { subagents: { resolveModel } });
+    expect(same.warnings.join("\n")).not.toContain("/fix");
+    expect((await same.runCommand("fix", "42")).final).toBe("Fixed on the session's Haiku.");
+    expect(made).toEqual([]);
+  });
+
+  test("a model that cannot be made is a UsageError naming the command, before its shell lines run or anything is sent", async () => {
+    await writeFiles(root, { ".minagent/commands/fix.md": "---\nmodel: openai:gpt-5\n---\n!`touch ran.txt`\nFix issue #$0." });
+    const session = new FakeModel([]);
+    const agent = await createAgent(session, {
+      mode: "bypassPermissions",
+      subagents: {
+        resolveModel: () => {
+          throw new Error("openai:gpt-5 needs an API key. Set the OPENAI_API_KEY environment variable");
+        },
+      },
+    });
+    await expect(agent.runCommand("fix", "42")).rejects.toThrow(
+      `Custom command /fix (${join(root, ".minagent/commands/fix.md")}) asks for the model "openai:gpt-5", which could not be made: openai:gpt-5 needs an API key. Set the OPENAI_API_KEY environment variable. Fix its model line, or remove it to run on the session's model.`,
+    );
+    expect(existsSync(join(root, "ran.txt"))).toBe(false);
+    expect(session.requests).toHaveLength(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../../core/events.js";
 import type { PrepareTurn, TurnContext } from "../../core/loop-types.js";
-import type { Message, Usage } from "../../core/types.js";
+import type { Message, Model, Usage } from "../../core/types.js";
 import { addUsage, emptyUsage } from "../../core/usage.js";
 import { MinagentError } from "../../errors.js";
 import { estimateCost } from "../../trace/model-prices.js";
@@ -39,8 +39,11 @@ const charactersPerToken = 4;
  * before it is made: its input is the last call's input and output plus what was added since (tool results, a new
  * prompt) at about four characters a token, or the whole conversation so for the first call; its output, the
  * average output so far. A call whose estimate would take the total past the budget is not made: `prepareTurn`
- * throws a {@link BudgetExceededError}, and the run rejects with it. Prices are list prices (src/trace/model-prices.ts);
- * a model without a price costs nothing here (local models), so the caller refuses a budget for an unknown one.
+ * throws a {@link BudgetExceededError}, and the run rejects with it. Each call is priced as the model that made it:
+ * the one its run's `run-start` names (a custom command's `model`, a subagent's), else the session's `modelId`; one
+ * without a list price (src/trace/model-prices.ts) as the session's. When neither has a price the total is unknown
+ * (`costUsd` undefined) and the call counts nothing towards the budget, so the caller refuses a budget for a session
+ * model without a price.
  */
 export function createSpendingTracker(options: { modelId: string; free: boolean; budgetUsd: number | undefined }): SpendingTracker {
   const usage = emptyUsage();
@@ -48,7 +51,20 @@ export function createSpendingTracker(options: { modelId: string; free: boolean;
   let outputTokens = 0;
   let last: { inputTokens: number; outputTokens: number; messageCount: number } | undefined;
   let callMessageCount = 0;
-  const cost = (spent: Usage): number | undefined => (options.free ? 0 : estimateCost(options.modelId, spent));
+  /** The dollars of the calls priced so far, and whether a call could not be priced (the total is then unknown). */
+  let spentUsd = 0;
+  let unpriced = false;
+  /** The model of each run under way, as its `run-start` said: runs of one process may talk to different models. */
+  const runModels = new Map<string, Pick<Model, "provider" | "modelId">>();
+  const cost = (runId: string | undefined, spent: Usage): number | undefined => {
+    const model = runId === undefined ? undefined : runModels.get(runId);
+    const modelId = model?.modelId ?? options.modelId;
+    // Free is the session's own local model, or another run's on Ollama (a command's `model: ollama:…`).
+    if ((options.free && modelId === options.modelId) || model?.provider === "ollama") return 0;
+    // A model of a run without a list price (one newer than the table) is priced as the session's, as every call
+    // was before runs named their model: a budget (kept only for a session model with a price) still counts it.
+    return estimateCost(modelId, spent) ?? (options.free ? 0 : estimateCost(options.modelId, spent));
+  };
 
   const estimateNextCall = ({ messages }: Pick<TurnContext, "messages">, toolTokens: number): Usage => {
     const continuing = last !== undefined && messages.length > last.messageCount;
@@ -63,7 +79,8 @@ export function createSpendingTracker(options: { modelId: string; free: boolean;
   const tracker: SpendingTracker = {
     usage,
     get costUsd() {
-      return cost(usage);
+      if (modelCalls === 0) return cost(undefined, usage);
+      return unpriced ? undefined : spentUsd;
     },
     get modelCalls() {
       return modelCalls;
@@ -71,18 +88,23 @@ export function createSpendingTracker(options: { modelId: string; free: boolean;
     toolTokens: 0,
     isBudgetExceeded: (error) => error instanceof BudgetExceededError,
     listen(event) {
+      if (event.type === "run-start") runModels.set(event.runId, event.model);
+      if (event.type === "run-end" || event.type === "run-error") runModels.delete(event.runId);
       if (event.type === "model-call-start") callMessageCount = event.messages.length;
       if (event.type !== "model-call-end") return;
       const callUsage = event.response.usage ?? emptyUsage();
       addUsage(usage, callUsage);
+      const callUsd = cost(event.runId, callUsage);
+      if (callUsd === undefined) unpriced = true;
+      else spentUsd += callUsd;
       modelCalls++;
       outputTokens += callUsage.outputTokens;
       last = { inputTokens: callUsage.inputTokens, outputTokens: callUsage.outputTokens, messageCount: callMessageCount };
     },
     prepareTurn(context) {
       if (options.budgetUsd === undefined) return;
-      const spent = cost(usage) ?? 0;
-      const next = cost(estimateNextCall(context, tracker.toolTokens)) ?? 0;
+      const spent = spentUsd;
+      const next = cost(context.runId, estimateNextCall(context, tracker.toolTokens)) ?? 0;
       if (spent + next > options.budgetUsd) throw new BudgetExceededError(options.budgetUsd, spent, next);
     },
   };

@@ -28,7 +28,10 @@ export type CustomCommand = {
   readonly argumentHint: string | undefined;
   /** Permission rules allowed while the command runs (`allowed-tools: Bash(git diff:*), Read`), checked to parse. */
   readonly allowedTools: readonly string[];
-  /** The front matter's `model`, if not `inherit` (minagent does not switch models per command yet: a warning says so). */
+  /**
+   * The front matter's `model`, if not `inherit`: the model the command's run is answered by (`haiku`, a Claude id or
+   * `provider:model`, mapped to the session's provider as agent files' are), the session's model answering again after.
+   */
   readonly model: string | undefined;
   /** Names for the arguments by position (`arguments: [issue, branch]` makes `$issue` the first). */
   readonly argumentNames: readonly string[];
@@ -72,9 +75,10 @@ const unsupportedKeys: Readonly<Record<string, string>> = {
  * Reads a command file: optional front matter (YAML between `---` lines) with `description`, `argument-hint`,
  * `allowed-tools` (a comma- or space-separated string, or a list), `model`, `arguments` and
  * `disable-model-invocation`, then the body. Front matter keys may be written kebab-case, snake_case or camelCase.
- * What cannot be used — an unknown key, a key minagent does not act on, a malformed `allowed-tools` rule, `model` —
- * is a warning naming the file and the key, and the rest of the file applies. Throws a UsageError naming the file
- * (and line) when the front matter is not valid YAML, which makes the whole file unusable.
+ * What cannot be used — an unknown key, a key minagent does not act on, a malformed `allowed-tools` rule — is a
+ * warning naming the file and the key, and the rest of the file applies (`model` is judged against the session's
+ * model when the agent is made: `CommandModels`). Throws a UsageError naming the file (and line) when the front
+ * matter is not valid YAML, which makes the whole file unusable.
  */
 export function parseCustomCommand(text: string, location: CustomCommandLocation): ParsedCustomCommand {
   const { source } = location;
@@ -101,9 +105,8 @@ export function parseCustomCommand(text: string, location: CustomCommandLocation
     warn(key, "must be text; ignored");
     return undefined;
   };
+  // What `model` comes to depends on the session's model: CodingAgent maps it (CommandModels), and warns there.
   const model = textOf("model");
-  if (model !== undefined && model !== "inherit")
-    warn("model", `"${model}": minagent does not switch models for one command yet; it runs on the session's model`);
   const description = textOf("description") ?? firstLine(body);
   return {
     command: {

@@ -1,4 +1,5 @@
 export { splitCommandArguments, substituteArguments, usesArguments } from "./command-arguments.js";
+export { CommandModels, type ResolveCommandModel } from "./command-model.js";
 export { type CommandPart, findFileReferences, splitCommandParts } from "./command-parts.js";
 export { allowedToolsSource, type CommandToolParts, createCommandTools, withAllowRules } from "./command-tools.js";
 export {
