@@ -115,6 +115,14 @@ export type CodingAgentOptions = {
    */
   unattended?: boolean | undefined;
   /**
+   * Skills (src/code/skills/README.md): the `SKILL.md` folders of `~/.minagent/skills`, `~/.claude/skills`
+   * (`claudeDirectory`), and the project's `.minagent/skills` and `.claude/skills`, offered through the `Skill` tool
+   * when there is at least one (the tool lists names and descriptions; the model loads the rest). The user's skill wins
+   * over the project's of the same name, as in Claude Code. `false` reads none; `maxListingCharacters` caps the
+   * descriptions listed (default 8,000).
+   */
+  skills?: false | { maxListingCharacters?: number | undefined } | undefined;
+  /**
    * Custom slash commands (docs/code.md, "Custom commands"): the Markdown files of the project's `.claude/commands/`
    * and `.minagent/commands/` and of the user's `commands/` folders (`claudeDirectory`'s and `userDirectory`'s),
    * sub-folders as namespaces (`frontend/component.md` is `/frontend:component`); the user's replaces the project's of
@@ -132,8 +140,9 @@ export type CodingAgentOptions = {
         /** The session's budget (the CLI's --max-budget-usd). */
         budget?: SubagentBudget | undefined;
         /**
-         * Makes a definition's model (default: minagent's resolveModel): a `provider:model` string, or Claude Code's
-         * `sonnet`, `opus`, `haiku` mapped to the session's provider (`modelAliases`).
+         * Makes a definition's model, and a custom command's (`model:` in either; default: minagent's
+         * resolveModel): a `provider:model` string, or Claude Code's `sonnet`, `opus`, `haiku` mapped to the
+         * session's provider (`modelAliases`).
          */
         resolveModel?: ((spec: string) => Model | Promise<Model>) | undefined;
         /**

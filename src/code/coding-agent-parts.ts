@@ -10,6 +10,7 @@ import { createSandbox, type Sandbox } from "./sandbox/create-sandbox.js";
 import { sandboxOptionsFromRules } from "./sandbox/from-permission-rules.js";
 import { readSandboxSettings } from "./sandbox/sandbox-settings.js";
 import type { LoadedSettings } from "./settings/load-settings.js";
+import { createSkillTool, loadSkills, type Skill } from "./skills/index.js";
 import {
   type AgentTool,
   builtInSubagents,
@@ -72,8 +73,14 @@ export async function createBoundaries(
   return { permissions, workspace, sandbox };
 }
 
-/** The built-in coding tools over one workspace. */
-export function builtInTools(workspace: Workspace, permissions: CodePermissions, sandbox: Sandbox, todos: TodoStore): Tool[] {
+/** The built-in coding tools over one workspace; `env` is the Bash commands' environment (default: the Bash tool's). */
+export function builtInTools(
+  workspace: Workspace,
+  permissions: CodePermissions,
+  sandbox: Sandbox,
+  todos: TodoStore,
+  env?: Readonly<Record<string, string | undefined>> | undefined,
+): Tool[] {
   return [
     createReadTool(workspace),
     createWriteTool(workspace),
@@ -81,14 +88,40 @@ export function builtInTools(workspace: Workspace, permissions: CodePermissions,
     // A search never shows what a Read deny rule keeps from reading.
     createGlobTool(workspace, { isHidden: permissions.isReadDenied }),
     createGrepTool(workspace, { isHidden: permissions.isReadDenied }),
-    createBashTool(workspace, { sandbox }),
+    createBashTool(workspace, { sandbox, env }),
     createTodoWriteTool(todos),
     ...permissions.planMode.tools,
   ];
 }
 
+/**
+ * The skills of the user's folders and the project's, and the Skill tool over them (none without skills, so that a
+ * project without any pays nothing); the folders that cannot be used are warnings.
+ */
+export async function createSkills(
+  options: CodingAgentOptions,
+  parts: Pick<SubagentParts, "warn" | "claudeDirectory" | "workspace" | "userDirectory" | "permissions">,
+): Promise<{ skills: readonly Skill[]; tool: Tool | undefined }> {
+  if (options.skills === false) return { skills: [], tool: undefined };
+  const { skills, warnings } = await loadSkills({
+    root: parts.workspace.root,
+    userDirectory: parts.userDirectory,
+    claudeDirectory: parts.claudeDirectory,
+  });
+  for (const warning of warnings) parts.warn(warning);
+  if (!skills.some((skill) => skill.modelInvocable)) return { skills, tool: undefined };
+  const tool = createSkillTool(skills, {
+    isReadDenied: (path) => parts.permissions.isReadDenied(path),
+    maxListingCharacters: options.skills?.maxListingCharacters,
+    onWarning: parts.warn,
+  });
+  return { skills, tool };
+}
+
 /** The parts of the agent its subagents share or copy. */
 export type SubagentParts = {
+  /** The Bash commands' environment (the settings' `env` on top of the default), as the agent's own Bash tool has it. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Where to say what was skipped (agent files that cannot be used, tools a definition names that there are not). */
   warn: (message: string) => void;
   claudeDirectory: string | undefined;
@@ -115,7 +148,7 @@ export async function createSubagents(model: Model, options: CodingAgentOptions,
   // are the session's (PostToolUse hooks included).
   const ownCopies: Record<string, () => Tool> = {
     [createTodoWriteTool(createTodoStore()).name]: () => createTodoWriteTool(createTodoStore()),
-    [createBashTool(workspace, { sandbox }).name]: () => createBashTool(workspace, { sandbox }),
+    [createBashTool(workspace, { sandbox }).name]: () => createBashTool(workspace, { sandbox, env: parts.env }),
   };
   return createAgentTool({
     model,

@@ -16,7 +16,7 @@ import {
 } from "../engine.js";
 import type { McpServers } from "../mcp/index.js";
 import type { CodingAgentOptions, CodingRunOptions, CodingRunResult, CommandRunOptions } from "./coding-agent-options.js";
-import { builtInTools, createBoundaries, createSubagents, listenWith, registryOptions } from "./coding-agent-parts.js";
+import { builtInTools, createBoundaries, createSkills, createSubagents, listenWith, registryOptions } from "./coding-agent-parts.js";
 import {
   allowedToolsSource,
   CommandModels,
@@ -47,8 +47,11 @@ import { loadProjectMemory, type ProjectMemory } from "./memory/index.js";
 import type { CodePermissions } from "./permissions/index.js";
 import type { Sandbox } from "./sandbox/create-sandbox.js";
 import { settingsLocations, settingsOf } from "./settings/load-settings.js";
+import { hooksDisabled, settingsEnvironment } from "./settings/session-settings.js";
+import type { Skill } from "./skills/index.js";
 import type { AgentTool } from "./subagents/index.js";
 import { codingSystemPrompt } from "./system-prompt.js";
+import { withoutCredentials } from "./tools/bash.js";
 import { createTodoStore, type TodoStore } from "./tools/todo-write.js";
 import { Workspace } from "./workspace.js";
 
@@ -78,6 +81,8 @@ export class CodingAgent {
   readonly memory: ProjectMemory;
   /** The Agent tool (`/agents`: `agent.subagents?.subagents()`), unless subagents are off. */
   readonly subagents: AgentTool | undefined;
+  /** The skills found (the Skill tool offers those the model may load), for `/skills`. */
+  readonly skills: readonly Skill[];
   /** The custom slash commands (`.claude/commands/*.md` and the rest): `list`, `find(name)`; run one with {@link runCommand}. */
   readonly commands: CustomCommands;
   /** The compactor (`/compact [focus]`: `agent.compactor?.compactNow(focus)`), unless compaction is off. */
@@ -108,6 +113,7 @@ export class CodingAgent {
     todos: TodoStore;
     memory: ProjectMemory;
     subagents: AgentTool | undefined;
+    skills: readonly Skill[];
     commands: CustomCommands;
     compactor: Compactor | undefined;
     mcp: McpServers | undefined;
@@ -124,6 +130,7 @@ export class CodingAgent {
     this.todos = parts.todos;
     this.memory = parts.memory;
     this.subagents = parts.subagents;
+    this.skills = parts.skills;
     this.commands = parts.commands;
     this.compactor = parts.compactor;
     this.mcp = parts.mcp;
@@ -176,6 +183,10 @@ export class CodingAgent {
     const warnings: string[] = [];
     const settings = await settingsOf(options.settingsFiles ?? settingsLocations({ root: given.root, userDirectory, claudeDirectory }));
     const { permissions, workspace, sandbox } = await createBoundaries(given, settings, { ...options, home, userDirectory });
+    // The settings' `env` reaches every command the agent starts, Bash's and hooks', as in Claude Code.
+    const environment = settingsEnvironment(settings);
+    warnings.push(...permissions.settings.warnings, ...environment.warnings);
+    const commandEnv = Object.keys(environment.env).length === 0 ? undefined : environment.env;
     const sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
     // The conversation as a file for hooks (transcript_path): written only when a hook is about to run.
     const transcript = new HookTranscript({ sessionId, cwd: workspace.root });
@@ -183,7 +194,11 @@ export class CodingAgent {
       sessionId,
       cwd: workspace.root,
       home,
-      settingsFiles: settings.files.map((file) => ({ path: file.path, settings: file.settings as HookSettings })),
+      // `disableAllHooks` turns off the settings files' hooks; hooks given in code are the program's own and still run.
+      settingsFiles: hooksDisabled(settings)
+        ? []
+        : settings.files.map((file) => ({ path: file.path, settings: file.settings as HookSettings })),
+      ...(commandEnv && { env: { ...process.env, ...commandEnv } }),
       hooks: options.hooks,
       onHookRun: options.onHookRun,
       transcriptPath: () => transcript.sync(),
@@ -196,8 +211,18 @@ export class CodingAgent {
         : tool;
     const todos = options.todos ?? createTodoStore();
     const registry = new ToolRegistry(registryOptions);
-    for (const tool of builtInTools(workspace, permissions, sandbox, todos)) registry.add(withHooks(tool));
+    const bashEnv = commandEnv && { ...withoutCredentials(process.env), GIT_EDITOR: "true", ...commandEnv };
+    for (const tool of builtInTools(workspace, permissions, sandbox, todos, bashEnv)) registry.add(withHooks(tool));
     for (const tool of options.tools ?? []) registry.add(withHooks(tool));
+    // Before the subagents, so that their tools include Skill; a Skill tool given in `tools` is kept instead.
+    const skills = await createSkills(options, {
+      warn: (message) => warnings.push(message),
+      claudeDirectory,
+      workspace,
+      userDirectory,
+      permissions,
+    });
+    if (skills.tool && !registry.get(skills.tool.name)) registry.add(withHooks(skills.tool));
     const canUseTool = createHookedPermissionCheck({ hooks, permissions, askPerson: options.askPerson, unattended: options.unattended });
     const memory: ProjectMemory =
       options.memory === false
@@ -216,6 +241,7 @@ export class CodingAgent {
         ? undefined
         : await createSubagents(model, options, {
             warn: (message) => warnings.push(message),
+            env: bashEnv,
             claudeDirectory,
             workspace,
             userDirectory,
@@ -225,6 +251,8 @@ export class CodingAgent {
             canUseTool,
             memory,
             withHooks,
+            // SubagentStart and SubagentStop run around each subagent; agent files' hooks share the session's id.
+            hooks,
           });
     if (subagents) registry.add(withHooks(subagents));
     const commands = await loadCommands(options, { root: workspace.root, home, userDirectory, claudeDirectory });
@@ -283,6 +311,7 @@ export class CodingAgent {
       todos,
       memory,
       subagents,
+      skills: skills.skills,
       commands,
       compactor,
       mcp: options.mcp,

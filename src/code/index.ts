@@ -138,6 +138,16 @@ export {
   sessionFormatVersion,
 } from "./sessions/index.js";
 export {
+  createSkillTool,
+  type LoadedSkills,
+  loadSkills,
+  readSkillFile,
+  type Skill,
+  type SkillDirectoriesOptions,
+  type SkillToolOptions,
+  skillDirectories,
+} from "./skills/index.js";
+export {
   type AgentTool,
   type AgentToolOptions,
   builtInSubagents,

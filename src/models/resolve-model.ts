@@ -30,6 +30,8 @@ export type ResolveModelOptions = {
   timeoutMs?: number | undefined;
   /** Milliseconds the server may stay silent while it sends a response (see the adapters' `idleTimeoutMs`). */
   idleTimeoutMs?: number | undefined;
+  /** Extended thinking, for an Anthropic model (`AnthropicModelOptions.thinking`); other providers ignore it. */
+  thinking?: { budgetTokens: number } | undefined;
 };
 
 /** Ollama's OpenAI-compatible endpoint on its default port. */
@@ -126,7 +128,7 @@ export async function resolveModel(spec: string, options: ResolveModelOptions = 
   const location = { ...(baseURL && { baseURL }), provider: parsed.provider };
   if (parsed.provider === "anthropic") {
     const { AnthropicModel } = await import("./anthropic/anthropic-model.js");
-    return new AnthropicModel({ ...common, ...(baseURL && { baseURL }) });
+    return new AnthropicModel({ ...common, ...(baseURL && { baseURL }), ...(options.thinking && { thinking: options.thinking }) });
   }
   const { OpenAIModel } = await import("./openai/openai-model.js");
   return new OpenAIModel({ ...common, ...location });

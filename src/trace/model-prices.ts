@@ -4,7 +4,8 @@ import type { Usage } from "../core/types.js";
 type Price = { input: number; output: number; cacheRead: number; cacheWrite?: number };
 
 /**
- * Published list prices (USD per million tokens, standard tier) as of late 2025, for the cost estimates of the
+ * Published list prices (USD per million tokens, standard tier) as of late 2025 (Claude Sonnet 4.6: February 2026,
+ * Sonnet 4.5's prices), for the cost estimates of the
  * CLI and the trace viewer only (this file is in trace/, which cli/ imports, so that both can read it). A model
  * matches its own id or a dated snapshot of it (`gpt-4o-2024-08-06`); newer models get no estimate rather than a
  * guess. Anthropic cache writes cost 1.25× input.
@@ -13,6 +14,7 @@ const prices: Record<string, Price> = {
   "claude-opus-4-5": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
   "claude-opus-4-1": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
   "claude-opus-4": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
+  "claude-sonnet-4-6": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
   "claude-sonnet-4-5": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
   "claude-sonnet-4": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
   "claude-3-7-sonnet": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },

@@ -84,6 +84,7 @@ const resolveUndefined: EveryOptionalUndefined<ResolveModelOptions> = {
   fetch: undefined,
   timeoutMs: undefined,
   idleTimeoutMs: undefined,
+  thinking: undefined,
 };
 const callUndefined: EveryOptionalUndefined<ModelCallOptions> = { signal: undefined, onEvent: undefined, toolChoice: undefined };
 const recordingUndefined: EveryOptionalUndefined<RecordingModelOptions> = { path: undefined, secrets: undefined, secretKeys: undefined };

@@ -13,6 +13,12 @@ const honoured = new Set([
   "enabledMcpjsonServers",
   "disabledMcpjsonServers",
   "trustedProjects",
+  "ownProjectSettings",
+  "env",
+  "disableAllHooks",
+  "model",
+  "alwaysThinkingEnabled",
+  "cleanupPeriodDays",
 ]);
 
 /** Keys Claude Code's settings documentation lists that minagent does not act on (yet). */
@@ -20,26 +26,31 @@ const claudeCodeOnly = new Set([
   "apiKeyHelper",
   "awsAuthRefresh",
   "awsCredentialExport",
-  "alwaysThinkingEnabled",
-  "attribution",
-  "cleanupPeriodDays",
   "companyAnnouncements",
-  "disableAllHooks",
   "enabledPlugins",
-  "env",
   "extraKnownMarketplaces",
   "fileSuggestion",
   "forceLoginMethod",
   "forceLoginOrgUUID",
-  "includeCoAuthoredBy",
-  "model",
   "otelHeadersHelper",
   "outputStyle",
-  "respectGitignore",
   "spinnerTipsEnabled",
   "statusLine",
   "subagentStatusLine",
 ]);
+
+/**
+ * Keys whose meaning minagent already has for some values: it never adds a co-author line or attribution to commits
+ * and pull requests, and its Glob and Grep leave out what `.gitignore` ignores. Another value is not supported.
+ */
+const honouredWhen: Readonly<Record<string, { holds: (value: unknown) => boolean; because: string }>> = {
+  includeCoAuthoredBy: { holds: (value) => value === false, because: "minagent never adds a co-author line" },
+  attribution: {
+    holds: (value) => typeof value === "object" && value !== null && Object.values(value).every((text) => text === "" || text === false),
+    because: "minagent adds no attribution to commits or pull requests",
+  },
+  respectGitignore: { holds: (value) => value === true, because: "minagent's Glob and Grep always leave out what .gitignore ignores" },
+};
 
 const honouredPermissions = new Set(["allow", "ask", "deny", "defaultMode", "additionalDirectories"]);
 const claudeCodeOnlyPermissions = new Set(["disableBypassPermissionsMode"]);
@@ -52,7 +63,13 @@ const claudeCodeOnlyPermissions = new Set(["disableBypassPermissionsMode"]);
 export function settingsWarnings(loaded: LoadedSettings): string[] {
   const warnings: string[] = [];
   for (const { path, settings } of loaded.files) {
-    warnings.push(...unactedKeys(path, "", settings, honoured, claudeCodeOnly));
+    const acted = Object.keys(settings).filter((key) => honouredWhen[key]?.holds(settings[key]));
+    const others = Object.fromEntries(Object.entries(settings).filter(([key]) => !acted.includes(key) && !honouredWhen[key]));
+    warnings.push(...unactedKeys(path, "", others, honoured, claudeCodeOnly));
+    for (const key of Object.keys(settings).filter((key) => honouredWhen[key] && !acted.includes(key)))
+      warnings.push(
+        `${path}: "${key}": ${JSON.stringify(settings[key])} is not supported by minagent (${honouredWhen[key]?.because}); ignored`,
+      );
     const permissions = settings.permissions;
     if (typeof permissions === "object" && permissions !== null && !Array.isArray(permissions))
       warnings.push(
