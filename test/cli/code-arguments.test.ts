@@ -128,7 +128,12 @@ describe("minagent code: arguments", () => {
 
 describe("minagent code: misuse exits 2 with a clear message, and calls no model", () => {
   const cases: [string, string[], Record<string, string | undefined>, RegExp][] = [
-    ["no model", ["-p", "hi"], {}, /choose a model with --model <model> \(or set MINAGENT_MODEL\)[\s\S]*anthropic:<model>/],
+    [
+      "no model",
+      ["-p", "hi"],
+      { MINAGENT_HOME: "/nonexistent/minagent-home", CLAUDE_CONFIG_DIR: "/nonexistent/claude" },
+      /choose a model with --model <model> \(or set MINAGENT_MODEL, or "model" in a settings file\)[\s\S]*anthropic:<model>/,
+    ],
     ["an unknown option", ["-p", "hi", "--frobnicate"], env, /unknown option --frobnicate/],
     [
       "a bad output format",

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -74,7 +74,7 @@ describe("minagent code reads Claude Code's settings files too", () => {
     const file = join(fixture.workspace, ".claude", "settings.json");
     await writeSettings(join(fixture.workspace, ".claude"), "settings.json", {
       $schema: "https://json.schemastore.org/claude-code-settings.json",
-      env: { NODE_ENV: "test" },
+      spinnerTipsEnabled: false,
       permisions: { allow: ["Bash"] },
       permissions: { deny: ["Write(blocked.txt)"], disableBypassPermissionsMode: "disable" },
     });
@@ -82,7 +82,7 @@ describe("minagent code reads Claude Code's settings files too", () => {
     const outcome = await runCode(printArgs(fixture, "Write it", "--permission-mode", "acceptEdits"), anthropicEnv(fixture));
     expect(outcome.exit).toBe(0);
     expect(outcome.stderr.split("\n").filter((line) => line.includes(file))).toEqual([
-      `minagent code: ${file}: "env" is not supported by minagent (ignored)`,
+      `minagent code: ${file}: "spinnerTipsEnabled" is not supported by minagent (ignored)`,
       `minagent code: ${file}: "permisions" is not a settings key minagent or Claude Code knows (a typo?); ignored`,
       `minagent code: ${file}: "permissions.disableBypassPermissionsMode" is not supported by minagent (ignored)`,
     ]);
@@ -121,6 +121,45 @@ describe("minagent code reads Claude Code's settings files too", () => {
     expect(lines).toContain(
       `minagent code: memory files read: ${claudeFile}, ${join(fixture.workspace, "docs", "conventions.md")} (imported by ${claudeFile})`,
     );
-    expect(lines).toContain("minagent code: agent files read: none");
+    expect(lines.filter((line) => line.includes("files read"))).toHaveLength(2);
+  });
+
+  test("the settings' env reaches Bash commands, and disableAllHooks turns the settings' hooks off", async () => {
+    const claude = join(fixture.workspace, ".claude");
+    await writeSettings(claude, "settings.json", {
+      env: { PROJECT_FLAVOUR: "blue", RETRIES: 3 },
+      permissions: { allow: ["Bash"] },
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo blocked by hook >&2; exit 2" }] }] },
+    });
+    await writeSettings(claude, "settings.local.json", { disableAllHooks: true, env: { PROJECT_FLAVOUR: "green" } });
+    fixture.server.reply(callTool("toolu_e", "Bash", { command: 'echo "$PROJECT_FLAVOUR $RETRIES" > flavour.txt' }), answer("Written."));
+    const outcome = await runCode(printArgs(fixture, "Write the flavour"), anthropicEnv(fixture));
+    expect(outcome).toMatchObject({ exit: 0, stdout: "Written.\n" });
+    // The local file's value wins over the shared file's; numbers are taken as their text.
+    expect(readFileSync(join(fixture.workspace, "flavour.txt"), "utf8")).toBe("green 3\n");
+    expect(outcome.stderr).not.toContain("blocked by hook");
+    expect(outcome.stderr).not.toContain('"env"');
+  });
+
+  test("the settings' model (an alias, as Claude Code writes it) chooses the model when no --model is given; alwaysThinkingEnabled turns on thinking", async () => {
+    await writeSettings(join(fixture.home, "claude"), "settings.json", {
+      model: "opus",
+      alwaysThinkingEnabled: true,
+      includeCoAuthoredBy: false,
+    });
+    await writeSettings(join(fixture.workspace, ".claude"), "settings.json", { model: "sonnet" });
+    fixture.server.reply(answer("Hello."));
+    const outcome = await runCode(["-p", "Hi", "--cwd", fixture.workspace], anthropicEnv(fixture));
+    expect(outcome).toMatchObject({ exit: 0, stdout: "Hello.\n" });
+    const body = fixture.server.requests[0]?.body as { model: string; thinking?: { type: string; budget_tokens: number } };
+    // The project's file is more specific than the user's.
+    expect(body.model).toBe("claude-sonnet-4-6");
+    expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 10_000 });
+    // includeCoAuthoredBy: false is what minagent does anyway: nothing to warn about.
+    expect(outcome.stderr).toBe("");
+    // --model still wins over the settings.
+    fixture.server.reply(answer("Hello again."));
+    await runCode(printArgs(fixture, "Hi"), anthropicEnv(fixture));
+    expect((fixture.server.requests[1]?.body as { model: string }).model).toBe("claude-haiku-4-5");
   });
 });

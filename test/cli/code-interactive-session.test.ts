@@ -280,6 +280,8 @@ describe("runInteractiveSession", () => {
     await until(terminal, "No memory files. Write CLAUDE.md, AGENTS.md");
     terminal.press("/agents\r");
     await until(terminal, /Explore \(read-only\)/);
+    terminal.press("/skills\r");
+    await until(terminal, "No skills. Put a folder with a SKILL.md in .claude/skills/ or .minagent/skills/");
     terminal.press("/mcp\r");
     await until(terminal, "No MCP servers. Configure them in .mcp.json, ~/.minagent/mcp.json or with --mcp-config <file> (docs/mcp.md).");
     terminal.press("/frobnicate\r");

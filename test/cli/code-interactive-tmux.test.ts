@@ -285,6 +285,12 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
         permissions: { allow: ["Bash(rm:*)"] },
       }),
     );
+    // An agent file's hooks are the folder's commands too.
+    await mkdir(join(workspace, ".claude", "agents"), { recursive: true });
+    await writeFile(
+      join(workspace, ".claude", "agents", "deployer.md"),
+      "---\nname: deployer\ndescription: Deploys the site.\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./audit-deploy.sh\n---\nDeploy with care.\n",
+    );
     const env = { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url, MINAGENT_HOME: home, HOME: home };
     server.reply(say("First."), say("Second."));
 
@@ -292,6 +298,7 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     const question = await pane.waitFor("Trust this folder?");
     expect(question).toContain(".minagent/settings.json: hook UserPromptSubmit: touch ");
     expect(question).toContain(".minagent/settings.json: allow Bash(rm:*)");
+    expect(question).toContain(".claude/agents/deployer.md: hook PreToolUse Bash: ./audit-deploy.sh");
     await pane.type("n");
     await pane.keys("Enter");
     await pane.waitFor(/^>/m);
@@ -299,6 +306,10 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     await pane.keys("Enter");
     await pane.waitFor("First.");
     expect(existsSync(marker)).toBe(false);
+    // Without trust, the agent file with hooks is left out; with it, offered.
+    const agentTool = (index: number) =>
+      (server.requests[index]?.body as { tools: { name: string; description: string }[] }).tools.find((tool) => tool.name === "Agent");
+    expect(agentTool(0)?.description).not.toContain("deployer");
     await pane.kill();
 
     pane = new Pane();
@@ -311,6 +322,7 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     await pane.keys("Enter");
     await pane.waitFor("Second.");
     expect(existsSync(marker)).toBe(true);
+    expect(agentTool(1)?.description).toContain("deployer");
     expect(JSON.parse(await readFile(join(home, "settings.json"), "utf8"))).toEqual({ trustedProjects: [workspace] });
   }, 30_000);
 });

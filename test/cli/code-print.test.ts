@@ -129,7 +129,7 @@ describe("minagent code -p: output formats", () => {
     expect(outcome.exit).toBe(0);
     expect(outcome.stdout).toBe("The notes say the answer is 42.\n");
     expect(outcome.stderr).toMatch(
-      /^→ Read\(\{"file_path":"notes.txt"\}\)\n← Read: .*The answer is 42\.\ntokens: 2,100 in · 40 out · ≈ \$0\.00230 at list prices\nsession: [0-9a-f-]{36}\n$/,
+      /^minagent code: configuration files read: none \(settings, memory, agents, commands, skills\)\n→ Read\(\{"file_path":"notes.txt"\}\)\n← Read: .*The answer is 42\.\ntokens: 2,100 in · 40 out · ≈ \$0\.00230 at list prices\nsession: [0-9a-f-]{36}\n$/,
     );
   });
 

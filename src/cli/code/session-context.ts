@@ -19,8 +19,8 @@ export type CodeOptions = {
   print: boolean;
   /** `--output-format` (for `-p`; default `text`). */
   outputFormat: CodeOutputFormat;
-  /** The model string (`--model`, else `MINAGENT_MODEL`). */
-  model: string;
+  /** The model string (`--model`, else `MINAGENT_MODEL`); absent: the settings files' `model` decides. */
+  model: string | undefined;
   /** `--permission-mode` (default: the settings files', else `default`). */
   permissionMode: PermissionMode | undefined;
   /** `--allowedTools` rules (`Bash(npm test)`, `Edit`…), added after the settings files' allow rules. */

@@ -5,8 +5,12 @@ import { CodingAgent } from "../../code/coding-agent.js";
 import { eventCanBlock } from "../../code/hooks/index.js";
 import { isPermissionMode, permissionModes } from "../../code/permissions/modes.js";
 import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
+import { pruneSessions } from "../../code/sessions/prune-sessions.js";
 import { type LoadedSettings, loadSettings, settingsLocations } from "../../code/settings/load-settings.js";
+import { settingsEnvironment, settingsValue } from "../../code/settings/session-settings.js";
 import { settingsWarnings } from "../../code/settings/settings-warnings.js";
+import { describeProjectAgentHooks } from "../../code/subagents/index.js";
+import { modelAliases } from "../../code/subagents/model-aliases.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { Model } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
@@ -105,9 +109,11 @@ type SessionParts = {
  */
 async function setUpSession(args: readonly string[], io: CliIo): Promise<SessionParts> {
   const options = await readOptions(args, io);
-  const model = await openModel(options, io.env);
   const home = defaultDataDirectory(io.env);
-  const settings = await readSessionSettings(io, home, options);
+  const { settings, projectAgentHooks } = await readSessionSettings(io, home, options);
+  // The settings' `env` counts for the model's connection too (ANTHROPIC_BASE_URL…), as in Claude Code.
+  const env = { ...io.env, ...settingsEnvironment(settings).env };
+  const model = await openModel({ ...options, model: sessionModel(options, settings) }, env, settings);
   let latestAgent: CodingAgent | undefined;
   const sessions = createCodeSessionStore({
     cwd: options.cwd,
@@ -116,6 +122,8 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
     permissionMode: () => latestAgent?.permissions.mode,
   });
   const session = await chooseSession(sessions, options);
+  const pruneWarning = await pruneOldSessions(home, settings);
+  if (pruneWarning) io.stderr(`minagent code: ${pruneWarning}\n`);
   const { mcp, projectMcpServers } = await startMcpServers(io, options, home, settings);
   const spending = createSpendingTracker({ modelId: model.id, free: model.free, budgetUsd: options.maxBudgetUsd });
   const warned = new Set<string>();
@@ -130,6 +138,8 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       rules: { allow: options.allowedTools, deny: options.disallowedTools },
       settingsFiles: settings,
       userDirectory: home,
+      // The home directory of the environment given (`~/` in rules and memory imports), as the process would have it.
+      ...(io.env.HOME ? { home: io.env.HOME } : {}),
       claudeDirectory: claudeDirectory(io.env),
       maxSteps: options.maxTurns,
       prepareTurn: spending.prepareTurn,
@@ -139,7 +149,11 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       unattended: options.print,
       sessionId: session.id,
       // An agent file's model (`sonnet`, `anthropic:claude-haiku-4-5`) is made as the session's is: this environment's keys and base URLs.
-      subagents: { resolveModel: (spec) => resolveModel(spec, { env: io.env, timeoutMs: options.timeoutMs }) },
+      subagents: {
+        resolveModel: (spec) => resolveModel(spec, { env, timeoutMs: options.timeoutMs }),
+        // A folder the person did not trust runs no commands through its agent files either.
+        projectHooks: projectAgentHooks,
+      },
       // A hook that failed open (any event but PreToolUse, by default) is said once, so that nothing fails unseen.
       onHookRun: (report) => {
         // What such a hook exits 2 with is for the person, as in Claude Code (it cannot stop anything).
@@ -174,7 +188,7 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
   const context: CodeSessionContext = {
     io,
     terminal: terminalOf(io),
-    model: { spec: options.model, id: model.id, instance: model.instance },
+    model: { spec: model.spec, id: model.id, instance: model.instance },
     options,
     createAgent,
     session,
@@ -221,20 +235,71 @@ async function readOptions(args: readonly string[], io: CodeIo): Promise<CodeOpt
   }
 }
 
-/** The model, with what spending needs of it: its id for prices, and whether it is free (a local one). */
-async function openModel(options: CodeOptions, env: CliIo["env"]): Promise<{ instance: Model; id: string; free: boolean }> {
+/**
+ * The model string of the session: `--model` (or MINAGENT_MODEL), else the settings files' `model` — Claude Code's
+ * aliases (`opus`, `sonnet`, `haiku`) and Claude ids (`claude-sonnet-4-5`) meaning Anthropic's model
+ * (`anthropic:claude-sonnet-4-6`), a `provider:model` string as it is. Throws a UsageError when neither names one.
+ */
+export function sessionModel(options: Pick<CodeOptions, "model">, settings: LoadedSettings): string {
+  if (options.model !== undefined) return options.model;
+  const setting = settingsValue(settings, "model");
+  if (typeof setting?.value === "string" && setting.value.trim() !== "") {
+    const written = setting.value.trim().replace(/\[1m\]$/, "");
+    if (written.includes(":")) return written;
+    const family = (["opus", "sonnet", "haiku"] as const).find((name) => written === name || written.split("-").includes(name));
+    if (written.startsWith("claude-")) return `anthropic:${written}`;
+    if (family !== undefined) return `anthropic:${modelAliases.anthropic?.[family]}`;
+    throw new UsageError(
+      `"model" in ${setting.path} is "${written}": minagent reads opus, sonnet, haiku, a Claude model id or <provider>:<model>.\n${modelSpecSyntax}`,
+    );
+  }
+  throw new UsageError(
+    `choose a model with --model <model> (or set MINAGENT_MODEL, or "model" in a settings file), e.g. --model anthropic:claude-sonnet-4-6:\n${modelSpecSyntax}`,
+  );
+}
+
+/**
+ * The model, with what spending needs of it: its id for prices, and whether it is free (a local one). The settings'
+ * `alwaysThinkingEnabled` turns on an Anthropic model's extended thinking (MAX_THINKING_TOKENS, default 10,000).
+ */
+async function openModel(
+  options: CodeOptions & { model: string },
+  env: CliIo["env"],
+  settings: LoadedSettings,
+): Promise<{ instance: Model; id: string; free: boolean; spec: string }> {
   const spec: ModelSpec = parseModelSpec(options.model);
   if (spec.apiKeyRequired && !env[spec.apiKeyVariable])
     throw new UsageError(
       `${options.model} needs an API key. Set the ${spec.apiKeyVariable} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…`,
     );
-  const instance = await resolveModel(options.model, { env, timeoutMs: options.timeoutMs });
+  const thinking =
+    spec.provider === "anthropic" && settingsValue(settings, "alwaysThinkingEnabled")?.value === true
+      ? { budgetTokens: Math.max(1024, Number(env.MAX_THINKING_TOKENS) || defaultThinkingTokens) }
+      : undefined;
+  const instance = await resolveModel(options.model, { env, timeoutMs: options.timeoutMs, ...(thinking && { thinking }) });
   const id = instance.modelId ?? spec.model;
   const free = spec.provider === "ollama";
   if (options.maxBudgetUsd !== undefined && !free && estimateCost(id, { inputTokens: 0, outputTokens: 0 }) === undefined)
     throw new UsageError(`--max-budget-usd: no price is known for ${id}, so a budget cannot be kept (prices: src/trace/model-prices.ts).`);
-  return { instance, id, free };
+  return { instance, id, free, spec: options.model };
 }
+
+/**
+ * The settings' `cleanupPeriodDays`, as in Claude Code: session files last written longer ago are deleted as a
+ * session starts (the one just chosen, and any another process holds, are kept). Without it, nothing is deleted; a
+ * value that is not a number of days is the warning returned, and nothing is deleted either.
+ */
+async function pruneOldSessions(home: string, settings: LoadedSettings): Promise<string | undefined> {
+  const days = settingsValue(settings, "cleanupPeriodDays");
+  if (days === undefined) return undefined;
+  if (typeof days.value !== "number" || !(days.value >= 0))
+    return `${days.path}: "cleanupPeriodDays" must be a number of days (0 or more), not ${JSON.stringify(days.value)}; no session was deleted`;
+  await pruneSessions(home, days.value);
+  return undefined;
+}
+
+/** The thinking budget `alwaysThinkingEnabled` gives without MAX_THINKING_TOKENS. */
+const defaultThinkingTokens = 10_000;
 
 /**
  * The session's settings files, read once: Claude Code's and minagent's at each level (the user's: CLAUDE_CONFIG_DIR
@@ -243,13 +308,19 @@ async function openModel(options: CodeOptions, env: CliIo["env"]): Promise<{ ins
  * Code does. A person opening a folder is asked first when its own settings would run commands or let the agent do
  * more: yes and remember (in the user's settings.json), this session only, or no (the session starts without them).
  */
-async function readSessionSettings(io: CliIo, home: string, options: CodeOptions): Promise<LoadedSettings> {
+async function readSessionSettings(
+  io: CliIo,
+  home: string,
+  options: CodeOptions,
+): Promise<{ settings: LoadedSettings; projectAgentHooks: boolean }> {
   const root = options.cwd;
   const settings = await loadSettings(settingsLocations({ root, userDirectory: home, claudeDirectory: claudeDirectory(io.env) }));
   for (const warning of settingsWarnings(settings)) io.stderr(`minagent code: ${warning}\n`);
-  if (options.print) return settings;
-  const wanted = describeProjectSettings(settings, root);
-  if (wanted.length === 0 || isProjectTrusted(settings, root)) return settings;
+  const trusted = { settings, projectAgentHooks: true };
+  if (options.print) return trusted;
+  // The agent files' hooks are the folder's commands as much as its settings files' are.
+  const wanted = [...describeProjectSettings(settings, root), ...(await describeProjectAgentHooks(root))];
+  if (wanted.length === 0 || isProjectTrusted(settings, root)) return trusted;
   io.stderr(
     `This folder's own settings would run commands or let the agent do more without asking:\n${wanted.map((line) => `  ${line}`).join("\n")}\n` +
       "Trust this folder? y: yes, and remember · s: this session only · n: no, start without them › ",
@@ -258,11 +329,13 @@ async function readSessionSettings(io: CliIo, home: string, options: CodeOptions
   if (answer === "y" || answer === "yes") {
     await trustProject(home, root);
     io.stderr(`Trusted ${root} (recorded in ${join(home, "settings.json")}).\n`);
-    return settings;
+    return trusted;
   }
-  if (answer === "s") return settings;
-  io.stderr("Starting without the folder's own settings files (.minagent/ and .claude/ settings.json, settings.local.json).\n");
-  return withoutProjectSettings(settings);
+  if (answer === "s") return trusted;
+  io.stderr(
+    "Starting without the folder's own settings files (.minagent/ and .claude/ settings.json, settings.local.json) and its agent files that have hooks.\n",
+  );
+  return { settings: withoutProjectSettings(settings), projectAgentHooks: false };
 }
 
 /** Starts the MCP servers (in the background), and says what it did not start and why. */
@@ -413,11 +486,8 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     } else if (arg.startsWith("-") && arg.length > 1) throw new UsageError(`unknown option ${arg}`);
     else positional.push(arg);
   }
+  // Without one, the settings files' `model` decides, once they are read (sessionModel).
   const model = values.get("--model") ?? (env.MINAGENT_MODEL || undefined);
-  if (model === undefined)
-    throw new UsageError(
-      `choose a model with --model <model> (or set MINAGENT_MODEL), e.g. --model anthropic:claude-sonnet-4-6:\n${modelSpecSyntax}`,
-    );
   const outputFormat = (values.get("--output-format") ?? "text") as CodeOutputFormat;
   if (!outputFormats.includes(outputFormat))
     throw new UsageError(`--output-format must be one of ${outputFormats.join(", ")}, got "${outputFormat}"`);

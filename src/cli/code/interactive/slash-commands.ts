@@ -97,6 +97,11 @@ export const slashCommands: readonly SlashCommand[] = [
     run: (host) => void host.print(memoryText(host)),
   },
   { name: "agents", summary: "the subagent types the agent can start", run: (host) => void host.print(agentsText(host)) },
+  {
+    name: "skills",
+    summary: "the skills the model may load (SKILL.md folders) and their files",
+    run: (host) => void host.print(skillsText(host)),
+  },
   { name: "mcp", summary: "the MCP servers: their state, tools and problems", run: (host) => void host.print(mcpText(host)) },
   {
     name: "sandbox",
@@ -121,6 +126,20 @@ function memoryText(host: SlashHost): string {
     .join("\n");
 }
 
+function skillsText(host: SlashHost): string {
+  const skills = host.agent.skills;
+  if (skills.length === 0)
+    return host.style.dim(
+      "No skills. Put a folder with a SKILL.md in .claude/skills/ or .minagent/skills/ (or in ~/.claude/skills/) and start a new session.",
+    );
+  return skills
+    .map(
+      (skill) =>
+        `${host.style.bold(skill.name)}  ${skill.description}${host.style.dim(`  ${skill.file}${skill.modelInvocable ? "" : " (for you only: the model does not load it)"}`)}`,
+    )
+    .join("\n");
+}
+
 function mcpText(host: SlashHost): string {
   const statuses = host.agent.mcp?.status() ?? [];
   if (statuses.length === 0)
@@ -133,9 +152,12 @@ function agentsText(host: SlashHost): string {
   if (subagents.length === 0) return host.style.dim("Subagents are off for this session.");
   const lines = subagents.map(
     (agent) =>
-      `${agent.name}${agent.isDefault ? " (default)" : ""}${agent.readOnly ? " (read-only)" : ""}  ${agent.description}\n    tools: ${agent.tools.join(", ")} · model: ${agent.model} · ${agent.source}`,
+      `${agent.name}${agent.isDefault ? " (default)" : ""}${agent.readOnly ? " (read-only)" : ""}  ${agent.description}\n    tools: ${agent.tools.join(", ")} · model: ${agent.model}${agent.permissionMode ? ` · mode: ${agent.permissionMode}` : ""}${agent.color ? ` · ${agent.color}` : ""} · ${agent.source}`,
   );
-  return [...lines, host.style.dim("Add your own as Markdown files in .minagent/agents/ or ~/.minagent/agents/.")].join("\n");
+  return [
+    ...lines,
+    host.style.dim("Add your own as Markdown files in .claude/agents/ or .minagent/agents/ (or ~/.claude/agents/, ~/.minagent/agents/)."),
+  ].join("\n");
 }
 
 /** The command `name` names (without its slash), by name or alias. */
