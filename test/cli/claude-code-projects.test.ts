@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { cp, mkdir, readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import { cp, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { answer, anthropicEnv, callTool, runCode, sentMessages, useCodeFixture, type CodeFixture } from "./code-helpers.js";
+import { answer, anthropicEnv, type CodeFixture, callTool, runCode, sentMessages, useCodeFixture } from "./code-helpers.js";
 
 // The real-configuration trial (issue 21): four realistic Claude Code set-ups the team wrote — a web app, a Python
 // service, a monorepo, and a person's own ~/.claude — 52 files of settings, hook scripts, agents, commands, skills,
@@ -63,9 +63,15 @@ describe("Claude Code projects run under minagent code unchanged", () => {
     expect(first[0]?.content.join("\n")).not.toContain("!`git status --short`");
     // Memory: CLAUDE.md and its @imports, the person's ~/.claude/CLAUDE.md and its import.
     const system = systemOf(fixture);
-    for (const text of ["A Next.js storefront.", "prices are integers in cents", "Named exports only.", "Explain changes in two sentences", "no enums"])
+    for (const text of [
+      "A Next.js storefront.",
+      "prices are integers in cents",
+      "Named exports only.",
+      "Explain changes in two sentences",
+      "no enums",
+    ])
       expect(system).toContain(text);
-    const tools = (fixture.server.requests[0]?.body as { tools: { name: string; description: string }[] }).tools;
+    const tools = (fixture.server.requests[0]?.body as { tools: { name: string; description: string }[] } | undefined)?.tools ?? [];
     expect(tools.find((tool) => tool.name === "Agent")?.description).toContain("code-reviewer");
     expect(tools.find((tool) => tool.name === "Skill")?.description).toContain("release-notes");
     const sent = JSON.stringify(fixture.server.requests.at(-1)?.body);

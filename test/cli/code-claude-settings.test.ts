@@ -160,6 +160,6 @@ describe("minagent code reads Claude Code's settings files too", () => {
     // --model still wins over the settings.
     fixture.server.reply(answer("Hello again."));
     await runCode(printArgs(fixture, "Hi"), anthropicEnv(fixture));
-    expect((fixture.server.requests[1]?.body as { model: string }).model).toBe("claude-haiku-4-5");
+    expect((fixture.server.requests[1]?.body as { model: string } | undefined)?.model).toBe("claude-haiku-4-5");
   });
 });

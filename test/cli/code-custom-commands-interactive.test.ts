@@ -1,34 +1,15 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough, Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { runInteractiveSession } from "../../src/cli/code/interactive/index.js";
-import { stripAnsi } from "../../src/cli/code/interactive/text-width.js";
-import type { CodeSession, CodeSessionContext } from "../../src/cli/code/session-context.js";
+import type { CodeSessionContext } from "../../src/cli/code/session-context.js";
 import { CodingAgent } from "../../src/code/coding-agent.js";
-import type { AgentEvent } from "../../src/core/events.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 import { writeCommandProject, writeFiles } from "../code/custom-commands-fixtures.js";
 import { createTemporaryWorkspace, removeTemporaryWorkspace, type TemporaryWorkspace } from "../code/helpers/temporary-workspace.js";
+import { type FakeTerminal, fakeTerminal, interactiveOptions, memorySession, until } from "./interactive-harness.js";
 
 // Custom commands in the interactive session, in process: a scripted model, a fake terminal whose keys the test types.
-
-type FakeTerminal = CodeSessionContext["terminal"] & { text: () => string; press: (keys: string) => void };
-
-function fakeTerminal(): FakeTerminal {
-  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input });
-  let written = "";
-  const output = Object.assign(
-    new Writable({
-      write(chunk, _encoding, done) {
-        written += String(chunk);
-        done();
-      },
-    }),
-    { isTTY: false, columns: 120, rows: 40 },
-  );
-  return { input, output, text: () => stripAnsi(written).replace(/\r/g, ""), press: (keys) => input.write(keys) };
-}
 
 let temporary: TemporaryWorkspace;
 beforeEach(async () => {
@@ -42,39 +23,14 @@ afterEach(async () => {
 });
 
 function setUp(script: string[]): { context: CodeSessionContext; terminal: FakeTerminal; model: FakeModel } {
-  const terminal = fakeTerminal();
+  const terminal = fakeTerminal({ columns: 120, rows: 40 });
   const model = new FakeModel(script);
-  const session: CodeSession = {
-    id: "session-1",
-    file: "/sessions/session-1.jsonl",
-    history: [],
-    record: (_: AgentEvent) => {},
-    flush: async () => {},
-  };
+  const session = memorySession("session-1");
   const context: CodeSessionContext = {
     io: { stdout: () => {}, stderr: () => {}, readLine: async () => undefined, env: {} },
     terminal,
     model: { spec: "anthropic:claude-haiku-4-5", id: "claude-haiku-4-5", instance: model },
-    options: {
-      prompt: undefined,
-      print: false,
-      outputFormat: "text",
-      model: "anthropic:claude-haiku-4-5",
-      permissionMode: undefined,
-      allowedTools: [],
-      disallowedTools: [],
-      maxTurns: undefined,
-      maxBudgetUsd: undefined,
-      cwd: temporary.root,
-      additionalDirectories: [],
-      timeoutMs: undefined,
-      continue: false,
-      resume: undefined,
-      forkSession: false,
-      verbose: false,
-      mcpConfigFiles: [],
-      strictMcpConfig: false,
-    },
+    options: interactiveOptions(temporary.root),
     createAgent: async (overrides) => {
       const agent = await CodingAgent.create(model, {
         workspace: temporary.root,
@@ -96,26 +52,18 @@ function setUp(script: string[]): { context: CodeSessionContext; terminal: FakeT
   return { context, terminal, model };
 }
 
-async function until(terminal: FakeTerminal, expected: string | RegExp, timeoutMs = 8000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = terminal.text();
-    if (typeof expected === "string" ? text.includes(expected) : expected.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${String(expected)}; the screen:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const waitFor = (terminal: FakeTerminal, expected: string | RegExp) => until(terminal, expected, 8000);
 
 describe("custom commands in the interactive session", () => {
   test("/help lists them with their hints, descriptions and where they come from; a file named like a built-in is said to lose", async () => {
     const { context, terminal } = setUp([]);
     const exit = runInteractiveSession(context);
-    const start = await until(terminal, "rename the file to use it.");
+    const start = await waitFor(terminal, "rename the file to use it.");
     expect(start).toContain(
       `/help is a built-in command, which wins over ${join(temporary.root, ".claude/commands/help.md")}; rename the file to use it.`,
     );
     terminal.press("/help\r");
-    const help = await until(terminal, "Custom commands");
+    const help = await waitFor(terminal, "Custom commands");
     const section = help.slice(help.indexOf("Custom commands"));
     expect(section).toMatch(/\n {2}\/explain +Explain what a module does \(project\)\n/);
     expect(section).toMatch(/\n {2}\/frontend:component <Name> <kind> Scaffold a React component and its test \(project:frontend\)\n/);
@@ -130,11 +78,11 @@ describe("custom commands in the interactive session", () => {
   test("Tab completes /rev to /review; the command's expanded prompt is what the model gets", async () => {
     const { context, terminal, model } = setUp(["Two small issues."]);
     const exit = runInteractiveSession(context);
-    await until(terminal, "/help for commands");
+    await waitFor(terminal, "/help for commands");
     terminal.press("/rev");
-    await until(terminal, "review  Review a file's uncommitted changes before they are committed");
+    await waitFor(terminal, "review  Review a file's uncommitted changes before they are committed");
     terminal.press("\tsrc/a.ts\r");
-    await until(terminal, "Two small issues.");
+    await waitFor(terminal, "Two small issues.");
     expect(terminal.text()).toContain("> /review src/a.ts");
     const prompt = model.requests[0]?.messages.at(-1)?.content ?? "";
     expect(prompt).toMatch(/^## Context\n\n- What changed: {1,2}src\/a\.ts \| 3 \+\+-/);
@@ -149,11 +97,11 @@ describe("custom commands in the interactive session", () => {
     });
     const { context, terminal, model } = setUp(["Filled in."]);
     const exit = runInteractiveSession(context);
-    await until(terminal, "/help for commands");
+    await waitFor(terminal, "/help for commands");
     terminal.press("/scaffold\r");
-    await until(terminal, "Allow Bash(touch made-by-command.txt && echo made)?");
+    await waitFor(terminal, "Allow Bash(touch made-by-command.txt && echo made)?");
     terminal.press("y");
-    await until(terminal, "Filled in.");
+    await waitFor(terminal, "Filled in.");
     expect(existsSync(join(temporary.root, "made-by-command.txt"))).toBe(true);
     expect(model.requests[0]?.messages.at(-1)?.content).toBe("Prepared: made\nNow fill it in.");
     terminal.press("\x04");

@@ -1,16 +1,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough, Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { runInteractiveSession } from "../../src/cli/code/interactive/index.js";
-import { stripAnsi } from "../../src/cli/code/interactive/text-width.js";
-import type { CodeSession, CodeSessionContext } from "../../src/cli/code/session-context.js";
+import type { CodeSessionContext } from "../../src/cli/code/session-context.js";
 import { CodingAgent } from "../../src/code/coding-agent.js";
 import type { HookConfiguration } from "../../src/code/hooks/index.js";
-import type { AgentEvent } from "../../src/core/events.js";
 import { FakeModel, type FakeModelScriptItem } from "../../src/models/fake-model.js";
 import { reply, toolCall } from "../../src/testing/script.js";
+import { fakeTerminal, interactiveOptions, memorySession, until } from "./interactive-harness.js";
 
 // The interactive session's hook points, in process (the harness of code-interactive-session.test.ts, cut down):
 // SessionEnd when the person leaves, clears or switches, and Notification when an approval waits.
@@ -25,49 +23,16 @@ afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-function memorySession(id: string): CodeSession {
-  return { id, file: `/sessions/${id}.jsonl`, history: [], record: (_: AgentEvent) => {}, flush: async () => {} };
-}
-
 function setUp(script: FakeModelScriptItem[], hooks: HookConfiguration) {
-  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input });
-  let written = "";
-  const output = Object.assign(
-    new Writable({
-      write(chunk, _encoding, done) {
-        written += String(chunk);
-        done();
-      },
-    }),
-    { isTTY: false, columns: 100, rows: 30 },
-  );
+  const terminal = fakeTerminal();
   const model = new FakeModel(script);
   const stop = new AbortController();
   let created = 1;
   const context: CodeSessionContext = {
     io: { stdout: () => {}, stderr: () => {}, readLine: async () => undefined, env: {} },
-    terminal: { input, output },
+    terminal,
     model: { spec: "anthropic:claude-haiku-4-5", id: "claude-haiku-4-5", instance: model },
-    options: {
-      prompt: undefined,
-      print: false,
-      outputFormat: "text",
-      model: "anthropic:claude-haiku-4-5",
-      permissionMode: undefined,
-      allowedTools: [],
-      disallowedTools: [],
-      maxTurns: undefined,
-      maxBudgetUsd: undefined,
-      cwd: workspace,
-      additionalDirectories: [],
-      timeoutMs: undefined,
-      continue: false,
-      resume: undefined,
-      forkSession: false,
-      verbose: false,
-      mcpConfigFiles: [],
-      strictMcpConfig: false,
-    },
+    options: interactiveOptions(workspace),
     createAgent: async (overrides) => {
       const agent = await CodingAgent.create(model, {
         workspace,
@@ -86,15 +51,7 @@ function setUp(script: FakeModelScriptItem[], hooks: HookConfiguration) {
     spending: { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, isBudgetExceeded: () => false },
     signal: stop.signal,
   };
-  const screen = () => stripAnsi(written).replace(/\r/g, "");
-  const until = async (expected: string, timeoutMs = 5000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!screen().includes(expected)) {
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${expected}; the screen:\n${screen()}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
-  return { context, press: (keys: string) => input.write(keys), until, stop };
+  return { context, press: terminal.press, until: (expected: string) => until(terminal, expected), stop };
 }
 
 /** A SessionEnd hook that records each reason, and a SessionStart one that records each source. */

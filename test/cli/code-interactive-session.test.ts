@@ -1,36 +1,18 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough, Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { runInteractiveSession } from "../../src/cli/code/interactive/index.js";
-import { stripAnsi } from "../../src/cli/code/interactive/text-width.js";
 import type { CodeOptions, CodeSession, CodeSessionContext, CodeSessionStore } from "../../src/cli/code/session-context.js";
 import { CodingAgent } from "../../src/code/coding-agent.js";
 import type { AgentEvent } from "../../src/core/events.js";
 import type { Message } from "../../src/core/types.js";
 import { FakeModel, type FakeModelScriptItem } from "../../src/models/fake-model.js";
 import { reply, toolCall } from "../../src/testing/script.js";
+import { type FakeTerminal, fakeTerminal, interactiveOptions, until } from "./interactive-harness.js";
 
 // The interactive session in process: runInteractiveSession with a hand-made context (a scripted model, sessions in
 // memory) on a fake terminal, keys written to its input. The built bin under tmux is code-interactive-tmux.test.ts.
-
-type FakeTerminal = CodeSessionContext["terminal"] & { text: () => string; press: (keys: string) => void };
-
-function fakeTerminal(): FakeTerminal {
-  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input });
-  let written = "";
-  const output = Object.assign(
-    new Writable({
-      write(chunk, _encoding, done) {
-        written += String(chunk);
-        done();
-      },
-    }),
-    { isTTY: false, columns: 100, rows: 30 },
-  );
-  return { input, output, text: () => stripAnsi(written).replace(/\r/g, ""), press: (keys) => input.write(keys) };
-}
 
 function memorySession(id: string, history: Message[] = []): CodeSession & { events: AgentEvent[]; flushes: number } {
   const session = {
@@ -92,27 +74,7 @@ function setUp(script: FakeModelScriptItem[], options: Partial<CodeOptions> = {}
     io: { stdout: () => {}, stderr: () => {}, readLine: async () => undefined, env: {} },
     terminal,
     model: { spec: "anthropic:claude-haiku-4-5", id: "claude-haiku-4-5", instance: model },
-    options: {
-      prompt: undefined,
-      print: false,
-      outputFormat: "text",
-      model: "anthropic:claude-haiku-4-5",
-      permissionMode: undefined,
-      allowedTools: [],
-      disallowedTools: [],
-      maxTurns: undefined,
-      maxBudgetUsd: undefined,
-      cwd: workspace,
-      additionalDirectories: [],
-      timeoutMs: undefined,
-      continue: false,
-      resume: undefined,
-      forkSession: false,
-      verbose: false,
-      mcpConfigFiles: [],
-      strictMcpConfig: false,
-      ...options,
-    },
+    options: interactiveOptions(workspace, options),
     createAgent: async (overrides) => {
       const agent = await CodingAgent.create(model, { workspace, settingsFiles: [], rules: { allow: ["Bash(sleep 20)"] }, ...overrides });
       agents.push(agent);
@@ -124,17 +86,6 @@ function setUp(script: FakeModelScriptItem[], options: Partial<CodeOptions> = {}
     signal: stop.signal,
   };
   return { context, terminal, model, session, created, stop };
-}
-
-/** Waits until the screen's text satisfies `expected` (polling; bounded). */
-async function until(terminal: FakeTerminal, expected: string | RegExp, timeoutMs = 5000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = terminal.text();
-    if (typeof expected === "string" ? text.includes(expected) : expected.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${String(expected)}; the screen:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe("runInteractiveSession", () => {

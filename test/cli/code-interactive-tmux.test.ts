@@ -308,7 +308,9 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     expect(existsSync(marker)).toBe(false);
     // Without trust, the agent file with hooks is left out; with it, offered.
     const agentTool = (index: number) =>
-      (server.requests[index]?.body as { tools: { name: string; description: string }[] }).tools.find((tool) => tool.name === "Agent");
+      (server.requests[index]?.body as { tools: { name: string; description: string }[] } | undefined)?.tools.find(
+        (tool) => tool.name === "Agent",
+      );
     expect(agentTool(0)?.description).not.toContain("deployer");
     await pane.kill();
 

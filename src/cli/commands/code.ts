@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { CodingAgent } from "../../code/coding-agent.js";
 import { eventCanBlock } from "../../code/hooks/index.js";
 import { isPermissionMode, permissionModes } from "../../code/permissions/modes.js";
+import { splitRuleList } from "../../code/permissions/parse-rule.js";
 import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
 import { pruneSessions } from "../../code/sessions/prune-sessions.js";
 import { type LoadedSettings, loadSettings, settingsLocations } from "../../code/settings/load-settings.js";
@@ -532,18 +533,4 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
 }
 
 /** Rules separated by commas or whitespace outside parentheses: `Bash(npm run test, lint) Edit` is two rules. */
-export function splitRules(text: string): string[] {
-  const found: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const character of text) {
-    if (character === "(") depth++;
-    else if (character === ")") depth = Math.max(0, depth - 1);
-    if (depth === 0 && (character === "," || /\s/.test(character))) {
-      if (current !== "") found.push(current);
-      current = "";
-    } else current += character;
-  }
-  if (current !== "") found.push(current);
-  return found;
-}
+export const splitRules = splitRuleList;

@@ -1,6 +1,6 @@
 import { UsageError } from "../../errors.js";
 import { toOneLine } from "../../text.js";
-import { type PathBases, parsePermissionRule } from "../permissions/index.js";
+import { type PathBases, parsePermissionRule, splitRuleList } from "../permissions/index.js";
 import { FrontMatterError, parseFrontMatter } from "../subagents/parse-front-matter.js";
 
 /** Where a custom command comes from: the project's folders, or the user's (Claude Code's "(project)" and "(user)"). */
@@ -178,7 +178,7 @@ function readAllowedTools(
   location: CustomCommandLocation,
   warn: (key: string, problem: string) => void,
 ): readonly string[] {
-  const rules = listOf(value, "allowed-tools", warn, splitOutsideParentheses);
+  const rules = listOf(value, "allowed-tools", warn, splitRuleList);
   const kept: string[] = [];
   for (const rule of rules) {
     try {
@@ -210,23 +210,6 @@ function listOf(
     return [];
   }
   return items.map((item) => item.trim()).filter((item) => item !== "");
-}
-
-/** Rules separated by commas or whitespace outside parentheses: `Bash(git diff:*), Read` is two. */
-function splitOutsideParentheses(text: string): string[] {
-  const found: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const character of text) {
-    if (character === "(") depth++;
-    else if (character === ")") depth = Math.max(0, depth - 1);
-    if (depth === 0 && (character === "," || /\s/.test(character))) {
-      found.push(current);
-      current = "";
-    } else current += character;
-  }
-  found.push(current);
-  return found;
 }
 
 /** Claude Code's booleans: `true`, `yes`, `on`, `1` and their opposites, in any case. */

@@ -12,6 +12,13 @@ export {
 } from "./create-code-permissions.js";
 export { type FileAccess, type FileTool, fileTools } from "./file-tools.js";
 export { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "./modes.js";
-export { compileCommandPattern, type PermissionRule, parsePermissionRule, type RuleList, type RuleTarget } from "./parse-rule.js";
+export {
+  compileCommandPattern,
+  type PermissionRule,
+  parsePermissionRule,
+  type RuleList,
+  type RuleTarget,
+  splitRuleList,
+} from "./parse-rule.js";
 export { compilePathPattern, type PathBases, type PathPattern } from "./path-pattern.js";
 export { type LoadedPermissionSettings, loadPermissionSettings, type PermissionSettings, permissionSettingsFiles } from "./settings.js";

@@ -186,3 +186,24 @@ function splitOnWildcards(body: string): string[] {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+/**
+ * A list of rules or tool names as people write them on one line — separated by commas or whitespace outside
+ * parentheses, so `Bash(npm run test, lint) Edit, Read` is three — without empty entries. `--allowedTools`, a
+ * command's `allowed-tools` and an agent file's `tools` are all read with it.
+ */
+export function splitRuleList(text: string): string[] {
+  const found: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const character of text) {
+    if (character === "(") depth++;
+    else if (character === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (character === "," || /\s/.test(character))) {
+      if (current !== "") found.push(current);
+      current = "";
+    } else current += character;
+  }
+  if (current !== "") found.push(current);
+  return found;
+}

@@ -17,9 +17,21 @@ export async function pruneSessions(directory: string, days: number, now = Date.
     for (const name of names.filter((name) => name.endsWith(".jsonl"))) {
       const file = join(projects, folder, name);
       const lock = join(directory, "session-locks", `${name.slice(0, -".jsonl".length)}.lock`);
-      const [stats, locked] = await Promise.all([stat(file).catch(() => undefined), stat(lock).then(() => true, () => false)]);
+      const [stats, locked] = await Promise.all([
+        stat(file).catch(() => undefined),
+        stat(lock).then(
+          () => true,
+          () => false,
+        ),
+      ]);
       if (!stats?.isFile() || stats.mtimeMs >= cutoff || locked) continue;
-      if (await rm(file).then(() => true, () => false)) deleted.push(file);
+      if (
+        await rm(file).then(
+          () => true,
+          () => false,
+        )
+      )
+        deleted.push(file);
     }
   }
   return deleted;

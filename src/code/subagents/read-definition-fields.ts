@@ -4,6 +4,7 @@
 import { UsageError } from "../../errors.js";
 import { HookRunner } from "../hooks/index.js";
 import { isPermissionMode, type PermissionMode, permissionModes } from "../permissions/modes.js";
+import { splitRuleList } from "../permissions/parse-rule.js";
 import type { FrontMatterValue } from "./parse-front-matter.js";
 
 /** Says a problem of one key: `fail` throws (the file is skipped), `warn` tells and goes on. */
@@ -32,7 +33,7 @@ export function readToolEntries(value: FrontMatterValue | undefined, key: string
   if (value === undefined || value === "") return undefined;
   if (!Array.isArray(value) && typeof value !== "string")
     throw problems.fail(`\`${key}\` must be a comma-separated list of tool names or a YAML list, not a map`, key);
-  const entries = Array.isArray(value) ? value : splitOutsideParentheses(value);
+  const entries = Array.isArray(value) ? value : splitRuleList(value);
   const names: string[] = [];
   let agentTypes: string[] | undefined;
   for (const item of entries) {
@@ -183,21 +184,4 @@ export function warnOfOtherKeys(keys: readonly string[], problems: FieldProblems
     if (unsupportedClaudeKeys.has(key)) problems.warn(`\`${key}\` (a Claude Code key) is not supported by minagent, and is ignored`, key);
     else problems.warn(`unknown key \`${key}\` is ignored (agent files take ${agentFileKeys.join(", ")})`, key);
   }
-}
-
-/** `Read, Agent(a, b), Grep` → the three entries: commas inside parentheses do not split. */
-function splitOutsideParentheses(text: string): string[] {
-  const entries: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const character of text) {
-    if (character === "(") depth++;
-    if (character === ")") depth = Math.max(0, depth - 1);
-    if (character === "," && depth === 0) {
-      entries.push(current);
-      current = "";
-    } else current += character;
-  }
-  entries.push(current);
-  return entries;
 }
