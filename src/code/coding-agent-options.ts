@@ -128,8 +128,10 @@ export type CodingAgentOptions = {
    * sub-folders as namespaces (`frontend/component.md` is `/frontend:component`); the user's replaces the project's of
    * the same name, as in Claude Code. `agent.commands` lists them, `agent.runCommand` runs one. `false` reads none;
    * `definitions` adds commands given in code (after the files'; one of the same name replaces theirs).
+   * `projectAllowedTools: false` (a folder the person did not trust): the project's own commands' `allowed-tools`
+   * allow nothing, so a cloned repository's command cannot pre-approve its shell lines or the model's calls.
    */
-  commands?: false | { definitions?: readonly CustomCommand[] | undefined } | undefined;
+  commands?: false | { definitions?: readonly CustomCommand[] | undefined; projectAllowedTools?: boolean | undefined } | undefined;
   /** Subagents (the Agent tool); `false` leaves the tool out. */
   subagents?:
     | false

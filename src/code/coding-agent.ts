@@ -103,6 +103,8 @@ export class CodingAgent {
   #ended = false;
   readonly #transcript: HookTranscript;
   readonly #commandModels: CommandModels;
+  /** Whether the project's own commands' `allowed-tools` count (the folder is trusted). */
+  readonly #projectCommandRules: boolean;
 
   private constructor(parts: {
     agent: Agent;
@@ -121,6 +123,7 @@ export class CodingAgent {
     warnings: readonly string[];
     transcript: HookTranscript;
     commandModels: CommandModels;
+    projectCommandRules: boolean;
   }) {
     this.agent = parts.agent;
     this.workspace = parts.workspace;
@@ -138,6 +141,7 @@ export class CodingAgent {
     this.warnings = parts.warnings;
     this.#transcript = parts.transcript;
     this.#commandModels = parts.commandModels;
+    this.#projectCommandRules = parts.projectCommandRules;
   }
 
   /**
@@ -319,6 +323,7 @@ export class CodingAgent {
       warnings,
       transcript,
       commandModels,
+      projectCommandRules: (options.commands || undefined)?.projectAllowedTools !== false,
     });
   }
 
@@ -354,7 +359,7 @@ export class CodingAgent {
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<ExpandedCommand> {
     const found = this.#command(command);
-    return withAllowRules(this.permissions, found.allowedTools, allowedToolsSource(found), () =>
+    return withAllowRules(this.permissions, this.#allowedToolsOf(found), allowedToolsSource(found), () =>
       expandCustomCommand(found, args, createCommandTools(this), options),
     );
   }
@@ -369,12 +374,17 @@ export class CodingAgent {
   async runCommand(command: CustomCommand | string, args = "", options: CommandRunOptions = {}): Promise<CodingRunResult> {
     const found = this.#command(command);
     return this.#commandModels.run(found, () =>
-      withAllowRules(this.permissions, found.allowedTools, allowedToolsSource(found), async () => {
+      withAllowRules(this.permissions, this.#allowedToolsOf(found), allowedToolsSource(found), async () => {
         const expansion = await expandCustomCommand(found, args, createCommandTools(this), options);
         options.onExpanded?.(expansion);
         return this.run(expansion.prompt, options);
       }),
     );
+  }
+
+  /** A command's `allowed-tools`, unless it is the project's own and the person did not trust the folder. */
+  #allowedToolsOf(command: CustomCommand): readonly string[] {
+    return command.scope === "project" && !this.#projectCommandRules ? [] : command.allowedTools;
   }
 
   #command(command: CustomCommand | string): CustomCommand {

@@ -9,6 +9,7 @@ import {
   isProjectTrusted,
   rememberOwnProjectSettings,
   trustProject,
+  withoutProjectSettings,
 } from "../../src/cli/code/project-trust.js";
 import { loadSettings, settingsLocations } from "../../src/code/settings/load-settings.js";
 
@@ -152,4 +153,39 @@ test("rules and approvals the person saved through minagent's prompts never ask 
     ".minagent/settings.local.json: allow Bash(npm test)",
   ]);
   await rm(other, { recursive: true, force: true });
+});
+
+test("turning every hook off, a model at a URL, and exec-form hooks' arguments are asked about", async () => {
+  await writeFile(
+    join(root, ".minagent", "settings.json"),
+    JSON.stringify({
+      disableAllHooks: true,
+      model: "openai-compatible:gpt-x@https://llm.example.com/v1",
+      hooks: {
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "node", args: ["scripts/audit.js", "--all files"] }] }],
+      },
+    }),
+  );
+  expect(describeProjectSettings(await settings(), root)).toEqual([
+    '.minagent/settings.json: hook PreToolUse Bash: node scripts/audit.js "--all files"',
+    ".minagent/settings.json: turns off every hook, your own guards included",
+    ".minagent/settings.json: sends the conversation to https://llm.example.com/v1 (model openai-compatible:gpt-x@https://llm.example.com/v1)",
+  ]);
+});
+
+test("a folder not trusted keeps the project's deny and ask rules, and nothing else of its settings", async () => {
+  await writeFile(
+    join(root, ".minagent", "settings.json"),
+    JSON.stringify({
+      env: { A: "1" },
+      permissions: { deny: ["Read(./.env)"], ask: ["Bash(git push:*)"], allow: ["Bash"], defaultMode: "bypassPermissions" },
+    }),
+  );
+  await writeFile(join(home, "settings.json"), JSON.stringify({ permissions: { deny: ["WebFetch"] } }));
+  const narrowed = withoutProjectSettings(await settings());
+  expect(narrowed.files.map((file) => [file.path, file.settings])).toEqual([
+    [join(home, "settings.json"), { permissions: { deny: ["WebFetch"] } }],
+    [join(root, ".minagent", "settings.json"), { permissions: { deny: ["Read(./.env)"], ask: ["Bash(git push:*)"] } }],
+  ]);
+  expect(describeProjectSettings(narrowed, root)).toEqual([]);
 });

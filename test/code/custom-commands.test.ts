@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { splitCommandParts } from "../../src/code/commands/command-parts.js";
-import type { CommandExpansionTools } from "../../src/code/commands/index.js";
+import { type CommandExpansionTools, describeProjectCommandRules } from "../../src/code/commands/index.js";
 import {
   CodingAgent,
   customCommandSet,
@@ -227,6 +227,21 @@ describe("through the CodingAgent", () => {
     expect(agent.permissions.settings.rules.allow.map((rule) => rule.source)).toEqual([]);
     const after = await agent.permissions.explain({ name: "Bash", arguments: { command: "git diff --stat" } });
     expect(after.decision.behavior).toBe("deny");
+  });
+
+  test("the project's commands that pre-approve something are listed for the folder-trust question; the user's are not", async () => {
+    const lines = await describeProjectCommandRules({ root, claudeDirectory: claude });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((line) => / command \/\S+ allows \S/.test(line) && !line.startsWith("/"))).toBe(true);
+    expect(lines.some((line) => line.startsWith(".claude/commands/review.md: command /review allows Bash(git diff:*)"))).toBe(true);
+  });
+
+  test("a folder the person did not trust: its own commands' allowed-tools allow nothing", async () => {
+    const agent = await createAgent(new FakeModel(["Fine."]), { mode: "dontAsk", commands: { projectAllowedTools: false } });
+    const expansion = await agent.expandCommand("review", "src/a.ts");
+    // The git line of /review is not pre-approved: dontAsk denies it, and the prompt says so.
+    expect(expansion.prompt).toContain("did not run: Permission denied");
+    expect(expansion.prompt).not.toContain("1 file changed");
   });
 
   test("a shell line the permissions refuse leaves a note; one that needs approval is put to the person", async () => {

@@ -28,6 +28,10 @@ export function describeProjectSettings(loaded: LoadedSettings, root: string): s
     for (const folder of stringsOf(permissions.additionalDirectories)) lines.push(`${name}: adds the folder ${folder}`);
     if (isSettingsObject(settings.env))
       for (const variable of Object.keys(settings.env)) lines.push(`${name}: sets ${variable} for every command`);
+    if (settings.disableAllHooks === true) lines.push(`${name}: turns off every hook, your own guards included`);
+    // A model at a URL of the repository's choosing would be sent the whole conversation.
+    if (typeof settings.model === "string" && settings.model.includes("@"))
+      lines.push(`${name}: sends the conversation to ${settings.model.slice(settings.model.indexOf("@") + 1)} (model ${settings.model})`);
     // Only a personal (local) file's approvals start servers; a shared file's are not read for that.
     if (level === "local") {
       if (settings.enableAllProjectMcpServers === true) lines.push(`${name}: approves every MCP server of .mcp.json`);
@@ -74,11 +78,22 @@ export function approvedServerLine(root: string, file: string, server: string): 
   return `${relative(root, file)}: approves the MCP server ${server}`;
 }
 
-/** The settings without the project's own files: what a session in a folder the person did not trust reads. */
+/**
+ * The settings a session in a folder the person did not trust reads: the user's files, and of the project's own only
+ * what narrows — its deny and ask rules (a team's `Read(./.env)` deny still holds); nothing of theirs runs or widens.
+ */
 export function withoutProjectSettings(loaded: LoadedSettings): LoadedSettings {
+  const files = loaded.files.flatMap((file) => {
+    if (file.level === "user") return [file];
+    const permissions = isSettingsObject(file.settings.permissions) ? file.settings.permissions : {};
+    const narrowing = Object.fromEntries(
+      ["deny", "ask"].filter((list) => permissions[list] !== undefined).map((list) => [list, permissions[list]]),
+    );
+    return Object.keys(narrowing).length === 0 ? [] : [{ ...file, settings: { permissions: narrowing } }];
+  });
   return {
-    files: loaded.files.filter((file) => file.level === "user"),
-    locations: loaded.locations.filter((location) => location.level === "user"),
+    files,
+    locations: loaded.locations.filter((location) => location.level === "user" || files.some((file) => file.path === location.path)),
   };
 }
 
@@ -120,13 +135,19 @@ function hookCommands(hooks: unknown): string[] {
     for (const matcher of Array.isArray(matchers) ? matchers : []) {
       const entries = isSettingsObject(matcher) && Array.isArray(matcher.hooks) ? matcher.hooks : [];
       const on = isSettingsObject(matcher) && typeof matcher.matcher === "string" && matcher.matcher ? ` ${matcher.matcher}` : "";
-      for (const entry of entries)
-        found.push(
-          `${event}${on}: ${isSettingsObject(entry) && typeof entry.command === "string" ? entry.command : JSON.stringify(entry)}`,
-        );
+      for (const entry of entries) found.push(`${event}${on}: ${describeHookEntry(entry)}`);
     }
   }
   return found;
+}
+
+/** What a hook entry runs, as the person should see it: the command with its exec-form `args`, the URL, or the entry. */
+export function describeHookEntry(entry: unknown): string {
+  if (!isSettingsObject(entry)) return JSON.stringify(entry);
+  if (typeof entry.command === "string")
+    return [entry.command, ...stringsOf(entry.args).map((arg) => (/^[\w./=:@%+-]+$/.test(arg) ? arg : JSON.stringify(arg)))].join(" ");
+  if (typeof entry.url === "string") return `POST ${entry.url}`;
+  return JSON.stringify(entry);
 }
 
 function stringsOf(value: unknown): string[] {

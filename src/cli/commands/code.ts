@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CodingAgent } from "../../code/coding-agent.js";
+import { describeProjectCommandRules } from "../../code/commands/index.js";
 import { eventCanBlock } from "../../code/hooks/index.js";
 import { isPermissionMode, permissionModes } from "../../code/permissions/modes.js";
 import { splitRuleList } from "../../code/permissions/parse-rule.js";
@@ -111,7 +112,7 @@ type SessionParts = {
 async function setUpSession(args: readonly string[], io: CliIo): Promise<SessionParts> {
   const options = await readOptions(args, io);
   const home = defaultDataDirectory(io.env);
-  const { settings, projectAgentHooks } = await readSessionSettings(io, home, options);
+  const { settings, projectTrusted } = await readSessionSettings(io, home, options);
   // The settings' `env` counts for the model's connection too (ANTHROPIC_BASE_URL…), as in Claude Code.
   const env = { ...io.env, ...settingsEnvironment(settings).env };
   const model = await openModel({ ...options, model: sessionModel(options, settings) }, env, settings);
@@ -153,8 +154,10 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       subagents: {
         resolveModel: (spec) => resolveModel(spec, { env, timeoutMs: options.timeoutMs }),
         // A folder the person did not trust runs no commands through its agent files either.
-        projectHooks: projectAgentHooks,
+        projectHooks: projectTrusted,
       },
+      // …nor pre-approves anything through its custom commands' allowed-tools.
+      commands: { projectAllowedTools: projectTrusted },
       // A hook that failed open (any event but PreToolUse, by default) is said once, so that nothing fails unseen.
       onHookRun: (report) => {
         // What such a hook exits 2 with is for the person, as in Claude Code (it cannot stop anything).
@@ -245,7 +248,9 @@ export function sessionModel(options: Pick<CodeOptions, "model">, settings: Load
   if (options.model !== undefined) return options.model;
   const setting = settingsValue(settings, "model");
   if (typeof setting?.value === "string" && setting.value.trim() !== "") {
-    const written = setting.value.trim().replace(/\[1m\]$/, "");
+    // Claude Code's `opusplan` plans on Opus and works on Sonnet: minagent has one model a session, Opus; `default` is Sonnet.
+    const given = setting.value.trim().replace(/\[1m\]$/, "");
+    const written = given === "opusplan" ? "opus" : given === "default" ? "sonnet" : given;
     if (written.includes(":")) return written;
     const family = (["opus", "sonnet", "haiku"] as const).find((name) => written === name || written.split("-").includes(name));
     if (written.startsWith("claude-")) return `anthropic:${written}`;
@@ -275,7 +280,7 @@ async function openModel(
     );
   const thinking =
     spec.provider === "anthropic" && settingsValue(settings, "alwaysThinkingEnabled")?.value === true
-      ? { budgetTokens: Math.max(1024, Number(env.MAX_THINKING_TOKENS) || defaultThinkingTokens) }
+      ? { budgetTokens: Math.min(maxThinkingTokens, Math.max(1024, Number(env.MAX_THINKING_TOKENS) || defaultThinkingTokens)) }
       : undefined;
   const instance = await resolveModel(options.model, { env, timeoutMs: options.timeoutMs, ...(thinking && { thinking }) });
   const id = instance.modelId ?? spec.model;
@@ -286,12 +291,13 @@ async function openModel(
 }
 
 /**
- * The settings' `cleanupPeriodDays`, as in Claude Code: session files last written longer ago are deleted as a
+ * The person's settings' `cleanupPeriodDays` (a project's is not read), as in Claude Code: session files last written longer ago are deleted as a
  * session starts (the one just chosen, and any another process holds, are kept). Without it, nothing is deleted; a
  * value that is not a number of days is the warning returned, and nothing is deleted either.
  */
 async function pruneOldSessions(home: string, settings: LoadedSettings): Promise<string | undefined> {
-  const days = settingsValue(settings, "cleanupPeriodDays");
+  // The person's own settings only: a repository must not delete the person's sessions of every project.
+  const days = settingsValue({ ...settings, files: settings.files.filter((file) => file.level === "user") }, "cleanupPeriodDays");
   if (days === undefined) return undefined;
   if (typeof days.value !== "number" || !(days.value >= 0))
     return `${days.path}: "cleanupPeriodDays" must be a number of days (0 or more), not ${JSON.stringify(days.value)}; no session was deleted`;
@@ -301,6 +307,8 @@ async function pruneOldSessions(home: string, settings: LoadedSettings): Promise
 
 /** The thinking budget `alwaysThinkingEnabled` gives without MAX_THINKING_TOKENS. */
 const defaultThinkingTokens = 10_000;
+/** The most MAX_THINKING_TOKENS may ask for: with 4,096 tokens of answer on top it stays within every current Claude model's output limit (32,000). */
+const maxThinkingTokens = 27_904;
 
 /**
  * The session's settings files, read once: Claude Code's and minagent's at each level (the user's: CLAUDE_CONFIG_DIR
@@ -313,14 +321,18 @@ async function readSessionSettings(
   io: CliIo,
   home: string,
   options: CodeOptions,
-): Promise<{ settings: LoadedSettings; projectAgentHooks: boolean }> {
+): Promise<{ settings: LoadedSettings; projectTrusted: boolean }> {
   const root = options.cwd;
   const settings = await loadSettings(settingsLocations({ root, userDirectory: home, claudeDirectory: claudeDirectory(io.env) }));
   for (const warning of settingsWarnings(settings)) io.stderr(`minagent code: ${warning}\n`);
-  const trusted = { settings, projectAgentHooks: true };
+  const trusted = { settings, projectTrusted: true };
   if (options.print) return trusted;
   // The agent files' hooks are the folder's commands as much as its settings files' are.
-  const wanted = [...describeProjectSettings(settings, root), ...(await describeProjectAgentHooks(root))];
+  const wanted = [
+    ...describeProjectSettings(settings, root),
+    ...(await describeProjectAgentHooks(root)),
+    ...(await describeProjectCommandRules({ root, claudeDirectory: claudeDirectory(io.env) })),
+  ];
   if (wanted.length === 0 || isProjectTrusted(settings, root)) return trusted;
   io.stderr(
     `This folder's own settings would run commands or let the agent do more without asking:\n${wanted.map((line) => `  ${line}`).join("\n")}\n` +
@@ -334,9 +346,9 @@ async function readSessionSettings(
   }
   if (answer === "s") return trusted;
   io.stderr(
-    "Starting without the folder's own settings files (.minagent/ and .claude/ settings.json, settings.local.json) and its agent files that have hooks.\n",
+    "Starting without the folder's own settings (only their deny and ask rules count), its agent files that have hooks, and what its commands' allowed-tools allow.\n",
   );
-  return { settings: withoutProjectSettings(settings), projectAgentHooks: false };
+  return { settings: withoutProjectSettings(settings), projectTrusted: false };
 }
 
 /** Starts the MCP servers (in the background), and says what it did not start and why. */

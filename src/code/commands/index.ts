@@ -16,6 +16,7 @@ export {
   type CustomCommands,
   customCommandDirectories,
   customCommandSet,
+  describeProjectCommandRules,
   loadCustomCommands,
 } from "./load-custom-commands.js";
 export { classifySlashPrompt, describeCommandNames, parseSlashInput, type SlashInput, type SlashPrompt } from "./slash-input.js";

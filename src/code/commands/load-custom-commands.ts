@@ -156,3 +156,16 @@ async function readCommandFile(file: string): Promise<string> {
     throw new Error(`Cannot read the custom command file ${file}: ${(error as Error).message} (skipped).`);
   }
 }
+
+/**
+ * What the project's own commands would allow without asking, one line each (`.claude/commands/test.md: command
+ * /test allows Bash(npm test:*)`): their `allowed-tools` pre-approve shell lines and the model's calls, so they are
+ * asked about with a folder's other settings before they count.
+ */
+export async function describeProjectCommandRules(options: CustomCommandDirectoriesOptions): Promise<string[]> {
+  const root = resolve(options.root);
+  const { list } = await loadCustomCommands({ ...options, userDirectory: false });
+  return list
+    .filter((command) => command.scope === "project" && command.allowedTools.length > 0)
+    .map((command) => `${relative(root, command.source)}: command /${command.name} allows ${command.allowedTools.join(", ")}`);
+}

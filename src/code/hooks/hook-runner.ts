@@ -494,7 +494,13 @@ export class HookRunner {
     for (const hook of this.#hooks.get(event) ?? []) {
       if (target !== undefined && !hook.matches(target)) continue;
       const { handler } = hook;
-      const key = handler.type === "command" ? `command ${handler.command}` : handler.type === "http" ? `http ${handler.url}` : undefined;
+      // The same program with other arguments is another hook: only an identical one runs once.
+      const key =
+        handler.type === "command"
+          ? `command ${handler.command} ${JSON.stringify(handler.args ?? null)}`
+          : handler.type === "http"
+            ? `http ${handler.url}`
+            : undefined;
       if (key !== undefined && seen.has(key)) continue;
       if (hook.condition && call && !(await hook.condition.matches(call()))) continue;
       if (key !== undefined) seen.add(key);

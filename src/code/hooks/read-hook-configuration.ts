@@ -95,25 +95,34 @@ type Reading = {
 function readGroups(reading: Reading, groups: unknown, into: PreparedHook[]): void {
   const { where, problem } = reading;
   if (!Array.isArray(groups)) {
-    problem(`"${where}" must be an array of { "matcher", "hooks" } entries, got ${describe(groups)}`, "its hooks are skipped");
+    const why = `"${where}" must be an array of { "matcher", "hooks" } entries, got ${describe(groups)}`;
+    problem(why, consequenceOf(reading, "its hooks are skipped"));
+    pushBrokenGuard(reading, why, () => true, into);
     return;
   }
   groups.forEach((group: unknown, index) => {
     const at = `${where}[${index}]`;
     if (!isPlainObject(group) || !Array.isArray(group.hooks)) {
-      problem(`"${at}" must be an object with a "hooks" array`, "that entry is skipped");
+      const why = `"${at}" must be an object with a "hooks" array`;
+      problem(why, consequenceOf(reading, "that entry is skipped"));
+      pushBrokenGuard({ ...reading, where: at }, why, () => true, into);
       return;
     }
     let matches: (target: string) => boolean;
     try {
       matches = compileMatcher(group.matcher as string | undefined, at);
     } catch (error) {
-      problem((error as Error).message.replace(/\.$/, ""), "that entry is skipped");
+      const why = (error as Error).message.replace(/\.$/, "");
+      problem(why, consequenceOf(reading, "that entry is skipped"));
+      // A guard whose matcher cannot be read might have guarded any call.
+      pushBrokenGuard({ ...reading, where: at }, why, () => true, into);
       return;
     }
     group.hooks.forEach((handler: unknown, position) => {
-      const hook = readHandler({ ...reading, where: `${at}.hooks[${position}]` }, handler, matches, into.length + 1);
+      const place = { ...reading, where: `${at}.hooks[${position}]` };
+      const hook = readHandler(place, handler, matches, into.length + 1);
       if (hook) into.push(hook);
+      else pushBrokenGuard(place, "it could not be read (see the warning above)", matches, into);
     });
   });
 }
@@ -121,7 +130,7 @@ function readGroups(reading: Reading, groups: unknown, into: PreparedHook[]): vo
 function readHandler(reading: Reading, handler: unknown, matches: (target: string) => boolean, number: number): PreparedHook | undefined {
   const { event, where, file, problem } = reading;
   const skip = (why: string) => {
-    problem(`"${where}" ${why}`, "that hook is skipped");
+    problem(`"${where}" ${why}`, consequenceOf(reading, "that hook is skipped"));
     return undefined;
   };
   if (!isPlainObject(handler)) return skip('must be an object like { "type": "command", "command": "…" }');
@@ -163,11 +172,43 @@ function readHandler(reading: Reading, handler: unknown, matches: (target: strin
   };
 }
 
+/** What becomes of a part that cannot be read: a guard's (in a settings file) denies what it would have guarded. */
+function consequenceOf(reading: Reading, skipped: string): string {
+  return reading.file !== undefined && guardEvents.has(reading.event)
+    ? `the calls it would guard are denied until it is fixed (a guard fails closed)`
+    : skipped;
+}
+
+/**
+ * In place of a settings file's PreToolUse or PermissionRequest hook that cannot be read: a hook that fails, so that
+ * the calls it would have guarded are denied with a message naming it (guards fail closed), rather than run unguarded.
+ */
+function pushBrokenGuard(reading: Reading, why: string, matches: (target: string) => boolean, into: PreparedHook[]): void {
+  if (reading.file === undefined || !guardEvents.has(reading.event)) return;
+  const message = `the ${reading.event} hook "${reading.where}" in ${reading.file} cannot be read (${why}); fix it, and the calls it guards run again`;
+  into.push({
+    event: reading.event,
+    matches,
+    condition: undefined,
+    label: `${reading.event} hook #${into.length + 1}`,
+    display: `${reading.where} (unreadable)`,
+    timeoutMs: undefined,
+    failOpen: false,
+    handler: {
+      type: "function",
+      run: () => {
+        throw new Error(message);
+      },
+    },
+  });
+}
+
 /** The hook's `if`, compiled; `false` when the hook must be skipped (a rule that does not parse, an event that ignores `if`). */
-function readCondition({ event, where, file, bases, problem }: Reading, condition: unknown): HookCondition | undefined | false {
+function readCondition(reading: Reading, condition: unknown): HookCondition | undefined | false {
+  const { event, where, file, bases, problem } = reading;
   if (condition === undefined) return undefined;
   if (typeof condition !== "string" || condition.trim() === "") {
-    problem(`"${where}.if" must be one permission rule such as "Bash(git *)"`, "that hook is skipped");
+    problem(`"${where}.if" must be one permission rule such as "Bash(git *)"`, consequenceOf(reading, "that hook is skipped"));
     return false;
   }
   if (!toolEvents.has(event)) {
@@ -183,7 +224,7 @@ function readCondition({ event, where, file, bases, problem }: Reading, conditio
   } catch (error) {
     problem(
       `"${where}.if" ${JSON.stringify(condition)} is not a permission rule (${(error as Error).message.replace(/\.$/, "")})`,
-      "that hook is skipped",
+      consequenceOf(reading, "that hook is skipped"),
     );
     return false;
   }

@@ -1,5 +1,6 @@
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { MemoryFileLocation, MemoryScope } from "./memory-file-paths.js";
 
 /** How many imports deep a memory file may reach (a file imported by an imported file is depth 2), as in Claude Code. */
@@ -61,9 +62,15 @@ export function importLocation(
   scope: MemoryScope,
   bounds: ImportBounds,
 ): { location: MemoryFileLocation } | { refused: string } {
-  if (bounds.isReadDenied?.(target.path)) return { refused: `a Read deny rule covers ${target.path}` };
+  // The real path too: a link must not carry a denied file (`docs/env.md -> ../.env`) into the prompt.
+  const real = realPathOf(target.path);
+  for (const path of new Set([target.path, real])) if (bounds.isReadDenied?.(path)) return { refused: `a Read deny rule covers ${path}` };
   const folders = scope === "project" ? [bounds.root, ...bounds.userFolders] : [bounds.home];
   const folder = folders.map((candidate) => resolve(candidate)).find((candidate) => isWithin(candidate, target.path));
+  // From the person's own folders a project file may import notes only: Markdown, and none of minagent's records
+  // (settings, credentials, MCP configuration, other projects' sessions), which a repository must not reach.
+  if (scope === "project" && folder !== undefined && folder !== resolve(bounds.root) && !isUserNote(folder, real))
+    return { refused: `a project's memory file may import only Markdown notes from ${folder}, not ${target.path}` };
   const folderName =
     folder === resolve(bounds.root) ? "the project root" : folder === resolve(bounds.home) ? "the home directory" : "the user's folder";
   if (folder === undefined) {
@@ -72,6 +79,21 @@ export function importLocation(
     return { refused: `${target.path} is outside ${where}` };
   }
   return { location: { path: target.path, scope, folder, folderName } };
+}
+
+/** Whether `path` (real) in the person's folder is a note a project may import: a `.md` file outside minagent's records. */
+function isUserNote(folder: string, path: string): boolean {
+  const inside = relative(folder, path).split(sep);
+  return path.endsWith(".md") && !["projects", "session-locks", "sessions", "todos", "shell-snapshots"].includes(inside[0] ?? "");
+}
+
+/** The path with symbolic links followed, or as given when it does not exist (yet). */
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function isWithin(folder: string, path: string): boolean {

@@ -151,8 +151,10 @@ export async function describeProjectAgentHooks(root: string): Promise<string[]>
           const { matcher, hooks } = (group ?? {}) as { matcher?: unknown; hooks?: unknown };
           const on = typeof matcher === "string" && matcher !== "" ? ` ${matcher}` : "";
           for (const hook of Array.isArray(hooks) ? hooks : []) {
-            const { command, url } = (hook ?? {}) as { command?: unknown; url?: unknown };
-            const what = typeof command === "string" ? command : typeof url === "string" ? url : JSON.stringify(hook);
+            const { command, url, args } = (hook ?? {}) as { command?: unknown; url?: unknown; args?: unknown };
+            // Exec-form arguments are what the program runs: `node evil.js`, not `node`.
+            const argv = Array.isArray(args) ? args.map((arg) => JSON.stringify(arg)) : [];
+            const what = typeof command === "string" ? [command, ...argv].join(" ") : typeof url === "string" ? url : JSON.stringify(hook);
             lines.push(`${relative(resolve(root), file)}: hook ${event}${on}: ${what}`);
           }
         }

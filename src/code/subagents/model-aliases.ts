@@ -39,6 +39,13 @@ export type SessionModel = { provider?: string | undefined; modelId?: string | u
 export function subagentModelSpec(written: string, session: SessionModel): SubagentModelChoice {
   const model = written.trim();
   if (model === "" || model === "inherit") return { kind: "session" };
+  // A server URL (`openai-compatible:x@https://…`) in a file a repository may carry would send it the conversation:
+  // a session chooses its servers with --model, never an agent or command file.
+  if (model.includes("@"))
+    return {
+      kind: "session",
+      note: `the model "${model}" names a server, which an agent or command file may not choose (pass it with --model): the session's model (${session.modelId ?? (session.provider || "unnamed")}) runs it`,
+    };
   const family = familyOf(model);
   // `anthropic:claude-haiku-4-5`, or a name the host's resolveModel knows: as written.
   if (family === undefined || model.includes(":")) return { kind: "resolve", spec: model };

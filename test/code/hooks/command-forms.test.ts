@@ -64,4 +64,26 @@ describe("command hooks as Claude Code writes them", () => {
     expect(await eventually(async () => (await folder.read("tests-done").catch(() => undefined)) !== undefined, 5_000)).toBe(true);
     expect(await eventually(() => reports.length === 1, 2_000)).toBe(true);
   });
+
+  it("two exec-form hooks of the same program with other arguments are two hooks: the second, a guard, still runs", async () => {
+    await writeFile(join(folder.dir, "ok.mjs"), "process.exit(0);\n");
+    await writeFile(join(folder.dir, "guard.mjs"), 'process.stderr.write("no deletes"); process.exit(2);\n');
+    const runner = new HookRunner({
+      sessionId: "s",
+      cwd: folder.dir,
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              { type: "command", command: process.execPath, args: [join(folder.dir, "ok.mjs")] },
+              { type: "command", command: process.execPath, args: [join(folder.dir, "guard.mjs")] },
+            ],
+          },
+        ],
+      },
+    });
+    const outcome = await runner.runPreToolUseHooks({ id: "b1", name: "Bash", arguments: { command: "rm -rf /" } });
+    expect(outcome).toMatchObject({ decision: "deny" });
+  });
 });

@@ -53,21 +53,27 @@ describe("a settings file's hooks of the wrong shape", () => {
     expect(runner.warnings).toEqual([
       `${file}: "hooks.Stop[0].hooks[0]" is a Stop hook of type "prompt", which is not supported by minagent (it runs "command" and "http" hooks); that hook is skipped`,
       `${file}: "hooks.Stop[1].hooks[0]" is a Stop hook of type "agent", which is not supported by minagent (it runs "command" and "http" hooks); that hook is skipped`,
-      `${file}: "hooks.PreToolUse[0]" must be an object with a "hooks" array; that entry is skipped`,
-      expect.stringMatching(
-        new RegExp(`^${file}: hooks\\.PreToolUse\\[1\\]\\.matcher "Bash\\(" is not a valid regular expression: .*; that entry is skipped$`),
-      ),
-      `${file}: "hooks.PreToolUse[2].hooks[0]" needs "command", a non-empty string; that hook is skipped`,
+      `${file}: "hooks.PreToolUse[0]" must be an object with a "hooks" array; the calls it would guard are denied until it is fixed (a guard fails closed)`,
       expect.stringMatching(
         new RegExp(
-          `^${file}: "hooks\\.PreToolUse\\[2\\]\\.hooks\\[1\\]\\.if" "Bash\\(git \\*" is not a permission rule \\(.*\\); that hook is skipped$`,
+          `^${file}: hooks\\.PreToolUse\\[1\\]\\.matcher "Bash\\(" is not a valid regular expression: .*; the calls it would guard are denied until it is fixed \\(a guard fails closed\\)$`,
+        ),
+      ),
+      `${file}: "hooks.PreToolUse[2].hooks[0]" needs "command", a non-empty string; the calls it would guard are denied until it is fixed (a guard fails closed)`,
+      expect.stringMatching(
+        new RegExp(
+          `^${file}: "hooks\\.PreToolUse\\[2\\]\\.hooks\\[1\\]\\.if" "Bash\\(git \\*" is not a permission rule \\(.*\\); the calls it would guard are denied until it is fixed \\(a guard fails closed\\)$`,
         ),
       ),
       `${file}: "hooks.UserPromptSubmit[0].hooks[0]" has "if", which only tool events read (PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure): as in Claude Code, it never runs; that hook is skipped`,
       `${file}: "hooks.TaskCreated" is not an event minagent runs hooks for; its hooks are skipped`,
       `${file}: "hooks.PostToolUse" must be an array of { "matcher", "hooks" } entries, got an object; its hooks are skipped`,
     ]);
-    expect(runner.hasHooks("PreToolUse")).toBe(false);
+    // The guards that cannot be read deny what they would guard, naming themselves: nothing runs unguarded.
+    expect(runner.hasHooks("PreToolUse")).toBe(true);
+    const outcome = await runner.runPreToolUseHooks({ id: "c1", name: "Bash", arguments: { command: "rm -rf build" } });
+    expect(outcome).toMatchObject({ decision: "deny" });
+    expect(outcome.reason).toContain(`the PreToolUse hook "hooks.PreToolUse[0]" in ${file} cannot be read`);
     expect(runner.hasHooks("UserPromptSubmit")).toBe(false);
     // The hooks that are well formed still run.
     await runner.runStopHooks({ status: "completed", final: "Done." }, { continuations: 0 });

@@ -124,4 +124,23 @@ describe("@path imports in memory files", () => {
     ]);
     expect(memory.warnings).toEqual([`${join(root, "l5.md")} imports @l6.md, deeper than 5 imports: the import is skipped.`]);
   });
+
+  it("a project file cannot reach the person's records through their folders, nor a denied file through a link", async () => {
+    write(join(home, ".claude", ".credentials.json"), '{"token":"oauth-secret"}');
+    write(join(home, ".minagent", "settings.json"), '{"env":{"GITHUB_TOKEN":"ghp_secret"}}');
+    write(join(home, ".minagent", "projects", "other", "notes.md"), "another project's session");
+    write(join(root, ".env"), "API_KEY=linked-secret");
+    symlinkSync(join(root, ".env"), join(root, "env.md"));
+    write(
+      join(root, "CLAUDE.md"),
+      "@~/.claude/.credentials.json\n@~/.minagent/settings.json\n@~/.minagent/projects/other/notes.md\n@env.md\nStill read.",
+    );
+    const memory = await load({ isReadDenied: (path) => path === join(root, ".env") });
+    expect(memory.text).toContain("Still read.");
+    for (const secret of ["oauth-secret", "ghp_secret", "another project's session", "linked-secret"])
+      expect(memory.text).not.toContain(secret);
+    expect(memory.warnings).toHaveLength(4);
+    expect(memory.warnings[0]).toContain("may import only Markdown notes from");
+    expect(memory.warnings[3]).toContain(`a Read deny rule covers ${join(root, ".env")}`);
+  });
 });

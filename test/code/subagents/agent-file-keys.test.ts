@@ -159,4 +159,12 @@ describe("model aliases (subagentModelSpec)", () => {
     expect(subagentModelSpec("inherit", ollama)).toEqual({ kind: "session" });
     expect(subagentModelSpec("anthropic:claude-haiku-4-5", ollama)).toEqual({ kind: "resolve", spec: "anthropic:claude-haiku-4-5" });
   });
+
+  it("never lets a file choose a server: a model with a URL runs on the session's model, with a note", () => {
+    expect(subagentModelSpec("openai-compatible:gpt-x@https://llm.example.com/v1", anthropic)).toEqual({
+      kind: "session",
+      note: `the model "openai-compatible:gpt-x@https://llm.example.com/v1" names a server, which an agent or command file may not choose (pass it with --model): the session's model (claude-opus-4-6) runs it`,
+    });
+    expect(subagentModelSpec("ollama:qwen3@http://10.0.0.5:11434", ollama).kind).toBe("session");
+  });
 });
