@@ -326,14 +326,15 @@ async function readSessionSettings(
   const settings = await loadSettings(settingsLocations({ root, userDirectory: home, claudeDirectory: claudeDirectory(io.env) }));
   for (const warning of settingsWarnings(settings)) io.stderr(`minagent code: ${warning}\n`);
   const trusted = { settings, projectTrusted: true };
-  if (options.print) return trusted;
+  // A trusted folder is not read twice: its agent and command files are parsed once, by the agent.
+  if (options.print || isProjectTrusted(settings, root)) return trusted;
   // The agent files' hooks are the folder's commands as much as its settings files' are.
   const wanted = [
     ...describeProjectSettings(settings, root),
     ...(await describeProjectAgentHooks(root)),
     ...(await describeProjectCommandRules({ root, claudeDirectory: claudeDirectory(io.env) })),
   ];
-  if (wanted.length === 0 || isProjectTrusted(settings, root)) return trusted;
+  if (wanted.length === 0) return trusted;
   io.stderr(
     `This folder's own settings would run commands or let the agent do more without asking:\n${wanted.map((line) => `  ${line}`).join("\n")}\n` +
       "Trust this folder? y: yes, and remember · s: this session only · n: no, start without them › ",

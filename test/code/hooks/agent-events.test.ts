@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CodingAgent, type CodingAgentOptions, type HookConfiguration } from "../../../src/code/index.js";
+import type { CodingAgent, CodingAgentOptions, HookConfiguration } from "../../../src/code/index.js";
 import { FakeModel, type Message, type ModelResponse, ToolError } from "../../../src/index.js";
 import { reply, toolCall } from "../../../src/testing/index.js";
+import { createHookAgent } from "../helpers/hook-agent.js";
 
 let workspace: string;
 beforeEach(() => {
@@ -27,17 +28,7 @@ const lines = (path: string) =>
     .map((line) => JSON.parse(line));
 
 async function create(model: FakeModel, hooks: HookConfiguration, options: Partial<CodingAgentOptions> = {}) {
-  const agent = await CodingAgent.create(model, {
-    workspace,
-    settingsFiles: [],
-    claudeDirectory: false,
-    memory: false,
-    subagents: false,
-    sandbox: false,
-    mode: "bypassPermissions",
-    hooks,
-    ...options,
-  });
+  const agent = await createHookAgent(model, workspace, hooks, { mode: "bypassPermissions", ...options });
   agents.push(agent);
   return agent;
 }

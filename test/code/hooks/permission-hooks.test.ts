@@ -2,9 +2,10 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type ApprovalRequest, CodingAgent, type CodingAgentOptions, type HookConfiguration } from "../../../src/code/index.js";
+import type { ApprovalRequest, CodingAgent, CodingAgentOptions, HookConfiguration } from "../../../src/code/index.js";
 import { FakeModel, type Message } from "../../../src/index.js";
 import { reply, toolCall } from "../../../src/testing/index.js";
+import { createHookAgent } from "../helpers/hook-agent.js";
 
 let workspace: string;
 beforeEach(() => {
@@ -24,16 +25,7 @@ const observation = (messages: readonly Message[], id = "t1") =>
 
 async function agentWith(hooks: HookConfiguration, options: Partial<CodingAgentOptions> = {}) {
   const model = new FakeModel([touch(), "Done."]);
-  const agent = await CodingAgent.create(model, {
-    workspace,
-    settingsFiles: [],
-    claudeDirectory: false,
-    memory: false,
-    subagents: false,
-    sandbox: false,
-    hooks,
-    ...options,
-  });
+  const agent = await createHookAgent(model, workspace, hooks, options);
   agents.push(agent);
   return { agent, model };
 }
@@ -234,21 +226,17 @@ describe("the if filter", () => {
       reply("", toolCall("Read", { file_path: "notes.md" }, "c")),
       "Done.",
     ]);
-    const agent = await CodingAgent.create(model, {
+    const agent = await createHookAgent(
+      model,
       workspace,
-      settingsFiles: [],
-      claudeDirectory: false,
-      memory: false,
-      subagents: false,
-      sandbox: false,
-      mode: "bypassPermissions",
-      hooks: {
+      {
         PreToolUse: [
           { hooks: [{ type: "function", if: "Bash(git *)", run: ({ toolInput }) => void commands.push(String(toolInput.command)) }] },
           { hooks: [{ type: "function", if: "Read(*.md)", run: ({ toolInput }) => void commands.push(String(toolInput.file_path)) }] },
         ],
       },
-    });
+      { mode: "bypassPermissions" },
+    );
     agents.push(agent);
     await agent.run("Look around.");
     expect(commands).toEqual(["ls && CI=1 git status", "notes.md"]);

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CodingAgent } from "../../../src/code/index.js";
 import { FakeModel } from "../../../src/index.js";
 import { reply, toolCall } from "../../../src/testing/index.js";
+import { createHookAgent } from "../helpers/hook-agent.js";
 
 let workspace: string;
 beforeEach(() => {
@@ -23,15 +23,10 @@ describe("transcript_path", () => {
         "Released.",
       ]);
       const snapshots: { path: string; lines: unknown[]; mode: string | undefined }[] = [];
-      const agent = await CodingAgent.create(model, {
+      const agent = await createHookAgent(
+        model,
         workspace,
-        settingsFiles: [],
-        claudeDirectory: false,
-        memory: false,
-        subagents: false,
-        sandbox: false,
-        mode: "bypassPermissions",
-        hooks: {
+        {
           PreToolUse: [
             {
               hooks: [
@@ -54,7 +49,8 @@ describe("transcript_path", () => {
             },
           ],
         },
-      });
+        { mode: "bypassPermissions" },
+      );
 
       await agent.run("Cut the release.");
 
