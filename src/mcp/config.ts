@@ -20,12 +20,47 @@ export type McpStdioServerConfig = {
   sandbox?: boolean | undefined;
 };
 
+/**
+ * How minagent logs in to a server that answers 401 (OAuth 2.1, docs/mcp.md "Logging in"). Every field may be left
+ * out: by default the client registers itself with the authorization server (dynamic client registration) and the
+ * person logs in in a browser. Secrets (`clientSecret`, `privateKey`, `identityProvider.idToken`) belong in
+ * `${VAR}`s, never in a file a repository carries; their values never reach logs, errors or traces.
+ */
+export type McpOAuthConfig = {
+  /** A client registered beforehand with the authorization server (no dynamic registration). */
+  clientId?: string | undefined;
+  /** That client's secret, for a confidential client (sent as the authorization server prefers: basic or post). */
+  clientSecret?: string | undefined;
+  /** The issuer the pre-registered client belongs to: its credentials are never sent to another authorization server. */
+  issuer?: string | undefined;
+  /** The port of the login redirect on 127.0.0.1 (a pre-registered client's redirect URI). Default: a free one. */
+  callbackPort?: number | undefined;
+  /** The scope to ask for when the server does not say (its 401 and its metadata come first). */
+  scope?: string | undefined;
+  /** An https URL of this client's metadata document, used as its client id where the server supports that (SEP-991). */
+  clientMetadataUrl?: string | undefined;
+  /**
+   * `"authorization_code"` (default: the person logs in in a browser); `"client_credentials"` for unattended use
+   * (with `clientId` and `clientSecret`, or `privateKey` for private_key_jwt); `"jwt-bearer"` for enterprise-managed
+   * access (SEP-990: an ID token from `identityProvider` is exchanged for a grant the authorization server takes).
+   */
+  grant?: "authorization_code" | "client_credentials" | "jwt-bearer" | undefined;
+  /** A PEM PKCS#8 private key: the client authenticates with a signed JWT (private_key_jwt) instead of a secret. */
+  privateKey?: string | undefined;
+  /** The private key's algorithm. Default ES256. */
+  signingAlgorithm?: string | undefined;
+  /** For `"jwt-bearer"`: the identity provider's token endpoint, the client id there, and the person's ID token. */
+  identityProvider?: { tokenEndpoint: string; clientId: string; idToken: string } | undefined;
+};
+
 /** A server reached over HTTP: Streamable HTTP (`"http"`), or the older HTTP+SSE transport (`"sse"`). */
 export type McpRemoteServerConfig = {
   type: "http" | "sse";
   url: string;
   /** Sent with every request: `Authorization` and the like. Their values never reach logs, errors or traces. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** How to log in when the server asks for OAuth (it answers 401). */
+  oauth?: McpOAuthConfig | undefined;
 };
 
 /** One server of a `.mcp.json` file. */
@@ -89,9 +124,53 @@ function readServerConfig(entry: unknown): McpServerConfig {
     if (entry.sandbox !== undefined && entry.sandbox !== false)
       throw new UsageError(`"sandbox" applies to stdio servers (a command minagent starts), not to a server reached at a url (${type})`);
     const url = nonEmptyString(entry.url, "url");
-    return { type, url, ...(entry.headers !== undefined && { headers: stringRecord(entry.headers, "headers") }) };
+    return {
+      type,
+      url,
+      ...(entry.headers !== undefined && { headers: stringRecord(entry.headers, "headers") }),
+      ...(entry.oauth !== undefined && { oauth: readOAuthConfig(entry.oauth) }),
+    };
   }
   throw new UsageError(`unknown type ${JSON.stringify(type)}: use "stdio" (with a command), "http" or "sse" (with a url)`);
+}
+
+const oauthStrings = ["clientId", "clientSecret", "issuer", "scope", "clientMetadataUrl", "privateKey", "signingAlgorithm"] as const;
+const grants = ["authorization_code", "client_credentials", "jwt-bearer"];
+
+function readOAuthConfig(value: unknown): McpOAuthConfig {
+  if (!isRecord(value)) throw new UsageError('"oauth" must be an object such as { "clientId": "…", "callbackPort": 8080 }');
+  const known = new Set<string>([...oauthStrings, "callbackPort", "grant", "identityProvider"]);
+  const unknown = Object.keys(value).filter((key) => !known.has(key));
+  if (unknown.length > 0)
+    throw new UsageError(`"oauth" has keys minagent does not know: ${unknown.join(", ")} (known: ${[...known].join(", ")})`);
+  const config: Record<string, unknown> = {};
+  for (const key of oauthStrings) if (value[key] !== undefined) config[key] = nonEmptyString(value[key], `oauth.${key}`);
+  const port = value.callbackPort;
+  if (port !== undefined) {
+    if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65_535)
+      throw new UsageError(`"oauth.callbackPort" must be a port number (1–65535), got ${JSON.stringify(port)}`);
+    config.callbackPort = port;
+  }
+  if (value.grant !== undefined) {
+    if (typeof value.grant !== "string" || !grants.includes(value.grant))
+      throw new UsageError(`"oauth.grant" must be one of ${grants.join(", ")}, got ${JSON.stringify(value.grant)}`);
+    config.grant = value.grant;
+  }
+  if (value.identityProvider !== undefined) {
+    const provider = value.identityProvider;
+    if (!isRecord(provider)) throw new UsageError('"oauth.identityProvider" must be an object with tokenEndpoint, clientId and idToken');
+    config.identityProvider = {
+      tokenEndpoint: nonEmptyString(provider.tokenEndpoint, "oauth.identityProvider.tokenEndpoint"),
+      clientId: nonEmptyString(provider.clientId, "oauth.identityProvider.clientId"),
+      idToken: nonEmptyString(provider.idToken, "oauth.identityProvider.idToken"),
+    };
+  }
+  const oauth = config as McpOAuthConfig;
+  if (oauth.grant === "client_credentials" && (!oauth.clientId || !(oauth.clientSecret || oauth.privateKey)))
+    throw new UsageError('"oauth.grant": "client_credentials" needs "clientId" and "clientSecret" (or "privateKey")');
+  if (oauth.grant === "jwt-bearer" && (!oauth.clientId || !oauth.identityProvider))
+    throw new UsageError('"oauth.grant": "jwt-bearer" needs "clientId" and "identityProvider"');
+  return oauth;
 }
 
 /** Expands `${VAR}` and `${VAR:-default}` in every string of a server's settings. */
@@ -106,7 +185,12 @@ function expandVariables(config: McpServerConfig, variables: VariableSource): Mc
   const expandRecord = (record: Readonly<Record<string, string>>, field: string) =>
     Object.fromEntries(Object.entries(record).map(([key, value]) => [key, expand(value, `${field}.${key}`)]));
   if (isRemoteServer(config))
-    return { ...config, url: expand(config.url, "url"), ...(config.headers && { headers: expandRecord(config.headers, "headers") }) };
+    return {
+      ...config,
+      url: expand(config.url, "url"),
+      ...(config.headers && { headers: expandRecord(config.headers, "headers") }),
+      ...(config.oauth && { oauth: expandOAuth(config.oauth, expand) }),
+    };
   return {
     ...config,
     command: expand(config.command, "command"),
@@ -114,6 +198,22 @@ function expandVariables(config: McpServerConfig, variables: VariableSource): Mc
     ...(config.env && { env: expandRecord(config.env, "env") }),
     ...(config.cwd !== undefined && { cwd: expand(config.cwd, "cwd") }),
   };
+}
+
+function expandOAuth(oauth: McpOAuthConfig, expand: (text: string, field: string) => string): McpOAuthConfig {
+  const expanded: Record<string, unknown> = { ...oauth };
+  for (const key of oauthStrings) {
+    const value = oauth[key];
+    if (value !== undefined) expanded[key] = expand(value, `oauth.${key}`);
+  }
+  const provider = oauth.identityProvider;
+  if (provider)
+    expanded.identityProvider = {
+      tokenEndpoint: expand(provider.tokenEndpoint, "oauth.identityProvider.tokenEndpoint"),
+      clientId: expand(provider.clientId, "oauth.identityProvider.clientId"),
+      idToken: expand(provider.idToken, "oauth.identityProvider.idToken"),
+    };
+  return expanded as McpOAuthConfig;
 }
 
 /** True for a server reached over HTTP, false for one started as a child process. */
@@ -127,8 +227,12 @@ export function isRemoteServer(config: McpServerConfig): config is McpRemoteServ
  * short to hide).
  */
 export function secretValuesOf(config: McpServerConfig): string[] {
-  const record = isRemoteServer(config) ? config.headers : config.env;
-  return Object.values(record ?? {});
+  if (!isRemoteServer(config)) return Object.values(config.env ?? {});
+  const { oauth } = config;
+  const oauthSecrets = [oauth?.clientSecret, oauth?.privateKey, oauth?.identityProvider?.idToken].filter(
+    (value): value is string => value !== undefined,
+  );
+  return [...Object.values(config.headers ?? {}), ...oauthSecrets];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,9 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { checkToolParameters, type PrepareTurn, type Tool, type ToolRegistry } from "../engine.js";
 import { ToolError, UsageError } from "../errors.js";
+import { McpCredentialStore } from "./auth/credential-store.js";
+import type { McpAuthorizationRequest } from "./auth/mcp-oauth-provider.js";
 import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
 import { type DeferTools, ToolDeferral } from "./defer-tools.js";
 import { loadMcpSdk } from "./load-mcp-sdk.js";
@@ -36,6 +40,24 @@ export type ConnectMcpServersOptions = {
    * `failed`) unless this sandbox is enabled. The caller keeps it: close it after {@link McpServers.close}.
    */
   sandbox?: McpSandbox | undefined;
+  /** How servers reached over HTTP that ask for OAuth are logged in to (docs/mcp.md, "Logging in"). */
+  auth?: McpAuthOptions | undefined;
+};
+
+/** OAuth logins of {@link connectMcpServers}. Every field may be left out or `undefined`. */
+export type McpAuthOptions = {
+  /** The folder of stored logins, one file per server, readable by the user only. Default `~/.minagent/mcp-auth`. */
+  directory?: string | undefined;
+  /**
+   * Shows a login's URL to the person: print it, open a browser. With it, a server that asks for a login (at its
+   * start, or for more scope on a call) is logged in to when it asks; without it, such a server is `needs-login`
+   * until {@link McpServers.login}, and a stored login (refreshed when it expires) is used as it is.
+   */
+  onAuthorizationUrl?: ((request: McpAuthorizationRequest) => void | Promise<void>) | undefined;
+  /** Milliseconds the browser has to come back from a login. Default 300,000. */
+  loginTimeoutMs?: number | undefined;
+  /** The words that tell a person how to log in to a server, in its problem. Default: `call login("<server>")`. */
+  loginHint?: ((server: string) => string) | undefined;
 };
 
 /** What `/mcp` shows of a server. */
@@ -109,6 +131,14 @@ export type McpServers = {
    * they are ready or have failed. Throws a UsageError for a name already taken, or after {@link close}.
    */
   add(servers: readonly ResolvedMcpServer[]): Promise<void>;
+  /**
+   * Logs in to an HTTP server that asks for OAuth (its stored login dropped first), showing the URL through
+   * `onAuthorizationUrl` (this call's, else the options'), then connects to it again. Resolves once it is ready or has
+   * failed; its state and problem say which. Rejects with a UsageError for an unknown server or without a way to show the URL.
+   */
+  login(server: string, onAuthorizationUrl?: (request: McpAuthorizationRequest) => void | Promise<void>): Promise<McpServerStatus>;
+  /** Forgets a server's stored OAuth login; its next request that needs one asks again. */
+  logout(server: string): Promise<void>;
   /** Resolves when every server is ready or has failed. */
   ready(): Promise<void>;
   /** Stops every server; their tools answer that they were closed. */
@@ -140,6 +170,12 @@ export async function connectMcpServers(
     maxRestarts: Math.max(0, Math.floor(options.maxRestarts ?? 3)),
     cwd: options.cwd,
     sandbox: options.sandbox,
+    auth: {
+      store: new McpCredentialStore(options.auth?.directory ?? join(homedir(), ".minagent", "mcp-auth")),
+      authorize: options.auth?.onAuthorizationUrl,
+      loginTimeoutMs: positive("auth.loginTimeoutMs", options.auth?.loginTimeoutMs ?? 300_000),
+      loginHint: options.auth?.loginHint ?? ((server: string) => `call login("${server}")`),
+    },
     onChange: () => {
       revision += 1;
       options.onChange?.();
@@ -213,6 +249,24 @@ export async function connectMcpServers(
       return connection.callToolForResult(tool, args, callOptions.signal);
     },
     add,
+    login: async (server, onAuthorizationUrl) => {
+      const index = connections.findIndex((candidate) => candidate.name === server);
+      const connection = connections[index];
+      const set = toolSets[index];
+      if (!connection || !set)
+        throw new UsageError(
+          `There is no MCP server named "${server}" (servers: ${connections.map(({ name }) => name).join(", ") || "none"}).`,
+        );
+      const authorize = onAuthorizationUrl ?? options.auth?.onAuthorizationUrl;
+      if (!authorize) throw new UsageError(`Logging in to "${server}" needs somewhere to show the login's URL: pass onAuthorizationUrl.`);
+      await connection.login(authorize);
+      return statusOf(set);
+    },
+    logout: async (server) => {
+      const connection = connections.find((candidate) => candidate.name === server);
+      if (!connection) throw new UsageError(`There is no MCP server named "${server}".`);
+      await connection.logout();
+    },
     ready: async () => {
       // Servers added while waiting are waited for too.
       let waited = 0;

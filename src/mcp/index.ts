@@ -1,8 +1,10 @@
 // `minagent/mcp`: any Model Context Protocol server's tools on minagent's loop. The MCP SDK
 // (@modelcontextprotocol/sdk, an optional peer dependency) is loaded when the first server starts.
+export { type McpAuthorizationRequest, McpLoginRequiredError } from "./auth/mcp-oauth-provider.js";
 export {
   isRemoteServer,
   type McpConfig,
+  type McpOAuthConfig,
   type McpRemoteServerConfig,
   type McpServerConfig,
   type McpStdioServerConfig,
@@ -13,6 +15,7 @@ export {
 export {
   type ConnectMcpServersOptions,
   connectMcpServers,
+  type McpAuthOptions,
   type McpServerStatus,
   type McpServers,
   type McpTool,

@@ -6,6 +6,8 @@ export type McpSdk = {
   StdioClientTransport: typeof import("@modelcontextprotocol/sdk/client/stdio.js").StdioClientTransport;
   StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
   SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport;
+  /** What a transport throws when the server wants a login it could not finish by itself. */
+  UnauthorizedError: typeof import("@modelcontextprotocol/sdk/client/auth.js").UnauthorizedError;
 };
 
 /** What to run to install the optional peer dependency. */
@@ -24,12 +26,14 @@ export function loadMcpSdk(): Promise<McpSdk> {
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/client/sse.js"),
+    import("@modelcontextprotocol/sdk/client/auth.js"),
   ]).then(
-    ([client, stdio, http, sse]) => ({
+    ([client, stdio, http, sse, auth]) => ({
       Client: client.Client,
       StdioClientTransport: stdio.StdioClientTransport,
       StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
       SSEClientTransport: sse.SSEClientTransport,
+      UnauthorizedError: auth.UnauthorizedError,
     }),
     (error: unknown) => {
       throw optionalPackageError(error, mcpSdk);

@@ -3,7 +3,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createSecretScrubber, type JsonSchema, type SecretScrubber } from "../engine.js";
 import { ToolError } from "../errors.js";
-import { isRemoteServer, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
+import type { McpCredentialStore } from "./auth/credential-store.js";
+import { type McpAuthorizationRequest, McpLoginRequiredError, McpOAuthProvider } from "./auth/mcp-oauth-provider.js";
+import { isRemoteServer, type McpRemoteServerConfig, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
 import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.js";
 import { type McpSandbox, sandboxUnavailableReason } from "./mcp-sandbox.js";
 import { describeMcpToolResult, type McpToolResult } from "./tool-result.js";
@@ -14,10 +16,11 @@ import { describeMcpToolResult, type McpToolResult } from "./tool-result.js";
  * - `ready`: its tools can be called;
  * - `crashed`: it stopped (its process exited, its connection closed); the next call to one of its tools restarts it;
  * - `failed`: it never started (its command is missing, it did not answer the handshake in time, its config is wrong);
+ * - `needs-login`: it asks for an OAuth login nobody could do (no one to show the URL to); `login()` does it;
  * - `unavailable`: it stopped more often than `maxRestarts` allows, and is left stopped;
  * - `closed`: closed by {@link McpServers.close}.
  */
-export type McpServerState = "starting" | "restarting" | "ready" | "crashed" | "failed" | "unavailable" | "closed";
+export type McpServerState = "starting" | "restarting" | "ready" | "crashed" | "failed" | "needs-login" | "unavailable" | "closed";
 
 /** The hints a server gives about a tool (MCP's tool annotations); only hints, which a client should not trust blindly. */
 export type McpToolAnnotations = {
@@ -55,7 +58,23 @@ export type McpConnectionSettings = {
   onChange: () => void;
   /** The OS sandbox stdio servers with `"sandbox": true` run in; without an enabled one they are not started. */
   sandbox: McpSandbox | undefined;
+  /** Where OAuth logins are kept, and who shows a login's URL. */
+  auth: McpAuthSettings;
 };
+
+/** How HTTP servers that ask for OAuth are logged in to. */
+export type McpAuthSettings = {
+  store: McpCredentialStore;
+  /** Shows a login's URL to the person (prints it, opens a browser); undefined: a login waits for `login()`. */
+  authorize: ((request: McpAuthorizationRequest) => void | Promise<void>) | undefined;
+  /** How long the browser has to come back. */
+  loginTimeoutMs: number;
+  /** What to tell the person to do to log in to a server, in its `needs-login` problem. */
+  loginHint: (server: string) => string;
+};
+
+// A login may be asked for at the start and again for more scope: more rounds than this is a server that never settles.
+const maxLoginRounds = 3;
 
 // The SDK's own per-request timer would cut a long tool call at 60 s; the tool's timeout (the registry's, through
 // the call's signal) decides instead. This is the largest delay a Node timer takes.
@@ -83,8 +102,14 @@ export class McpServerConnection {
   #stderrTail = "";
   /** The undoing of the last confinement (its placeholders), once its process has ended: a restart waits for it. */
   #releasing: Promise<void> | undefined;
-  /** Hides the config's secrets (header and environment values), and any credential it recognises, in what is shown. */
-  readonly #scrubber: SecretScrubber;
+  /** Hides the config's secrets (header and environment values), its OAuth tokens, and any credential it recognises. */
+  #scrubber: SecretScrubber;
+  /** The OAuth client of an HTTP server, made at its first connection and kept across restarts. */
+  #oauth: McpOAuthProvider | undefined;
+  /** The transport of the running client (an HTTP one finishes logins). */
+  #transport: Transport | undefined;
+  /** Who shows a login's URL for a {@link login} under way, over the settings' own. */
+  #loginHandler: ((request: McpAuthorizationRequest) => void | Promise<void>) | undefined;
   readonly #settings: McpConnectionSettings;
   readonly #closing = new AbortController();
 
@@ -93,11 +118,7 @@ export class McpServerConnection {
     this.source = server.source;
     this.config = server.config;
     this.#settings = settings;
-    // No length limit: the scrubber cuts nothing of a tool's result, which the registry bounds instead.
-    this.#scrubber = createSecretScrubber({
-      secrets: server.config ? secretValuesOf(server.config) : [],
-      maxPayloadLength: Number.POSITIVE_INFINITY,
-    });
+    this.#scrubber = this.#makeScrubber();
     const asksForSandbox = server.config !== undefined && !isRemoteServer(server.config) && server.config.sandbox === true;
     const sandbox = settings.sandbox;
     this.sandboxed = asksForSandbox && sandbox?.status.enabled === true;
@@ -152,10 +173,45 @@ export class McpServerConnection {
       },
       (error: unknown) => {
         this.#connecting = undefined;
-        this.#fail("failed", this.#describeStartFailure(error));
+        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(), true);
+        else this.#fail("failed", this.#describeStartFailure(error));
       },
     );
     return this.#connecting;
+  }
+
+  /**
+   * Logs in to the server (OAuth) and connects again: whatever it has stored is dropped, `authorize` is shown the URL
+   * (it opens or prints it), and this resolves once the server is ready or has failed (never rejects: the failure is
+   * its state). Only for servers reached over HTTP.
+   */
+  async login(authorize: (request: McpAuthorizationRequest) => void | Promise<void>): Promise<void> {
+    const config = this.config;
+    if (!config || !isRemoteServer(config)) {
+      this.#problem = `"${this.name}" is not reached over HTTP: there is nothing to log in to`;
+      return;
+    }
+    if (this.#state === "closed") return;
+    await this.#connecting;
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => undefined);
+    await this.#oauth?.logout();
+    this.#loginHandler = authorize;
+    this.#restarts = 0;
+    this.#setState("starting");
+    try {
+      await this.start();
+    } finally {
+      this.#loginHandler = undefined;
+    }
+  }
+
+  /** Forgets the server's stored OAuth login (tokens and registration); the next request that needs one asks again. */
+  async logout(): Promise<void> {
+    const config = this.config;
+    if (!config || !isRemoteServer(config)) return;
+    await (this.#oauth ?? (await this.#oauthProvider(config))).logout();
   }
 
   /**
@@ -172,13 +228,26 @@ export class McpServerConnection {
   /** Calls one of the server's tools and returns the whole result (structured content included); throws as {@link callTool}. */
   async callToolForResult(toolName: string, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<McpToolResult> {
     const client = await this.#usableClient();
-    try {
-      return (await client.callTool({ name: toolName, arguments: args }, undefined, {
+    const call = () =>
+      client.callTool({ name: toolName, arguments: args }, undefined, {
         ...(signal && { signal }),
         timeout: noSdkTimeout,
-      })) as McpToolResult;
+      }) as Promise<McpToolResult>;
+    try {
+      // A server may ask for more scope on one call (403 insufficient_scope): after that login, the call runs again.
+      for (let round = 1; ; round += 1) {
+        try {
+          return await call();
+        } catch (error) {
+          if (round >= maxLoginRounds || !(await this.#finishLogin(error))) throw error;
+        }
+      }
     } catch (error) {
       if (signal?.aborted) throw error;
+      if (error instanceof McpLoginRequiredError)
+        throw new ToolError(
+          `MCP server "${this.name}" needs a new OAuth login (with more access) for ${toolName}: ${this.#settings.auth.loginHint(this.name)}. Tell the user.`,
+        );
       if (this.#client !== client)
         throw new ToolError(
           `MCP server "${this.name}" stopped while running ${toolName}${this.#problem ? ` (${this.#problem})` : ""}. It will be restarted on the next call to one of its tools; whether this call had any effect is unknown.`,
@@ -233,19 +302,32 @@ export class McpServerConnection {
       },
       (error: unknown) => {
         this.#connecting = undefined;
-        this.#fail(
-          this.#restarts >= this.#settings.maxRestarts ? "unavailable" : "crashed",
-          `it could not be restarted: ${this.#describeStartFailure(error)}`,
-        );
+        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(), true);
+        else
+          this.#fail(
+            this.#restarts >= this.#settings.maxRestarts ? "unavailable" : "crashed",
+            `it could not be restarted: ${this.#describeStartFailure(error)}`,
+          );
       },
     );
     await this.#connecting;
   }
 
   async #connect(): Promise<void> {
+    // An HTTP server that asks for a login makes the first connection fail; once logged in, it is made again.
+    for (let round = 1; ; round += 1) {
+      const loggedIn = await this.#connectOnce();
+      if (!loggedIn) return;
+      if (round >= maxLoginRounds)
+        throw new Error(`it asked for a login ${round} times in a row: its authorization server does not accept the logins`);
+    }
+  }
+
+  /** One connection; true when it failed for a login that has just been finished, so that it is worth making again. */
+  async #connectOnce(): Promise<boolean> {
     const sdk = await loadMcpSdk();
     const config = this.config;
-    if (!config) return;
+    if (!config) return false;
     let listedDuringStart = false;
     const client: Client = new sdk.Client(this.#settings.clientInfo, {
       capabilities: {},
@@ -283,25 +365,77 @@ export class McpServerConnection {
       if (listedDuringStart) await this.#refreshing;
       else this.#setTools(tools);
       this.#problem = undefined;
+      this.#transport = transport;
       this.#setState("ready");
+      return false;
     } catch (error) {
       // A confined server's placeholders go once its process has: at its transport's close, or now if none runs.
       const running = (transport as { pid?: number | null }).pid != null;
+      const loggedIn = await this.#finishLogin(error, transport).catch(async (loginError: unknown) => {
+        await client.close().catch(() => undefined);
+        throw loginError;
+      });
       await client.close().catch(() => undefined);
       if (!running) await release?.();
+      if (loggedIn) return true;
       throw error;
     }
+  }
+
+  /**
+   * After a request failed: when it failed because the server wanted a login that the browser has just brought a code
+   * back for, exchanges the code for tokens (through the transport that saw the 401) and says true.
+   */
+  async #finishLogin(error: unknown, transport = this.#transport): Promise<boolean> {
+    const sdk = await loadMcpSdk();
+    if (!(error instanceof sdk.UnauthorizedError) || !this.#oauth) return false;
+    const code = this.#oauth.takeAuthorizationCode();
+    if (code === undefined || !transport || !("finishAuth" in transport)) return false;
+    await (transport as { finishAuth(code: string): Promise<void> }).finishAuth(code);
+    return true;
+  }
+
+  /** The OAuth client of an HTTP server (its stored login read once). */
+  async #oauthProvider(config: McpRemoteServerConfig): Promise<McpOAuthProvider> {
+    this.#oauth ??= await McpOAuthProvider.create({
+      server: this.name,
+      url: config.url,
+      oauth: config.oauth,
+      store: this.#settings.auth.store,
+      clientName: this.#settings.clientInfo.name,
+      authorize: () => this.#loginHandler ?? this.#settings.auth.authorize,
+      loginTimeoutMs: this.#settings.auth.loginTimeoutMs,
+      signal: this.#closing.signal,
+      onSecrets: () => {
+        this.#scrubber = this.#makeScrubber();
+      },
+    });
+    return this.#oauth;
+  }
+
+  #makeScrubber(): SecretScrubber {
+    // No length limit: the scrubber cuts nothing of a tool's result, which the registry bounds instead.
+    return createSecretScrubber({
+      secrets: [...(this.config ? secretValuesOf(this.config) : []), ...(this.#oauth?.secrets() ?? [])],
+      maxPayloadLength: Number.POSITIVE_INFINITY,
+    });
+  }
+
+  #needsLoginProblem(): string {
+    return `it needs an OAuth login: ${this.#settings.auth.loginHint(this.name)}`;
   }
 
   /** The transport to the server; for a confined one, also what undoes the confinement once its process has ended. */
   async #createTransport(sdk: McpSdk, config: McpServerConfig): Promise<{ transport: Transport; release?: () => Promise<void> }> {
     if (isRemoteServer(config)) {
       const headers = { ...config.headers };
+      const authProvider = await this.#oauthProvider(config);
       if (config.type === "http")
-        return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } }) };
+        return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers }, authProvider }) };
       return {
         transport: new sdk.SSEClientTransport(new URL(config.url), {
           requestInit: { headers },
+          authProvider,
           // The SSE stream is opened by EventSource, which sends only the headers its fetch is given.
           eventSourceInit: {
             fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
@@ -405,7 +539,7 @@ export class McpServerConnection {
    * redacted; minagent's own words about the config (`ours`) hold neither, and the scrubber would take a hint such
    * as `${GITHUB_TOKEN:-<default>}` for a credential.
    */
-  #fail(state: "failed" | "crashed" | "unavailable", problem: string, ours = false): void {
+  #fail(state: "failed" | "crashed" | "needs-login" | "unavailable", problem: string, ours = false): void {
     this.#problem = ours ? problem : this.redact(problem);
     this.#setState(state);
   }

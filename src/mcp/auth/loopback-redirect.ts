@@ -1,0 +1,89 @@
+import { createServer, type Server } from "node:http";
+
+/** The browser's way back after a login: the code the authorization server sent, and the state it echoed. */
+export type AuthorizationRedirect = { code: string; state: string | undefined };
+
+/**
+ * A listener on 127.0.0.1 that receives the authorization server's redirect (`/callback?code=…&state=…`), answers
+ * the browser with a short page, and resolves with the code. Port 0 takes a free one. Only loopback: nothing on
+ * the network can hand minagent a code.
+ */
+export class LoopbackRedirect {
+  readonly #server: Server;
+  readonly #received: Promise<AuthorizationRedirect>;
+  #port = 0;
+
+  private constructor(server: Server, received: Promise<AuthorizationRedirect>) {
+    this.#server = server;
+    this.#received = received;
+  }
+
+  /** Starts listening; rejects when the port is taken (a configured `callbackPort` another program holds). */
+  static async listen(port: number): Promise<LoopbackRedirect> {
+    let settle: { resolve: (redirect: AuthorizationRedirect) => void; reject: (error: Error) => void } | undefined;
+    const received = new Promise<AuthorizationRedirect>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    // Never an unhandled rejection when nobody waits (a login given up before the browser came back).
+    received.catch(() => undefined);
+    const server = createServer((request, response) => {
+      const url = new URL(request.url ?? "/", "http://127.0.0.1");
+      if (url.pathname !== "/callback") {
+        response.writeHead(404).end();
+        return;
+      }
+      const code = url.searchParams.get("code");
+      const error = url.searchParams.get("error");
+      response.writeHead(code ? 200 : 400, { "content-type": "text/html; charset=utf-8" });
+      response.end(
+        code
+          ? "<p>Logged in. You can close this tab and go back to minagent.</p>"
+          : "<p>The login did not succeed. Go back to minagent for what happened.</p>",
+      );
+      if (code) settle?.resolve({ code, state: url.searchParams.get("state") ?? undefined });
+      else
+        settle?.reject(
+          new Error(
+            `the authorization server answered the login with ${error ?? "no code"}${url.searchParams.get("error_description") ? `: ${url.searchParams.get("error_description")}` : ""}`,
+          ),
+        );
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => resolve());
+    });
+    const redirect = new LoopbackRedirect(server, received);
+    const address = server.address();
+    redirect.#port = typeof address === "object" && address ? address.port : port;
+    return redirect;
+  }
+
+  /** The redirect URI to register and send: `http://127.0.0.1:<port>/callback`. */
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}/callback`;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Resolves with the code when the browser comes back; rejects after `timeoutMs` or when `signal` aborts. */
+  received(timeoutMs: number, signal: AbortSignal): Promise<AuthorizationRedirect> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no login came back within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      const abort = () => reject(new Error("the login was cancelled"));
+      signal.addEventListener("abort", abort, { once: true });
+      this.#received.then(resolve, reject).finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", abort);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#server.closeAllConnections();
+      this.#server.close(() => resolve());
+    });
+  }
+}

@@ -1,0 +1,271 @@
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { McpOAuthConfig } from "../config.js";
+import type { McpCredentialStore, StoredMcpCredentials } from "./credential-store.js";
+import { exchangeIdToken } from "./exchange-id-token.js";
+import { LoopbackRedirect } from "./loopback-redirect.js";
+
+/** What a person is shown to log in: open `url` in a browser. Rejecting gives the login up. */
+export type McpAuthorizationRequest = { server: string; url: string; signal: AbortSignal };
+
+/** Thrown when a server needs a login and nobody can do one now (`-p`, no {@link McpAuthorizationRequest} handler). */
+export class McpLoginRequiredError extends Error {
+  readonly server: string;
+  constructor(server: string) {
+    super(`MCP server "${server}" needs an OAuth login`);
+    this.name = "McpLoginRequiredError";
+    this.server = server;
+  }
+}
+
+/** What the provider needs beside the server's config. */
+export type McpOAuthProviderSettings = {
+  server: string;
+  url: string;
+  oauth: McpOAuthConfig | undefined;
+  store: McpCredentialStore;
+  clientName: string;
+  /** Who shows the authorization URL now; undefined when no person can log in (asked at each login). */
+  authorize: () => ((request: McpAuthorizationRequest) => void | Promise<void>) | undefined;
+  loginTimeoutMs: number;
+  signal: AbortSignal;
+  /** Told when tokens or a client secret arrive, so that what is shown can hide them. */
+  onSecrets: () => void;
+};
+
+/**
+ * minagent's OAuth client for one MCP server, on the SDK's `auth()`: the SDK does discovery, registration, PKCE,
+ * scope selection, the resource parameter, token requests and refresh; this keeps what it hands over in the
+ * per-server file of {@link McpCredentialStore}, runs the browser step through a {@link LoopbackRedirect}, and
+ * speaks the grants minagent supports for unattended use (client credentials, enterprise-managed jwt-bearer).
+ */
+export class McpOAuthProvider implements OAuthClientProvider {
+  clientMetadataUrl?: string;
+  addClientAuthentication?: NonNullable<OAuthClientProvider["addClientAuthentication"]>;
+  /** The code the last browser login brought back, for the transport's `finishAuth` (taken once). */
+  #pendingCode: string | undefined;
+  #stored: StoredMcpCredentials;
+  #verifier: string | undefined;
+  #state: string | undefined;
+  #port = 0;
+  #preRegistered: OAuthClientInformationMixed | undefined;
+  readonly #settings: McpOAuthProviderSettings;
+
+  private constructor(settings: McpOAuthProviderSettings, stored: StoredMcpCredentials) {
+    this.#settings = settings;
+    this.#stored = stored;
+    const oauth = settings.oauth;
+    if (oauth?.clientMetadataUrl) this.clientMetadataUrl = oauth.clientMetadataUrl;
+    if (oauth?.clientId)
+      this.#preRegistered = {
+        client_id: oauth.clientId,
+        ...(oauth.clientSecret && { client_secret: oauth.clientSecret }),
+        ...(oauth.issuer && { issuer: oauth.issuer }),
+      } as OAuthClientInformationMixed;
+  }
+
+  /** Reads the server's stored login and picks the redirect's port (the registered one, the configured one, or a free one). */
+  static async create(settings: McpOAuthProviderSettings): Promise<McpOAuthProvider> {
+    const provider = new McpOAuthProvider(settings, await settings.store.load(settings.server, settings.url));
+    await provider.#withPrivateKey();
+    provider.#port = settings.oauth?.callbackPort ?? registeredPort(provider.#stored.clientInformation) ?? (await freePort());
+    return provider;
+  }
+
+  async #withPrivateKey(): Promise<void> {
+    const oauth = this.#settings.oauth;
+    if (!oauth?.privateKey || !oauth.clientId) return;
+    const { createPrivateKeyJwtAuth } = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
+    this.addClientAuthentication = createPrivateKeyJwtAuth({
+      issuer: oauth.clientId,
+      subject: oauth.clientId,
+      privateKey: oauth.privateKey,
+      alg: oauth.signingAlgorithm ?? "ES256",
+    });
+  }
+
+  /** The grant the server's config asks for. */
+  get grant(): NonNullable<McpOAuthConfig["grant"]> {
+    return this.#settings.oauth?.grant ?? "authorization_code";
+  }
+
+  get redirectUrl(): string | undefined {
+    // Unattended grants have no browser step: the SDK then requests the token directly.
+    return this.grant === "authorization_code" ? `http://127.0.0.1:${this.#port}/callback` : undefined;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const redirect = this.redirectUrl;
+    return {
+      client_name: this.#settings.clientName,
+      redirect_uris: redirect ? [redirect] : [],
+      grant_types: this.grant === "authorization_code" ? ["authorization_code", "refresh_token"] : [this.#grantType()],
+      response_types: this.grant === "authorization_code" ? ["code"] : [],
+      ...(this.#settings.oauth?.scope && { scope: this.#settings.oauth.scope }),
+    };
+  }
+
+  state(): string {
+    this.#state = randomBytes(16).toString("base64url");
+    return this.#state;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.#preRegistered ?? (this.#stored.clientInformation as OAuthClientInformationMixed | undefined);
+  }
+
+  async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
+    // A pre-registered client's secret stays in its config: only the issuer it was first used with is learnt.
+    if (this.#preRegistered && information.client_id === this.#preRegistered.client_id) {
+      this.#preRegistered = information;
+      return;
+    }
+    await this.#save({ clientInformation: information as Record<string, unknown> });
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.#stored.tokens as OAuthTokens | undefined;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.#save({ tokens: tokens as Record<string, unknown>, tokensSavedAt: Date.now() });
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (!this.#verifier) throw new Error("no login is under way (no PKCE code verifier)");
+    return this.#verifier;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#stored.discoveryState as OAuthDiscoveryState | undefined;
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.#save({ discoveryState: JSON.parse(JSON.stringify(state)) as Record<string, unknown> });
+  }
+
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    if (scope === "verifier") {
+      this.#verifier = undefined;
+      return;
+    }
+    const cleared: Partial<StoredMcpCredentials> = {};
+    if (scope === "all" || scope === "tokens") Object.assign(cleared, { tokens: undefined, tokensSavedAt: undefined });
+    if (scope === "all" || scope === "client") cleared.clientInformation = undefined;
+    if (scope === "all" || scope === "discovery") cleared.discoveryState = undefined;
+    await this.#save(cleared);
+  }
+
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
+    if (this.grant === "authorization_code") return undefined;
+    const parameters = new URLSearchParams({ grant_type: this.#grantType() });
+    if (scope) parameters.set("scope", scope);
+    if (this.grant === "jwt-bearer") {
+      const provider = this.#settings.oauth?.identityProvider;
+      const discovery = this.#stored.discoveryState as
+        | { authorizationServerUrl?: string; authorizationServerMetadata?: { issuer?: string }; resourceMetadata?: { resource?: string } }
+        | undefined;
+      if (!provider) throw new Error('"oauth.grant": "jwt-bearer" needs "identityProvider"');
+      parameters.set(
+        "assertion",
+        await exchangeIdToken(provider, {
+          audience: discovery?.authorizationServerMetadata?.issuer ?? discovery?.authorizationServerUrl ?? this.#settings.url,
+          resource: discovery?.resourceMetadata?.resource ?? this.#settings.url,
+        }),
+      );
+    }
+    return parameters;
+  }
+
+  /**
+   * The browser step: listens for the redirect on 127.0.0.1, hands the URL to whoever shows it, and waits for the
+   * code (checking the state it echoes). Without anybody to show it to, throws {@link McpLoginRequiredError}.
+   */
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    const authorize = this.#settings.authorize();
+    if (!authorize) throw new McpLoginRequiredError(this.#settings.server);
+    let redirect: LoopbackRedirect;
+    try {
+      redirect = await LoopbackRedirect.listen(this.#port);
+    } catch (error) {
+      throw new Error(
+        `the login redirect could not listen on 127.0.0.1:${this.#port} (${error instanceof Error ? error.message : String(error)}): free that port, or set another "oauth.callbackPort"`,
+      );
+    }
+    try {
+      const received = redirect.received(this.#settings.loginTimeoutMs, this.#settings.signal);
+      await authorize({ server: this.#settings.server, url: authorizationUrl.toString(), signal: this.#settings.signal });
+      const { code, state } = await received;
+      if (this.#state !== undefined && state !== this.#state)
+        throw new Error("the login came back with another state than the one sent (a forged or stale redirect): log in again");
+      this.#pendingCode = code;
+    } finally {
+      await redirect.close();
+    }
+  }
+
+  /** The code of a browser login that just finished, once. */
+  takeAuthorizationCode(): string | undefined {
+    const code = this.#pendingCode;
+    this.#pendingCode = undefined;
+    return code;
+  }
+
+  /** The values to hide wherever the server's messages are shown: tokens, the client secret. */
+  secrets(): string[] {
+    const tokens = this.#stored.tokens ?? {};
+    const client = (this.clientInformation() ?? {}) as Record<string, unknown>;
+    return [tokens.access_token, tokens.refresh_token, tokens.id_token, client.client_secret].filter(
+      (value): value is string => typeof value === "string" && value !== "",
+    );
+  }
+
+  /** Whether a login is stored (tokens, possibly expired: a refresh may still work). */
+  get hasTokens(): boolean {
+    return this.#stored.tokens !== undefined;
+  }
+
+  /** Forgets the server's login: tokens, registration and discovery. */
+  async logout(): Promise<void> {
+    this.#stored = { serverUrl: this.#settings.url };
+    await this.#settings.store.remove(this.#settings.server, this.#settings.url);
+  }
+
+  #grantType(): string {
+    if (this.grant === "jwt-bearer") return "urn:ietf:params:oauth:grant-type:jwt-bearer";
+    return this.grant;
+  }
+
+  async #save(change: Partial<StoredMcpCredentials>): Promise<void> {
+    this.#stored = { ...this.#stored, ...change, serverUrl: this.#settings.url };
+    await this.#settings.store.save(this.#settings.server, this.#stored);
+    this.#settings.onSecrets();
+  }
+}
+
+/** The port of a registration's first loopback redirect URI, to log in again at the address the server knows. */
+function registeredPort(information: Record<string, unknown> | undefined): number | undefined {
+  const uris = information?.redirect_uris;
+  if (!Array.isArray(uris) || typeof uris[0] !== "string") return undefined;
+  const url = new URL(uris[0]);
+  return url.hostname === "127.0.0.1" && url.port ? Number(url.port) : undefined;
+}
+
+/** A port nothing listens on now, for a first registration's redirect URI. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
