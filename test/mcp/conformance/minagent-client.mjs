@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are .mcp.json ${VAR} references, not templates.
 // The conformance suite's client scenarios through minagent/mcp's public API, as a program using minagent would:
 // a `.mcp.json`-shaped config (secrets through ${VAR}s), connectMcpServers, the servers' tools called by name. The
 // only stand-in is the browser: onAuthorizationUrl follows the login's URL, as a person's browser would, and the
