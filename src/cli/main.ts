@@ -10,6 +10,11 @@ const commands: Record<string, Command> = {
     summary: "a coding agent in this folder: interactive, or to the end with -p",
     run: (args, io) => import("./commands/code.js").then(({ codeCommand }) => codeCommand(args, io)),
   },
+  mcp: {
+    usage: "mcp list|login|logout",
+    summary: "the MCP servers configured here, and their OAuth logins",
+    run: (args, io) => import("./commands/mcp.js").then(({ mcpCommand }) => mcpCommand(args, io)),
+  },
   demo: { usage: "demo <name>", summary: "run an offline demo on the scripted model (no key, no network)", run: demoCommand },
   run: {
     usage: "run <task> --model <m>",

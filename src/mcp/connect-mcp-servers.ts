@@ -74,8 +74,10 @@ export type McpServerStatus = {
   pid?: number | undefined;
   /** True when the server's process runs inside the OS sandbox (its config says `"sandbox": true` and the sandbox is enabled). */
   sandboxed?: boolean | undefined;
-  /** Why it failed, crashed or is unavailable. */
+  /** Why it failed, crashed, needs a login or is unavailable. */
   problem?: string | undefined;
+  /** For a server reached over HTTP: an OAuth login is stored for it (its tokens, possibly to be refreshed). */
+  loggedIn?: boolean | undefined;
   /** Tools of the server that were left out, and why (an unsafe schema, a name that clashes). */
   skippedTools: readonly string[];
 };
@@ -365,6 +367,7 @@ function statusOf(set: ServerToolSet): McpServerStatus {
     ...(connection.sandboxed && { sandboxed: true }),
     ...(connection.pid !== undefined && { pid: connection.pid }),
     ...(connection.problem !== undefined && { problem: connection.problem }),
+    ...(connection.loggedIn && { loggedIn: true }),
     skippedTools: built.skipped,
   };
 }

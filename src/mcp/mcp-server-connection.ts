@@ -154,6 +154,11 @@ export class McpServerConnection {
     return this.#client ? this.#pid : undefined;
   }
 
+  /** An OAuth login is stored for this HTTP server. */
+  get loggedIn(): boolean {
+    return this.#oauth?.hasTokens === true;
+  }
+
   /** What the server says about how to use it (its `instructions`), if anything. */
   get instructions(): string | undefined {
     return this.#instructions;
@@ -522,6 +527,10 @@ export class McpServerConnection {
     if (code === "ENOENT" && config && !isRemoteServer(config))
       return `its command "${config.command}" was not found: install it, or fix "command" in ${this.source}`;
     if (code === -32001) return `it did not answer within ${this.#settings.startupTimeoutMs} ms of starting${this.#tailSuffix()}`;
+    // fetch says only "fetch failed"; why is in its cause (a refused connection, a name that does not resolve).
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    if (config && isRemoteServer(config) && messageOf(error) === "fetch failed" && cause)
+      return `it could not be reached at ${config.url} (${String(cause.code ?? cause.message)}): check the url in ${this.source} and that the server is up`;
     return `${messageOf(error)}${this.#tailSuffix()}`;
   }
 

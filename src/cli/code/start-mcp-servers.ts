@@ -6,6 +6,7 @@ import { UsageError } from "../../errors.js";
 import { isRemoteServer, type ResolvedMcpServer } from "../../mcp/config.js";
 import type { McpServerStatus, McpServers } from "../../mcp/connect-mcp-servers.js";
 import type { McpToolAnnotations } from "../../mcp/mcp-server-connection.js";
+import type { McpConfigFile } from "../../mcp/read-mcp-config-files.js";
 import type { CliIo } from "../io.js";
 import { editSettingsFile } from "./edit-settings-file.js";
 import { approvedServerLine, rememberOwnProjectSettings } from "./project-trust.js";
@@ -63,10 +64,7 @@ export type CodeMcpSetup = {
  */
 export async function startCodeMcpServers(options: CodeMcpOptions): Promise<CodeMcpSetup> {
   const project = join(options.cwd, ".mcp.json");
-  const files = [
-    ...(options.strict ? [] : [{ path: join(options.home, "mcp.json") }, { path: project }]),
-    ...options.configFiles.map((path) => ({ path, required: true })),
-  ];
+  const files = mcpConfigFileList(options);
   const { readMcpConfigFiles } = await import("../../mcp/read-mcp-config-files.js");
   const servers = await readMcpConfigFiles(files, options.env);
   const settings =
@@ -87,6 +85,8 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
       variables: options.env,
       sandbox,
       ...(options.env.MCP_TIMEOUT && { startupTimeoutMs: Number(options.env.MCP_TIMEOUT) }),
+      // Logins wait for the person: a server that needs one is needs-login until /mcp login or `minagent mcp login`.
+      auth: { directory: mcpAuthDirectory(options.home), loginHint: mcpLoginHint },
     });
     const mcp: McpServers = sandbox
       ? {
@@ -103,6 +103,24 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
     if (!(error instanceof UsageError) || options.configFiles.length > 0) throw error;
     return { mcp: undefined, unapproved: [], notes: [`MCP servers not started: ${error.message}`] };
   }
+}
+
+/** The `.mcp.json` files `minagent code` reads, least specific first: the user's, the project's, then `--mcp-config` files. */
+export function mcpConfigFileList(options: Pick<CodeMcpOptions, "cwd" | "home" | "configFiles" | "strict">): McpConfigFile[] {
+  return [
+    ...(options.strict ? [] : [{ path: join(options.home, "mcp.json") }, { path: join(options.cwd, ".mcp.json") }]),
+    ...options.configFiles.map((path) => ({ path, required: true })),
+  ];
+}
+
+/** Where MCP servers' OAuth logins are kept: `mcp-auth/` in minagent's folder (`~/.minagent`, MINAGENT_HOME). */
+export function mcpAuthDirectory(home: string): string {
+  return join(home, "mcp-auth");
+}
+
+/** How a person logs in to a server, in the problem of one that needs a login. */
+export function mcpLoginHint(server: string): string {
+  return `run "minagent mcp login ${server}" (or /mcp login ${server} in a session)`;
 }
 
 function asksForSandbox({ config }: ResolvedMcpServer): boolean {
@@ -211,7 +229,7 @@ function stringList(value: unknown): string[] {
 export function describeMcpServers(statuses: readonly McpServerStatus[]): string[] {
   if (statuses.length === 0) return [];
   return statuses.flatMap((server) => {
-    const head = `${server.name}  ${server.state}  ${server.transport}${server.sandboxed ? "  sandboxed" : ""}${server.restarts ? `  restarted ${server.restarts}×` : ""}  (${server.source})`;
+    const head = `${server.name}  ${server.state}  ${server.transport}${server.sandboxed ? "  sandboxed" : ""}${server.loggedIn ? "  logged in" : ""}${server.restarts ? `  restarted ${server.restarts}×` : ""}  (${server.source})`;
     const lines = [head];
     if (server.problem) lines.push(`  ${server.problem}`);
     if (server.tools.length > 0)

@@ -4,6 +4,7 @@ import { formatTraceTree } from "../../trace/format-trace-tree.js";
 import { readTraceFile } from "../../trace/json-file-exporter.js";
 import type { Trace } from "../../trace/trace.js";
 import type { CliIo } from "../io.js";
+import { openInBrowser } from "../open-in-browser.js";
 
 const traceHelp = `Usage: minagent trace show <file or directory> [--no-timeline]
        minagent trace serve [file or directory] [--port <n>] [--open] [--max-trace-mb <n>]
@@ -202,22 +203,4 @@ function processStopSignal(): AbortSignal {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   return controller.signal;
-}
-
-/** Opens the URL with the platform's opener; if there is none, the printed URL is enough. */
-function openInBrowser(url: string, io: CliIo): void {
-  const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
-  const [command, args] =
-    process.platform === "darwin"
-      ? ["open", [url]]
-      : process.platform === "win32"
-        ? ["cmd", ["/c", "start", "", url]]
-        : ["xdg-open", [url]];
-  try {
-    const child = spawn(command as string, args as string[], { detached: true, stdio: "ignore" });
-    child.on("error", () => io.stderr(`Could not open a browser (${command} failed); open ${url} yourself.\n`));
-    child.unref();
-  } catch {
-    io.stderr(`Could not open a browser; open ${url} yourself.\n`);
-  }
 }

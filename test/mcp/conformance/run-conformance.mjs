@@ -6,9 +6,8 @@
 //
 //   node test/mcp/conformance/run-conformance.mjs [--scenario <name>] [--only minagent|sdk] [--verbose]
 //
-// The suite needs Node 22 or later (npm run test:conformance runs it on the registry's node@22 when this one is
-// older). The suite's servers listen on every interface, so it runs in a network namespace of its own that has only a
-// loopback interface (`unshare -rn`, then `ip link set lo up`): nothing it starts is reachable from elsewhere, and
+// The suite needs Node 22 or later (on an older Node this runs itself again on the registry's node@22). Its servers
+// listen on every interface, so it runs in a network namespace of its own that has only a loopback interface (`unshare -rn`, then `ip link set lo up`): nothing it starts is reachable from elsewhere, and
 // nothing it or a client tries leaves the machine. Each scenario's results go to a temporary folder.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -24,9 +23,23 @@ const adapters = { minagent: join(here, "minagent-client.mjs"), sdk: join(here, 
 
 const args = process.argv.slice(2);
 if (!args.includes("--in-namespace")) {
+  // The suite needs Node 22 or later: an older Node runs it on the registry's node@22 (as CI's other runs do).
+  const node =
+    Number(process.versions.node.split(".")[0]) >= 22
+      ? process.execPath
+      : spawnSync("npx", ["-y", "node@22", "-p", "process.execPath"], { encoding: "utf8" }).stdout.trim();
   const inside = spawnSync(
     "unshare",
-    ["-rn", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', process.execPath, fileURLToPath(import.meta.url), ...args, "--in-namespace"],
+    [
+      "-rn",
+      "sh",
+      "-c",
+      'PATH="$PATH:/usr/sbin:/sbin" ip link set lo up && exec "$0" "$@"',
+      node,
+      fileURLToPath(import.meta.url),
+      ...args,
+      "--in-namespace",
+    ],
     { stdio: "inherit" },
   );
   if (inside.error || inside.status === null) {

@@ -4,7 +4,7 @@ import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionMo
 import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
-import { describeMcpServers } from "../start-mcp-servers.js";
+import { runMcpCommand } from "./mcp-command.js";
 import { type SessionRules, sessionRuleSource } from "./session-rules.js";
 import { describeMode, shortNumber } from "./status-line.js";
 import type { Style } from "./terminal.js";
@@ -102,7 +102,12 @@ export const slashCommands: readonly SlashCommand[] = [
     summary: "the skills the model may load (SKILL.md folders) and their files",
     run: (host) => void host.print(skillsText(host)),
   },
-  { name: "mcp", summary: "the MCP servers: their state, tools and problems", run: (host) => void host.print(mcpText(host)) },
+  {
+    name: "mcp",
+    arguments: "[login|logout <server>]",
+    summary: "the MCP servers: their state, tools and problems; log in to one that asks for OAuth",
+    run: async (host, args) => void (await runMcpCommand(host, args)),
+  },
   {
     name: "sandbox",
     summary: "the OS sandbox Bash commands run in: what it allows, and what is missing",
@@ -138,13 +143,6 @@ function skillsText(host: SlashHost): string {
         `${host.style.bold(skill.name)}  ${skill.description}${host.style.dim(`  ${skill.file}${skill.modelInvocable ? "" : " (for you only: the model does not load it)"}`)}`,
     )
     .join("\n");
-}
-
-function mcpText(host: SlashHost): string {
-  const statuses = host.agent.mcp?.status() ?? [];
-  if (statuses.length === 0)
-    return host.style.dim("No MCP servers. Configure them in .mcp.json, ~/.minagent/mcp.json or with --mcp-config <file> (docs/mcp.md).");
-  return describeMcpServers(statuses).join("\n");
 }
 
 function agentsText(host: SlashHost): string {
