@@ -136,9 +136,14 @@ export type McpServers = {
   /**
    * Logs in to an HTTP server that asks for OAuth (its stored login dropped first), showing the URL through
    * `onAuthorizationUrl` (this call's, else the options'), then connects to it again. Resolves once it is ready or has
-   * failed; its state and problem say which. Rejects with a UsageError for an unknown server or without a way to show the URL.
+   * failed; its state and problem say which (`signal` gives the login up). Rejects with a UsageError for an unknown
+   * server or without a way to show the URL.
    */
-  login(server: string, onAuthorizationUrl?: (request: McpAuthorizationRequest) => void | Promise<void>): Promise<McpServerStatus>;
+  login(
+    server: string,
+    onAuthorizationUrl?: (request: McpAuthorizationRequest) => void | Promise<void>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<McpServerStatus>;
   /** Forgets a server's stored OAuth login; its next request that needs one asks again. */
   logout(server: string): Promise<void>;
   /** Resolves when every server is ready or has failed. */
@@ -251,7 +256,7 @@ export async function connectMcpServers(
       return connection.callToolForResult(tool, args, callOptions.signal);
     },
     add,
-    login: async (server, onAuthorizationUrl) => {
+    login: async (server, onAuthorizationUrl, loginOptions = {}) => {
       const index = connections.findIndex((candidate) => candidate.name === server);
       const connection = connections[index];
       const set = toolSets[index];
@@ -261,7 +266,7 @@ export async function connectMcpServers(
         );
       const authorize = onAuthorizationUrl ?? options.auth?.onAuthorizationUrl;
       if (!authorize) throw new UsageError(`Logging in to "${server}" needs somewhere to show the login's URL: pass onAuthorizationUrl.`);
-      await connection.login(authorize);
+      await connection.login(authorize, loginOptions.signal);
       return statusOf(set);
     },
     logout: async (server) => {

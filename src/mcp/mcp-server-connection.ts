@@ -110,6 +110,8 @@ export class McpServerConnection {
   #transport: Transport | undefined;
   /** Who shows a login's URL for a {@link login} under way, over the settings' own. */
   #loginHandler: ((request: McpAuthorizationRequest) => void | Promise<void>) | undefined;
+  /** What gives up the {@link login} under way (with the connection's closing). */
+  #loginSignal: AbortSignal | undefined;
   readonly #settings: McpConnectionSettings;
   readonly #closing = new AbortController();
 
@@ -190,7 +192,7 @@ export class McpServerConnection {
    * (it opens or prints it), and this resolves once the server is ready or has failed (never rejects: the failure is
    * its state). Only for servers reached over HTTP.
    */
-  async login(authorize: (request: McpAuthorizationRequest) => void | Promise<void>): Promise<void> {
+  async login(authorize: (request: McpAuthorizationRequest) => void | Promise<void>, signal?: AbortSignal): Promise<void> {
     const config = this.config;
     if (!config || !isRemoteServer(config)) {
       this.#problem = `"${this.name}" is not reached over HTTP: there is nothing to log in to`;
@@ -203,12 +205,14 @@ export class McpServerConnection {
     await client?.close().catch(() => undefined);
     await this.#oauth?.logout();
     this.#loginHandler = authorize;
+    this.#loginSignal = signal ? AbortSignal.any([signal, this.#closing.signal]) : undefined;
     this.#restarts = 0;
     this.#setState("starting");
     try {
       await this.start();
     } finally {
       this.#loginHandler = undefined;
+      this.#loginSignal = undefined;
     }
   }
 
@@ -410,7 +414,7 @@ export class McpServerConnection {
       clientName: this.#settings.clientInfo.name,
       authorize: () => this.#loginHandler ?? this.#settings.auth.authorize,
       loginTimeoutMs: this.#settings.auth.loginTimeoutMs,
-      signal: this.#closing.signal,
+      signal: () => this.#loginSignal ?? this.#closing.signal,
       onSecrets: () => {
         this.#scrubber = this.#makeScrubber();
       },

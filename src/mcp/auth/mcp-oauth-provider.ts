@@ -30,7 +30,8 @@ export type McpOAuthProviderSettings = {
   /** Who shows the authorization URL now; undefined when no person can log in (asked at each login). */
   authorize: () => ((request: McpAuthorizationRequest) => void | Promise<void>) | undefined;
   loginTimeoutMs: number;
-  signal: AbortSignal;
+  /** What gives a login's wait for the browser up (asked at each login). */
+  signal: () => AbortSignal;
   /** Told when tokens or a client secret arrive, so that what is shown can hide them. */
   onSecrets: () => void;
 };
@@ -199,9 +200,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
       );
     }
     try {
-      const received = redirect.received(this.#settings.loginTimeoutMs, this.#settings.signal);
-      await authorize({ server: this.#settings.server, url: authorizationUrl.toString(), signal: this.#settings.signal });
-      const { code, state } = await received;
+      const signal = this.#settings.signal();
+      const received = redirect.received(this.#settings.loginTimeoutMs, signal);
+      await authorize({ server: this.#settings.server, url: authorizationUrl.toString(), signal });
+      const { code, state } = await received.catch((error: unknown) => {
+        // Given up (Esc, Ctrl-C, closing): the server still needs a login, which is what its state should say.
+        if (signal.aborted) throw new McpLoginRequiredError(this.#settings.server);
+        throw error;
+      });
       if (this.#state !== undefined && state !== this.#state)
         throw new Error("the login came back with another state than the one sent (a forged or stale redirect): log in again");
       this.#pendingCode = code;

@@ -205,6 +205,19 @@ export class InteractiveSession implements SlashHost {
     return line.finally(() => clearTimeout(idle));
   }
 
+  async cancellable<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const releaseKeys = this.terminal.pushKeys((key) => {
+      if (key.name === "escape" || key.name === "ctrl-c") controller.abort(new AbortError("Given up by the user."));
+      return true;
+    });
+    try {
+      return await run(AbortSignal.any([controller.signal, this.context.signal]));
+    } finally {
+      releaseKeys();
+    }
+  }
+
   async #runSlashCommand(text: string): Promise<"exit" | undefined> {
     const [name = "", ...rest] = text.slice(1).split(/\s+/);
     const command = findSlashCommand(name);

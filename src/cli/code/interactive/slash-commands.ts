@@ -29,6 +29,8 @@ export type SlashHost = {
   readonly contextTokens: number | undefined;
   /** When the session started (for /cost). */
   readonly startedAt: number;
+  /** Runs something long (a login waiting for the browser) that Escape or Ctrl-C give up: they abort its signal. */
+  cancellable<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T>;
 };
 
 /** A command typed at the prompt as `/name [arguments]`. */
