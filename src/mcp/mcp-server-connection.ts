@@ -6,6 +6,7 @@ import { ToolError } from "../errors.js";
 import { isRemoteServer, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
 import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.js";
 import { type McpSandbox, sandboxUnavailableReason } from "./mcp-sandbox.js";
+import { inheritedSecretValues, serverEnvironment } from "./server-environment.js";
 import { describeMcpToolResult, type McpToolResult } from "./tool-result.js";
 
 /**
@@ -95,7 +96,7 @@ export class McpServerConnection {
     this.#settings = settings;
     // No length limit: the scrubber cuts nothing of a tool's result, which the registry bounds instead.
     this.#scrubber = createSecretScrubber({
-      secrets: server.config ? secretValuesOf(server.config) : [],
+      secrets: server.config ? [...secretValuesOf(server.config), ...(isRemoteServer(server.config) ? [] : inheritedSecretValues())] : [],
       maxPayloadLength: Number.POSITIVE_INFINITY,
     });
     const asksForSandbox = server.config !== undefined && !isRemoteServer(server.config) && server.config.sandbox === true;
@@ -313,7 +314,8 @@ export class McpServerConnection {
     let program = {
       command: config.command,
       args: [...(config.args ?? [])],
-      env: config.env && ({ ...config.env } as Record<string, string | undefined>),
+      // Proxy, CA and npm variables from this environment too (the SDK passes only HOME, PATH and a few others).
+      env: serverEnvironment(config.env) as Record<string, string | undefined>,
       cwd,
     };
     let release: (() => Promise<void>) | undefined;
@@ -323,7 +325,7 @@ export class McpServerConnection {
       // A restart confines the server again while the stopped process's placeholders may still be going: the new
       // confinement waits, or the old release removes a placeholder it reuses (bwrap: "Can't find source path").
       await this.#releasing;
-      const confined = await this.#settings.sandbox.confineProgram({ ...program, cwd: absolute, env: program.env ?? {} });
+      const confined = await this.#settings.sandbox.confineProgram({ ...program, cwd: absolute });
       let released: Promise<void> | undefined;
       release = () => {
         released ??= confined.release().catch(() => undefined);
@@ -336,11 +338,10 @@ export class McpServerConnection {
       }
       program = { command: confined.command, args: confined.args, env: confined.env, cwd: absolute };
     }
-    const env = program.env && definedValues(program.env);
     const transport = new sdk.StdioClientTransport({
       command: program.command,
       args: program.args,
-      ...(env && { env }),
+      env: definedValues(program.env),
       ...(program.cwd !== undefined && { cwd: program.cwd }),
       // Piped, not inherited: a server's log lines must not scribble over the terminal; the last of them explain a crash.
       stderr: "pipe",
@@ -387,8 +388,17 @@ export class McpServerConnection {
     const config = this.config;
     if (code === "ENOENT" && config && !isRemoteServer(config))
       return `its command "${config.command}" was not found: install it, or fix "command" in ${this.source}`;
-    if (code === -32001) return `it did not answer within ${this.#settings.startupTimeoutMs} ms of starting${this.#tailSuffix()}`;
+    if (code === -32001)
+      return `it did not answer within ${this.#settings.startupTimeoutMs} ms of starting${this.#tailSuffix()}. ${this.#slowStartAdvice()}`;
     return `${messageOf(error)}${this.#tailSuffix()}`;
+  }
+
+  /** What to check when a server does not answer in time: mostly one that is slow, or one that cannot reach the network. */
+  #slowStartAdvice(): string {
+    const slow =
+      "If it is only slow to start (npx fetching its package, say), allow it more: MCP_TIMEOUT=<ms> for minagent code, startupTimeoutMs in code";
+    if (!this.config || isRemoteServer(this.config)) return slow;
+    return `${slow}. If it needs the network: it gets the proxy and CA variables (HTTPS_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS, npm_config_*…) from this environment; set any other variable it needs in its "env" in ${this.source}`;
   }
 
   #tailSuffix(): string {
