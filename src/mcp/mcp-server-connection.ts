@@ -112,6 +112,7 @@ export class McpServerConnection {
   }
 
   get state(): McpServerState {
+    this.#noticeLostConnection();
     return this.#state;
   }
 
@@ -179,6 +180,7 @@ export class McpServerConnection {
         timeout: noSdkTimeout,
       })) as McpToolResult;
     } catch (error) {
+      this.#noticeLostConnection(error);
       if (signal?.aborted) throw error;
       if (this.#client !== client)
         throw new ToolError(
@@ -205,6 +207,7 @@ export class McpServerConnection {
 
   async #usableClient(): Promise<Client> {
     for (;;) {
+      this.#noticeLostConnection();
       if (this.#state === "ready" && this.#client) return this.#client;
       if (this.#connecting) {
         await this.#connecting;
@@ -378,6 +381,25 @@ export class McpServerConnection {
     this.#fail("crashed", this.#stoppedReason());
   }
 
+  /**
+   * Marks the server crashed when its connection is gone though the SDK's close has not said so, so that the next
+   * call restarts it instead of failing for ever: its client lost the transport, the transport refuses to send
+   * ("Not connected"), or its process ended while something it started holds its output open (the SDK reports the
+   * end of a stdio server only once every holder of its pipes has let go, which may be never).
+   */
+  #noticeLostConnection(error?: unknown): void {
+    const client = this.#client;
+    if (!client) return;
+    const lost =
+      client.transport === undefined ||
+      (error instanceof Error && error.message === "Not connected") ||
+      (this.#pid !== undefined && !isRunning(this.#pid));
+    if (!lost) return;
+    this.#connectionClosed(client);
+    // What is left (a transport still waiting for its pipes) is stopped; its late close is ignored, #client being another.
+    void client.close().catch(() => undefined);
+  }
+
   #stoppedReason(): string {
     const tail = this.#lastStderrLines();
     return `the server stopped${tail ? `; its last output: ${tail}` : ""}`;
@@ -437,6 +459,17 @@ async function listAllTools(client: Client, options: { timeout: number; signal: 
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/** True while a process with this id exists (a signal 0 checks, and sends nothing). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function definedValues(record: Record<string, string | undefined>): Record<string, string> {
