@@ -88,6 +88,8 @@ export class McpServerConnection {
   readonly #scrubber: SecretScrubber;
   readonly #settings: McpConnectionSettings;
   readonly #closing = new AbortController();
+  /** False when its entry can never start (a config problem, a sandbox it needs that is off): a restart leaves it failed. */
+  readonly #startable: boolean;
 
   constructor(server: ResolvedMcpServer, settings: McpConnectionSettings) {
     this.name = server.name;
@@ -102,6 +104,7 @@ export class McpServerConnection {
     const asksForSandbox = server.config !== undefined && !isRemoteServer(server.config) && server.config.sandbox === true;
     const sandbox = settings.sandbox;
     this.sandboxed = asksForSandbox && sandbox?.status.enabled === true;
+    this.#startable = server.problem === undefined && (!asksForSandbox || this.sandboxed);
     if (server.problem !== undefined) this.#fail("failed", `${server.source}: ${server.problem}`, true);
     // Fails closed: a server that asked to be confined is never started unconfined.
     else if (asksForSandbox && !this.sandboxed)
@@ -180,7 +183,7 @@ export class McpServerConnection {
         timeout: noSdkTimeout,
       })) as McpToolResult;
     } catch (error) {
-      this.#noticeLostConnection(error);
+      if (this.#client === client) this.#noticeLostConnection(error);
       if (signal?.aborted) throw error;
       if (this.#client !== client)
         throw new ToolError(
@@ -188,6 +191,35 @@ export class McpServerConnection {
         );
       throw new ToolError(`MCP server "${this.name}" refused the call to ${toolName}: ${this.redact(messageOf(error))}`);
     }
+  }
+
+  /**
+   * Stops the server if it runs and starts it again, whatever its state, with its restart count back to 0 (a
+   * person's `/mcp restart` once the cause is fixed). A start under way is waited for first. Resolves when it is
+   * ready or has failed (never rejects); a closed server, or one whose entry cannot start, stays as it is.
+   */
+  async restart(): Promise<void> {
+    while (this.#connecting) await this.#connecting;
+    if (this.#state === "closed" || !this.#startable) return;
+    const client = this.#client;
+    // Ours to stop: its close is not a crash (#connectionClosed ignores a client that is no longer #client).
+    this.#client = undefined;
+    this.#restarts = 0;
+    this.#problem = undefined;
+    this.#setState("restarting");
+    this.#connecting = (async () => {
+      await client?.close().catch(() => undefined);
+      await this.#connect();
+    })().then(
+      () => {
+        this.#connecting = undefined;
+      },
+      (error: unknown) => {
+        this.#connecting = undefined;
+        this.#fail("failed", this.#describeStartFailure(error));
+      },
+    );
+    await this.#connecting;
   }
 
   /** Stops the server (a stdio server's process is ended: its stdin closed, then SIGTERM, then SIGKILL). */

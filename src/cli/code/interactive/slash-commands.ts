@@ -102,7 +102,12 @@ export const slashCommands: readonly SlashCommand[] = [
     summary: "the skills the model may load (SKILL.md folders) and their files",
     run: (host) => void host.print(skillsText(host)),
   },
-  { name: "mcp", summary: "the MCP servers: their state, tools and problems", run: (host) => void host.print(mcpText(host)) },
+  {
+    name: "mcp",
+    arguments: "[restart <server>]",
+    summary: "the MCP servers: their state, tools and problems; restart one (reconnect) without a new session",
+    run: (host, args) => (args ? mcpCommand(host, args) : void host.print(mcpText(host))),
+  },
   {
     name: "sandbox",
     summary: "the OS sandbox Bash commands run in: what it allows, and what is missing",
@@ -145,6 +150,34 @@ function mcpText(host: SlashHost): string {
   if (statuses.length === 0)
     return host.style.dim("No MCP servers. Configure them in .mcp.json, ~/.minagent/mcp.json or with --mcp-config <file> (docs/mcp.md).");
   return describeMcpServers(statuses).join("\n");
+}
+
+/** `/mcp restart <server>` (Claude Code's `/mcp reconnect <server>` too): restarts it whatever its state. */
+async function mcpCommand(host: SlashHost, args: string): Promise<undefined> {
+  const [action, name, ...more] = args.split(/\s+/);
+  const mcp = host.agent.mcp;
+  if ((action !== "restart" && action !== "reconnect") || more.length > 0) {
+    host.print(host.style.yellow(`Unknown /mcp ${args}: /mcp lists the servers, /mcp restart <server> restarts one.`));
+    return undefined;
+  }
+  const names = mcp?.status().map((server) => server.name) ?? [];
+  if (!name || !mcp) {
+    host.print(
+      host.style.yellow(
+        names.length > 0 ? `Name the server to restart: /mcp restart <server> (${names.join(", ")}).` : "No MCP servers to restart.",
+      ),
+    );
+    return undefined;
+  }
+  if (!names.includes(name)) {
+    host.print(host.style.yellow(`There is no MCP server named "${name}" (servers: ${names.join(", ") || "none"}).`));
+    return undefined;
+  }
+  host.print(host.style.dim(`Restarting ${name}…`));
+  await mcp.restart(name);
+  const status = mcp.status().filter((server) => server.name === name);
+  host.print(describeMcpServers(status).join("\n"));
+  return undefined;
 }
 
 function agentsText(host: SlashHost): string {
@@ -194,7 +227,7 @@ function helpText(host: SlashHost): string {
   const { style } = host;
   const commands = slashCommands.map((command) => {
     const name = `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
-    return `  ${style.cyan(name.padEnd(20))}${command.summary}`;
+    return `  ${style.cyan(name.padEnd(19))} ${command.summary}`;
   });
   const custom = host.agent.commands.list
     .filter((command) => !findSlashCommand(command.name))
