@@ -183,7 +183,7 @@ export class McpServerConnection {
         timeout: noSdkTimeout,
       })) as McpToolResult;
     } catch (error) {
-      if (this.#client === client) this.#noticeLostConnection(error);
+      if (this.#client === client) this.#noticeLostConnection(error ?? "failed");
       if (signal?.aborted) throw error;
       if (this.#client !== client)
         throw new ToolError(
@@ -251,7 +251,7 @@ export class McpServerConnection {
       }
       const why = this.#state === "closed" ? "it was closed" : (this.#problem ?? "it is not running");
       throw new ToolError(
-        `MCP server "${this.name}" is unavailable: ${why}. Its tools cannot be used now; tell the user, who can fix the server and start a new session.`,
+        `MCP server "${this.name}" is unavailable: ${why}. Its tools cannot be used now; tell the user, who can fix the server and restart it (/mcp restart ${this.name} in minagent code) or start a new session.`,
       );
     }
   }
@@ -415,17 +415,19 @@ export class McpServerConnection {
 
   /**
    * Marks the server crashed when its connection is gone though the SDK's close has not said so, so that the next
-   * call restarts it instead of failing for ever: its client lost the transport, the transport refuses to send
-   * ("Not connected"), or its process ended while something it started holds its output open (the SDK reports the
-   * end of a stdio server only once every holder of its pipes has let go, which may be never).
+   * call restarts it instead of failing for ever: its client lost the transport; or, once a call has failed or
+   * timed out (`failure`), the transport refused to send ("Not connected"), or the process ended while something it
+   * started holds its output open (the SDK reports the end of a stdio server only once every holder of its pipes has
+   * let go, which may be never). The process is looked at only then: a launcher that leaves its server running
+   * and exits is not a crash while the server answers.
    */
-  #noticeLostConnection(error?: unknown): void {
+  #noticeLostConnection(failure?: unknown): void {
     const client = this.#client;
     if (!client) return;
     const lost =
       client.transport === undefined ||
-      (error instanceof Error && error.message === "Not connected") ||
-      (this.#pid !== undefined && !isRunning(this.#pid));
+      (failure !== undefined &&
+        ((failure instanceof Error && failure.message === "Not connected") || (this.#pid !== undefined && !isRunning(this.#pid))));
     if (!lost) return;
     this.#connectionClosed(client);
     // What is left (a transport still waiting for its pipes) is stopped; its late close is ignored, #client being another.
