@@ -146,6 +146,15 @@ export type McpServers = {
   ): Promise<McpServerStatus>;
   /** Forgets a server's stored OAuth login; its next request that needs one asks again. */
   logout(server: string): Promise<void>;
+  /**
+   * Restarts one server whatever its state (ready, crashed, unavailable, failed), with its restart count back to 0:
+   * what `/mcp restart <server>` does once a person has fixed what stopped it, without a new session. Its process
+   * is stopped (a call under way is answered that the server stopped) and started again; a start under way is
+   * waited for first. Resolves when it is ready or has failed (`status()` says which, and why); its tools are
+   * brought up to date at the next turn. A server whose entry cannot start (a problem in its config) stays failed.
+   * Rejects with a UsageError for a name no server has, or after {@link close}.
+   */
+  restart(server: string): Promise<void>;
   /** Resolves when every server is ready or has failed. */
   ready(): Promise<void>;
   /** Stops every server; their tools answer that they were closed. */
@@ -273,6 +282,15 @@ export async function connectMcpServers(
       const connection = connections.find((candidate) => candidate.name === server);
       if (!connection) throw new UsageError(`There is no MCP server named "${server}".`);
       await connection.logout();
+    },
+    restart: async (server) => {
+      if (closed) throw new UsageError("These MCP servers were closed: connect again to restart one.");
+      const connection = connections.find((candidate) => candidate.name === server);
+      if (!connection)
+        throw new UsageError(
+          `There is no MCP server named "${server}" to restart (servers: ${connections.map(({ name }) => name).join(", ") || "none"}).`,
+        );
+      await connection.restart();
     },
     ready: async () => {
       // Servers added while waiting are waited for too.

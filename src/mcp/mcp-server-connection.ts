@@ -8,6 +8,7 @@ import { type McpAuthorizationRequest, McpLoginRequiredError, McpOAuthProvider }
 import { isRemoteServer, type McpRemoteServerConfig, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
 import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.js";
 import { type McpSandbox, sandboxUnavailableReason } from "./mcp-sandbox.js";
+import { inheritedSecretValues, serverEnvironment } from "./server-environment.js";
 import { describeMcpToolResult, type McpToolResult } from "./tool-result.js";
 
 /**
@@ -114,6 +115,8 @@ export class McpServerConnection {
   #loginSignal: AbortSignal | undefined;
   readonly #settings: McpConnectionSettings;
   readonly #closing = new AbortController();
+  /** False when its entry can never start (a config problem, a sandbox it needs that is off): a restart leaves it failed. */
+  readonly #startable: boolean;
 
   constructor(server: ResolvedMcpServer, settings: McpConnectionSettings) {
     this.name = server.name;
@@ -124,6 +127,7 @@ export class McpServerConnection {
     const asksForSandbox = server.config !== undefined && !isRemoteServer(server.config) && server.config.sandbox === true;
     const sandbox = settings.sandbox;
     this.sandboxed = asksForSandbox && sandbox?.status.enabled === true;
+    this.#startable = server.problem === undefined && (!asksForSandbox || this.sandboxed);
     if (server.problem !== undefined) this.#fail("failed", `${server.source}: ${server.problem}`, true);
     // Fails closed: a server that asked to be confined is never started unconfined.
     else if (asksForSandbox && !this.sandboxed)
@@ -134,6 +138,7 @@ export class McpServerConnection {
   }
 
   get state(): McpServerState {
+    this.#noticeLostConnection();
     return this.#state;
   }
 
@@ -252,6 +257,7 @@ export class McpServerConnection {
         }
       }
     } catch (error) {
+      if (this.#client === client) this.#noticeLostConnection(error ?? "failed");
       if (signal?.aborted) throw error;
       if (error instanceof McpLoginRequiredError)
         throw new ToolError(
@@ -263,6 +269,35 @@ export class McpServerConnection {
         );
       throw new ToolError(`MCP server "${this.name}" refused the call to ${toolName}: ${this.redact(messageOf(error))}`);
     }
+  }
+
+  /**
+   * Stops the server if it runs and starts it again, whatever its state, with its restart count back to 0 (a
+   * person's `/mcp restart` once the cause is fixed). A start under way is waited for first. Resolves when it is
+   * ready or has failed (never rejects); a closed server, or one whose entry cannot start, stays as it is.
+   */
+  async restart(): Promise<void> {
+    while (this.#connecting) await this.#connecting;
+    if (this.#state === "closed" || !this.#startable) return;
+    const client = this.#client;
+    // Ours to stop: its close is not a crash (#connectionClosed ignores a client that is no longer #client).
+    this.#client = undefined;
+    this.#restarts = 0;
+    this.#problem = undefined;
+    this.#setState("restarting");
+    this.#connecting = (async () => {
+      await client?.close().catch(() => undefined);
+      await this.#connect();
+    })().then(
+      () => {
+        this.#connecting = undefined;
+      },
+      (error: unknown) => {
+        this.#connecting = undefined;
+        this.#fail("failed", this.#describeStartFailure(error));
+      },
+    );
+    await this.#connecting;
   }
 
   /** Stops the server (a stdio server's process is ended: its stdin closed, then SIGTERM, then SIGKILL). */
@@ -282,6 +317,7 @@ export class McpServerConnection {
 
   async #usableClient(): Promise<Client> {
     for (;;) {
+      this.#noticeLostConnection();
       if (this.#state === "ready" && this.#client) return this.#client;
       if (this.#connecting) {
         await this.#connecting;
@@ -293,7 +329,7 @@ export class McpServerConnection {
       }
       const why = this.#state === "closed" ? "it was closed" : (this.#problem ?? "it is not running");
       throw new ToolError(
-        `MCP server "${this.name}" is unavailable: ${why}. Its tools cannot be used now; tell the user, who can fix the server and start a new session.`,
+        `MCP server "${this.name}" is unavailable: ${why}. Its tools cannot be used now; tell the user, who can fix the server and restart it (/mcp restart ${this.name} in minagent code) or start a new session.`,
       );
     }
   }
@@ -425,7 +461,12 @@ export class McpServerConnection {
   #makeScrubber(): SecretScrubber {
     // No length limit: the scrubber cuts nothing of a tool's result, which the registry bounds instead.
     return createSecretScrubber({
-      secrets: [...(this.config ? secretValuesOf(this.config) : []), ...(this.#oauth?.secrets() ?? [])],
+      secrets: [
+        ...(this.config ? secretValuesOf(this.config) : []),
+        // A stdio server inherits proxy and npm variables (server-environment.ts): a password in them is hidden too.
+        ...(this.config && !isRemoteServer(this.config) ? inheritedSecretValues() : []),
+        ...(this.#oauth?.secrets() ?? []),
+      ],
       maxPayloadLength: Number.POSITIVE_INFINITY,
     });
   }
@@ -456,7 +497,8 @@ export class McpServerConnection {
     let program = {
       command: config.command,
       args: [...(config.args ?? [])],
-      env: config.env && ({ ...config.env } as Record<string, string | undefined>),
+      // Proxy, CA and npm variables from this environment too (the SDK passes only HOME, PATH and a few others).
+      env: serverEnvironment(config.env) as Record<string, string | undefined>,
       cwd,
     };
     let release: (() => Promise<void>) | undefined;
@@ -466,7 +508,7 @@ export class McpServerConnection {
       // A restart confines the server again while the stopped process's placeholders may still be going: the new
       // confinement waits, or the old release removes a placeholder it reuses (bwrap: "Can't find source path").
       await this.#releasing;
-      const confined = await this.#settings.sandbox.confineProgram({ ...program, cwd: absolute, env: program.env ?? {} });
+      const confined = await this.#settings.sandbox.confineProgram({ ...program, cwd: absolute });
       let released: Promise<void> | undefined;
       release = () => {
         released ??= confined.release().catch(() => undefined);
@@ -479,11 +521,10 @@ export class McpServerConnection {
       }
       program = { command: confined.command, args: confined.args, env: confined.env, cwd: absolute };
     }
-    const env = program.env && definedValues(program.env);
     const transport = new sdk.StdioClientTransport({
       command: program.command,
       args: program.args,
-      ...(env && { env }),
+      env: definedValues(program.env),
       ...(program.cwd !== undefined && { cwd: program.cwd }),
       // Piped, not inherited: a server's log lines must not scribble over the terminal; the last of them explain a crash.
       stderr: "pipe",
@@ -520,6 +561,27 @@ export class McpServerConnection {
     this.#fail("crashed", this.#stoppedReason());
   }
 
+  /**
+   * Marks the server crashed when its connection is gone though the SDK's close has not said so, so that the next
+   * call restarts it instead of failing for ever: its client lost the transport; or, once a call has failed or
+   * timed out (`failure`), the transport refused to send ("Not connected"), or the process ended while something it
+   * started holds its output open (the SDK reports the end of a stdio server only once every holder of its pipes has
+   * let go, which may be never). The process is looked at only then: a launcher that leaves its server running
+   * and exits is not a crash while the server answers.
+   */
+  #noticeLostConnection(failure?: unknown): void {
+    const client = this.#client;
+    if (!client) return;
+    const lost =
+      client.transport === undefined ||
+      (failure !== undefined &&
+        ((failure instanceof Error && failure.message === "Not connected") || (this.#pid !== undefined && !isRunning(this.#pid))));
+    if (!lost) return;
+    this.#connectionClosed(client);
+    // What is left (a transport still waiting for its pipes) is stopped; its late close is ignored, #client being another.
+    void client.close().catch(() => undefined);
+  }
+
   #stoppedReason(): string {
     const tail = this.#lastStderrLines();
     return `the server stopped${tail ? `; its last output: ${tail}` : ""}`;
@@ -530,12 +592,21 @@ export class McpServerConnection {
     const config = this.config;
     if (code === "ENOENT" && config && !isRemoteServer(config))
       return `its command "${config.command}" was not found: install it, or fix "command" in ${this.source}`;
-    if (code === -32001) return `it did not answer within ${this.#settings.startupTimeoutMs} ms of starting${this.#tailSuffix()}`;
+    if (code === -32001)
+      return `it did not answer within ${this.#settings.startupTimeoutMs} ms of starting${this.#tailSuffix()}. ${this.#slowStartAdvice()}`;
     // fetch says only "fetch failed"; why is in its cause (a refused connection, a name that does not resolve).
     const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
     if (config && isRemoteServer(config) && messageOf(error) === "fetch failed" && cause)
       return `it could not be reached at ${config.url} (${String(cause.code ?? cause.message)}): check the url in ${this.source} and that the server is up`;
     return `${messageOf(error)}${this.#tailSuffix()}`;
+  }
+
+  /** What to check when a server does not answer in time: mostly one that is slow, or one that cannot reach the network. */
+  #slowStartAdvice(): string {
+    const slow =
+      "If it is only slow to start (npx fetching its package, say), allow it more: MCP_TIMEOUT=<ms> for minagent code, startupTimeoutMs in code";
+    if (!this.config || isRemoteServer(this.config)) return slow;
+    return `${slow}. If it needs the network: it gets the proxy and CA variables (HTTPS_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS, npm_config_*…) from this environment; set any other variable it needs in its "env" in ${this.source}`;
   }
 
   #tailSuffix(): string {
@@ -574,6 +645,17 @@ async function listAllTools(client: Client, options: { timeout: number; signal: 
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/** True while a process with this id exists (a signal 0 checks, and sends nothing). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function definedValues(record: Record<string, string | undefined>): Record<string, string> {

@@ -66,6 +66,7 @@ describe("the built bin: minagent code", () => {
         writable: [expect.any(String)],
         allowed_domains: [],
       },
+      mcp_servers: [],
     });
   });
 

@@ -92,6 +92,62 @@ describe("minagent code --mcp-config", () => {
     await expect(readFile(join(fixture.workspace, "x.txt"), "utf8")).rejects.toThrow(/ENOENT/);
   }, 60_000);
 
+  test("says which servers are not ready, on stderr and as mcp_servers in the JSON result and stream-json's session-start", async () => {
+    const config = join(fixture.home, "servers.json");
+    const missing = join(fixture.home, "no-such-server");
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          files: referenceServers.filesystem(fixture.workspace),
+          broken: { command: missing },
+          silent: { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] },
+        },
+      }),
+    );
+    // MCP_TIMEOUT: the silent one fails after a second, not the default 30.
+    const env = { ...anthropicEnv(fixture), MCP_TIMEOUT: "1000" };
+    const failed = {
+      name: "broken",
+      status: "failed",
+      state: "failed",
+      problem: `its command "${missing}" was not found: install it, or fix "command" in ${config}`,
+    };
+    const connected = { name: "files", status: "connected", state: "ready" };
+    const timedOut = {
+      name: "silent",
+      status: "failed",
+      state: "failed",
+      problem: expect.stringMatching(/^it did not answer within 1000 ms of starting\. .*MCP_TIMEOUT=<ms> for minagent code/),
+    };
+    fixture.server.reply(answer("ok"), answer("ok"), answer("ok"));
+
+    const json = await runCode(printArgs(fixture, "hi", "--mcp-config", config, "--output-format", "json"), env);
+    expect(json.exit, json.stderr).toBe(0);
+    expect(json.stderr.split("\n")).toEqual([
+      `minagent code: MCP server "broken" failed: ${failed.problem}. Its tools are not available in this run`,
+      expect.stringMatching(
+        /^minagent code: MCP server "silent" failed: it did not answer within 1000 ms of starting\. .*Its tools are not available in this run$/,
+      ),
+      "",
+    ]);
+    expect(JSON.parse(json.stdout).mcp_servers).toEqual([connected, failed, timedOut]);
+
+    const stream = await runCode(printArgs(fixture, "hi", "--mcp-config", config, "--output-format", "stream-json"), env);
+    const lines = stream.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({ type: "session-start", mcp_servers: [connected, failed, timedOut] });
+    expect(lines.at(-1)).toMatchObject({ type: "result", mcp_servers: [connected, failed, timedOut] });
+    expect(stream.stderr).toContain('minagent code: MCP server "broken" failed: its command');
+
+    // --verbose says the ready ones too.
+    const verbose = await runCode(printArgs(fixture, "hi", "--mcp-config", config, "--verbose"), env);
+    expect(verbose.stderr).toMatch(/^minagent code: MCP server "files" ready: \d+ tools$/m);
+    expect(verbose.stderr).toMatch(/^minagent code: MCP server "broken" failed: /m);
+  }, 60_000);
+
   test("a missing --mcp-config file is misuse", async () => {
     const { exit, stderr } = await runCode(
       printArgs(fixture, "hi", "--mcp-config", join(fixture.home, "none.json")),

@@ -72,6 +72,7 @@ describe("minagent code -p: output formats", () => {
         writable: [expect.any(String)],
         allowed_domains: [],
       },
+      mcp_servers: [],
     });
     expect(Object.keys(await sessionFiles(fixture))).toEqual([result.session_id]);
   });
@@ -107,6 +108,7 @@ describe("minagent code -p: output formats", () => {
       cwd: fixture.workspace,
       permission_mode: "default",
       tools: expect.arrayContaining(["Read", "Write", "Bash"]),
+      mcp_servers: [],
     });
     expect(new Set(lines.map((line) => line.session_id))).toEqual(new Set([result?.session_id]));
     const streamed = lines.filter((line) => line.type === "text-delta").map((line) => line.text);

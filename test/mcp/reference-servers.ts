@@ -23,6 +23,12 @@ export const referenceServers = {
   }),
   /** The SDK-built fixture whose tool list changes on request. */
   changingTools: (): McpStdioServerConfig => ({ command: process.execPath, args: [join(fixtures, "changing-tools-server.mjs")] }),
+  /** The SDK-built fixture that sleeps, crashes (leaving a helper that holds its output open, on request) and echoes. */
+  misbehaving: (env: Record<string, string> = {}): McpStdioServerConfig => ({
+    command: process.execPath,
+    args: [join(fixtures, "misbehaving-server.mjs")],
+    env,
+  }),
   /** A server started through a recorder that copies what the client writes to `log`. */
   recorded: (log: string, server: McpStdioServerConfig): McpStdioServerConfig => ({
     command: process.execPath,

@@ -6,6 +6,7 @@ import { ProviderError } from "../../models/provider-error.js";
 import { toOneLine } from "../../text.js";
 import { formatUsage } from "../commands/run.js";
 import { describeProgress, toolCallLine } from "../describe-progress.js";
+import { describePrintMcpServers, mcpServerLine } from "./mcp-server-report.js";
 import { formatPrintResult, type PermissionDenial, type PrintOutcome } from "./print-result.js";
 import { interruptedExitCode } from "./process-input.js";
 import { sandboxStatusLine } from "./sandbox-status.js";
@@ -54,6 +55,8 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
   // A sandbox that was asked for but cannot run (or runs short of something) is said once, before any command runs.
   if (agent.sandbox.status.requested && (!agent.sandbox.status.enabled || agent.sandbox.status.problem))
     io.stderr(`minagent code: ${sandboxStatusLine(agent.sandbox.status)}\n`);
+  const reportMcpServers = createMcpServerReport(context, agent);
+  reportMcpServers();
   // `-p "/review src/a.ts"` runs the custom command; a `/name` no command has is refused, as Claude Code's -p does.
   const slash = await classifySlashPrompt(context.prompt, agent.commands);
   if (slash.kind === "unknown") {
@@ -84,6 +87,8 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
       io.stderr(`minagent code: could not save the session to ${session.file}: ${(error as Error).message}\n`);
     });
   }
+  // A server that failed or stopped during the run (one still starting when it began, say) is said too.
+  reportMcpServers();
   const result = formatPrintResult(outcome, {
     sessionId: session.id,
     usage: spending.usage,
@@ -92,9 +97,30 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
     durationMs: Date.now() - started,
     denials,
     sandbox: agent.sandbox.status,
+    mcpServers: describePrintMcpServers(agent.mcp?.status() ?? []),
   });
   progress.finish(outcome, result);
   return outcome.status === "completed" ? 0 : outcome.status === "interrupted" ? interruptedExitCode(context.signal) : 1;
+}
+
+/**
+ * Says on stderr, once each, what is wrong with the MCP servers: a line for each server that is not ready (failed,
+ * unavailable, stopped, still starting) with its problem, and with --verbose one for each ready server. Called as
+ * the run starts and as it ends; a line already said is not said again.
+ */
+function createMcpServerReport(context: PrintModeContext, agent: CodingAgent): () => void {
+  const said = new Map<string, string>();
+  return () => {
+    for (const server of agent.mcp?.status() ?? []) {
+      if (server.state === "ready" && !context.options.verbose) continue;
+      const line = mcpServerLine(server);
+      if (said.get(server.name) === line) continue;
+      // A server still starting when the run began and ready at its end needs no second line.
+      if (said.has(server.name) && server.state === "ready") continue;
+      said.set(server.name, line);
+      context.io.stderr(`minagent code: ${line}\n`);
+    }
+  };
 }
 
 /** What a command's prompt left out (a file not included, a shell line refused), on stderr unless the output is JSON lines. */
@@ -142,6 +168,8 @@ function createProgress(context: PrintModeContext): Progress {
           cwd: options.cwd,
           permission_mode: agent.permissions.mode,
           tools: agent.registry.schemas().map((schema) => schema.name),
+          // Claude Code's init event lists them so too: a script sees a server that did not start.
+          mcp_servers: describePrintMcpServers(agent.mcp?.status() ?? []),
         }),
       event: (event) => {
         record(event);

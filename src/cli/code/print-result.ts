@@ -1,5 +1,6 @@
 import type { SandboxStatus } from "../../code/sandbox/create-sandbox.js";
 import type { Usage } from "../../core/types.js";
+import type { PrintMcpServer } from "./mcp-server-report.js";
 
 /**
  * How a `-p` run ended: `completed` (exit 0); `max_turns`, `budget_exceeded`, `blocked` (a UserPromptSubmit hook
@@ -53,6 +54,8 @@ export type PrintResult = {
     writable: string[];
     allowed_domains: string[];
   };
+  /** Each MCP server as the run ended: Claude Code's `{ name, status }` (as its stream-json init event has them), minagent's `state` and the `problem`. */
+  mcp_servers: PrintMcpServer[];
   /** Why it did not complete. */
   error?: string;
 };
@@ -77,6 +80,7 @@ export function formatPrintResult(
     durationMs: number;
     denials: PermissionDenial[];
     sandbox: SandboxStatus;
+    mcpServers: PrintMcpServer[];
   },
 ): PrintResult {
   const { usage } = run;
@@ -106,6 +110,7 @@ export function formatPrintResult(
       writable: run.sandbox.writable,
       allowed_domains: run.sandbox.allowedDomains,
     },
+    mcp_servers: run.mcpServers,
     ...(outcome.error !== undefined && { error: outcome.error }),
   };
 }

@@ -106,8 +106,8 @@ export const slashCommands: readonly SlashCommand[] = [
   },
   {
     name: "mcp",
-    arguments: "[login|logout <server>]",
-    summary: "the MCP servers: their state, tools and problems; log in to one that asks for OAuth",
+    arguments: "[restart|login|logout <server>]",
+    summary: "the MCP servers: their state, tools and problems; restart one, or log in to one that asks for OAuth",
     run: async (host, args) => void (await runMcpCommand(host, args)),
   },
   {
@@ -194,7 +194,7 @@ function helpText(host: SlashHost): string {
   const { style } = host;
   const commands = slashCommands.map((command) => {
     const name = `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
-    return `  ${style.cyan(name.padEnd(20))}${command.summary}`;
+    return `  ${style.cyan(name.padEnd(19))} ${command.summary}`;
   });
   const custom = host.agent.commands.list
     .filter((command) => !findSlashCommand(command.name))
