@@ -1,5 +1,6 @@
 import { checkToolParameters, type PrepareTurn, type Tool, type ToolRegistry } from "../engine.js";
 import { ToolError, UsageError } from "../errors.js";
+import { type McpClientFeatures, type McpElicitationHandler, type McpSamplingHandler, rootsOf } from "./client-features.js";
 import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
 import { type DeferTools, ToolDeferral } from "./defer-tools.js";
 import { loadMcpSdk } from "./load-mcp-sdk.js";
@@ -36,6 +37,22 @@ export type ConnectMcpServersOptions = {
    * `failed`) unless this sandbox is enabled. The caller keeps it: close it after {@link McpServers.close}.
    */
   sandbox?: McpSandbox | undefined;
+  /**
+   * Answers servers' `elicitation/create` (a form to fill in, a URL to open): with it, servers are told at their
+   * handshake that this client supports elicitation (form mode, schema defaults applied by the SDK, and URL mode).
+   * Without it, none is declared and servers do not ask. Replace it later with {@link McpServers.setElicitationHandler}.
+   */
+  elicit?: McpElicitationHandler | undefined;
+  /**
+   * Runs servers' `sampling/createMessage` on a model (`createMcpSampler(model)`): with it, sampling is declared at
+   * each handshake. Replace it later with {@link McpServers.setSamplingHandler}.
+   */
+  sample?: McpSamplingHandler | undefined;
+  /**
+   * The folders servers may work in, offered as MCP roots (`file://` URIs, with `roots/list_changed` when
+   * {@link McpServers.setRoots} changes them). Without it (and before `setRoots`), roots are not declared.
+   */
+  roots?: readonly string[] | undefined;
 };
 
 /** What `/mcp` shows of a server. */
@@ -109,6 +126,18 @@ export type McpServers = {
    * they are ready or have failed. Throws a UsageError for a name already taken, or after {@link close}.
    */
   add(servers: readonly ResolvedMcpServer[]): Promise<void>;
+  /**
+   * Replaces what answers servers' elicitation requests (`undefined`: they are declined). A server that connected
+   * while there was none was not told this client can elicit: it learns it when it reconnects (a restart).
+   */
+  setElicitationHandler(handler: McpElicitationHandler | undefined): void;
+  /** Replaces what runs servers' sampling requests (`undefined`: they are refused); declared as elicitation is. */
+  setSamplingHandler(handler: McpSamplingHandler | undefined): void;
+  /**
+   * The folders servers may work in (the workspace, added directories), as MCP roots. When they differ from the last
+   * ones, connected servers are sent `notifications/roots/list_changed` and ask for them again.
+   */
+  setRoots(paths: readonly string[]): Promise<void>;
   /** Resolves when every server is ready or has failed. */
   ready(): Promise<void>;
   /** Stops every server; their tools answer that they were closed. */
@@ -134,12 +163,18 @@ export async function connectMcpServers(
     ? (config as readonly ResolvedMcpServer[])
     : resolveMcpConfig(config, "code", options.variables ?? process.env);
   let revision = 0;
+  const features: McpClientFeatures = {
+    elicit: options.elicit,
+    sample: options.sample,
+    roots: options.roots && rootsOf(options.roots),
+  };
   const settings = {
     clientInfo: options.clientInfo ?? { name: "minagent", version: "0.1.0" },
     startupTimeoutMs: positive("startupTimeoutMs", options.startupTimeoutMs ?? 30_000),
     maxRestarts: Math.max(0, Math.floor(options.maxRestarts ?? 3)),
     cwd: options.cwd,
     sandbox: options.sandbox,
+    features,
     onChange: () => {
       revision += 1;
       options.onChange?.();
@@ -213,6 +248,18 @@ export async function connectMcpServers(
       return connection.callToolForResult(tool, args, callOptions.signal);
     },
     add,
+    setElicitationHandler: (handler) => {
+      features.elicit = handler;
+    },
+    setSamplingHandler: (handler) => {
+      features.sample = handler;
+    },
+    setRoots: async (paths) => {
+      const roots = rootsOf(paths);
+      if (JSON.stringify(roots) === JSON.stringify(features.roots)) return;
+      features.roots = roots;
+      await Promise.all(connections.map((connection) => connection.rootsChanged()));
+    },
     ready: async () => {
       // Servers added while waiting are waited for too.
       let waited = 0;

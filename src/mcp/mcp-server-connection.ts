@@ -3,6 +3,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createSecretScrubber, type JsonSchema, type SecretScrubber } from "../engine.js";
 import { ToolError } from "../errors.js";
+import { attachClientFeatures, type McpClientFeatures } from "./client-features.js";
 import { isRemoteServer, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
 import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.js";
 import { type McpSandbox, sandboxUnavailableReason } from "./mcp-sandbox.js";
@@ -55,6 +56,8 @@ export type McpConnectionSettings = {
   onChange: () => void;
   /** The OS sandbox stdio servers with `"sandbox": true` run in; without an enabled one they are not started. */
   sandbox: McpSandbox | undefined;
+  /** What answers the server's own requests (elicitation, sampling, roots), declared at each handshake. */
+  features: McpClientFeatures;
 };
 
 // The SDK's own per-request timer would cut a long tool call at 60 s; the tool's timeout (the registry's, through
@@ -187,6 +190,11 @@ export class McpServerConnection {
     }
   }
 
+  /** Tells a connected server that the roots changed (it asks for them again); a server not connected asks when it connects. */
+  async rootsChanged(): Promise<void> {
+    await this.#client?.sendRootsListChanged().catch(() => undefined);
+  }
+
   /** Stops the server (a stdio server's process is ended: its stdin closed, then SIGTERM, then SIGKILL). */
   async close(): Promise<void> {
     this.#closing.abort();
@@ -267,6 +275,7 @@ export class McpServerConnection {
         },
       },
     });
+    await attachClientFeatures(client, this.name, this.#settings.features);
     this.#stderrTail = "";
     const { transport, release } = await this.#createTransport(sdk, config);
     client.onclose = () => this.#connectionClosed(client);
