@@ -86,6 +86,13 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
       cwd: options.cwd,
       variables: options.env,
       sandbox,
+      // Declared at every handshake, answered by the session's agent once it exists (it sets its own handlers):
+      // servers connect before the agent is made.
+      elicit: async () => ({ action: "decline" }),
+      sample: async ({ server }) => {
+        throw new Error(`MCP server "${server}" asked to use the model before the session was ready; try again.`);
+      },
+      roots: [options.cwd, ...(options.additionalDirectories ?? []).map((directory) => resolve(options.cwd, directory))],
       ...(options.env.MCP_TIMEOUT && { startupTimeoutMs: Number(options.env.MCP_TIMEOUT) }),
     });
     const mcp: McpServers = sandbox

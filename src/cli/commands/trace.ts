@@ -4,6 +4,7 @@ import { formatTraceTree } from "../../trace/format-trace-tree.js";
 import { readTraceFile } from "../../trace/json-file-exporter.js";
 import type { Trace } from "../../trace/trace.js";
 import type { CliIo } from "../io.js";
+import { openInBrowser } from "../open-in-browser.js";
 
 const traceHelp = `Usage: minagent trace show <file or directory> [--no-timeline]
        minagent trace serve [file or directory] [--port <n>] [--open] [--max-trace-mb <n>]
@@ -156,7 +157,7 @@ export async function serveTraces(args: readonly string[], io: CliIo, stop: Abor
   io.stdout(
     `Trace viewer: ${url}\nServing ${server.only === undefined ? `the traces and sessions in ${server.root}` : `${server.root}/${server.only}`}; live as files are written. Ctrl-C to stop.\n`,
   );
-  if (options.open) openInBrowser(url, io);
+  if (options.open) openInBrowser(url, (message) => io.stderr(`${message}\n`));
   if (!stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
   await server.close();
   return 0;
@@ -202,22 +203,4 @@ function processStopSignal(): AbortSignal {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   return controller.signal;
-}
-
-/** Opens the URL with the platform's opener; if there is none, the printed URL is enough. */
-function openInBrowser(url: string, io: CliIo): void {
-  const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
-  const [command, args] =
-    process.platform === "darwin"
-      ? ["open", [url]]
-      : process.platform === "win32"
-        ? ["cmd", ["/c", "start", "", url]]
-        : ["xdg-open", [url]];
-  try {
-    const child = spawn(command as string, args as string[], { detached: true, stdio: "ignore" });
-    child.on("error", () => io.stderr(`Could not open a browser (${command} failed); open ${url} yourself.\n`));
-    child.unref();
-  } catch {
-    io.stderr(`Could not open a browser; open ${url} yourself.\n`);
-  }
 }
