@@ -8,13 +8,28 @@ import { anthropicStream } from "../helpers/wire-bodies.js";
 import { referenceServers } from "../mcp/reference-servers.js";
 import { bin, hasTmux, Pane } from "./tmux-pane.js";
 
-// A server's elicitation form as a person fills it in: the built bin in a tmux pane, the real server-everything asking
-// through its trigger-elicitation-request tool, the model a scripted Anthropic server on 127.0.0.1.
+// A server's elicitation form as a person fills it in, and its sampling request asked about: the built bin in a tmux
+// pane, the real server-everything asking
+// through its trigger-elicitation-request and trigger-sampling-request tools, the model a scripted Anthropic server on
+// 127.0.0.1.
 
 const usage = { input_tokens: 1500, output_tokens: 30 };
 const say = (text: string) => ({ sse: anthropicStream([{ type: "text", text }], "end_turn", usage) });
 const call = (id: string, name: string, input: Record<string, unknown>) => ({
   sse: anthropicStream([{ type: "tool_use", id, name, input }], "tool_use", usage),
+});
+
+/** A non-streamed reply, as a sampling request's model call (which does not stream) gets. */
+const sampled = (text: string) => ({
+  json: {
+    id: "msg_sampled",
+    type: "message",
+    role: "assistant",
+    model: "claude-haiku-4-5",
+    content: [{ type: "text", text }],
+    stop_reason: "end_turn",
+    usage: { input_tokens: 30, output_tokens: 7 },
+  },
 });
 
 /** The text of the tool result a request sent. */
@@ -24,7 +39,7 @@ function toolResult(request: WireRequest | undefined): string {
   return typeof result?.content === "string" ? result.content : JSON.stringify(result?.content ?? "");
 }
 
-describe.skipIf(!hasTmux)("an MCP server's elicitation in minagent code (tmux)", () => {
+describe.skipIf(!hasTmux)("an MCP server's elicitation and sampling in minagent code (tmux)", () => {
   let server: WireServer;
   let workspace: string;
   let home: string;
@@ -55,11 +70,11 @@ describe.skipIf(!hasTmux)("an MCP server's elicitation in minagent code (tmux)",
     const args = ["--model", "anthropic:claude-haiku-4-5", "--mcp-config", join(home, "servers.json"), "--allowedTools", "mcp__everything"];
     await pane.start(workspace, env, args);
     await pane.waitFor(/^>/m);
-    // Servers start in the background: /mcp until the server lists the tool it adds once it knows the client elicits.
+    // Servers start in the background: /mcp until the server lists the tools it adds once it knows what the client does.
     for (let attempt = 0; ; attempt++) {
       await ask("/mcp");
       const screen = await pane.waitFor(/everything {2}\w+/);
-      if (screen.includes("trigger-elicitation-request")) break;
+      if (screen.includes("simulate-research-query")) break;
       if (attempt === 40) throw new Error(`server-everything did not offer trigger-elicitation-request:\n${screen}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -156,5 +171,33 @@ describe.skipIf(!hasTmux)("an MCP server's elicitation in minagent code (tmux)",
     await pane.keys("Escape");
     await pane.waitFor("You cancelled.", 20_000);
     expect(toolResult(server.requests[3])).toContain("User cancelled the elicitation dialog.");
+  }, 60_000);
+
+  test("a server's sampling request is asked like a call, with what it would send; allowed for the session, it is not asked again", async () => {
+    server.reply(
+      call("t1", "mcp__everything__trigger-sampling-request", { prompt: "a haiku about tests" }),
+      sampled("Green checks in a row."),
+      say("The server has its haiku."),
+      call("t2", "mcp__everything__trigger-sampling-request", { prompt: "another" }),
+      sampled("Red, then green again."),
+      say("And another."),
+    );
+    await start();
+    await ask("Let the server sample");
+    const prompt = await pane.waitFor("Allow McpSampling(everything)?", 20_000);
+    expect(prompt).toContain("system: You are a helpful test server.");
+    expect(prompt).toContain("Resource trigger-sampling-request context: a haiku about tests");
+    expect(prompt).toContain('MCP server "everything" asks to use the model (claude-haiku-4-5)');
+    expect(prompt).toContain("2. Yes, and don't ask again this session for McpSampling(everything)");
+    await pane.type("2");
+    await pane.waitFor("The server has its haiku.", 20_000);
+    expect(toolResult(server.requests[2])).toContain("Green checks in a row.");
+    // The sampling call is the session's: its tokens are in the status line (1,530 + 37 + 1,530).
+    expect(await pane.statusLine()).toContain("3,097 tokens");
+
+    await ask("Again");
+    await pane.waitFor("And another.", 20_000);
+    expect(toolResult(server.requests[5])).toContain("Red, then green again.");
+    expect((await pane.screen()).split("Again")[1]).not.toContain("Allow McpSampling");
   }, 60_000);
 });
