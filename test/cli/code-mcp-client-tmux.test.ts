@@ -9,9 +9,8 @@ import { referenceServers } from "../mcp/reference-servers.js";
 import { bin, hasTmux, Pane } from "./tmux-pane.js";
 
 // A server's elicitation form as a person fills it in, and its sampling request asked about: the built bin in a tmux
-// pane, the real server-everything asking
-// through its trigger-elicitation-request and trigger-sampling-request tools, the model a scripted Anthropic server on
-// 127.0.0.1.
+// pane, the real server-everything asking through its trigger-elicitation-request and trigger-sampling-request tools,
+// the model a scripted Anthropic server on 127.0.0.1.
 
 const usage = { input_tokens: 1500, output_tokens: 30 };
 const say = (text: string) => ({ sse: anthropicStream([{ type: "text", text }], "end_turn", usage) });
