@@ -33,7 +33,13 @@ describe("readElicitationFields", () => {
       { name: "color", kind: "choice", label: "color", required: false },
       { name: "tags", kind: "choices", label: "tags", required: false },
     ]);
-    expect(fields[3]).toMatchObject({ default: "g", options: [{ value: "r", label: "Red" }, { value: "g", label: "Green" }] });
+    expect(fields[3]).toMatchObject({
+      default: "g",
+      options: [
+        { value: "r", label: "Red" },
+        { value: "g", label: "Green" },
+      ],
+    });
     // A default that is not one of the choices is dropped.
     expect(fields[4]).toMatchObject({ default: ["a"], options: [{ value: "a", label: "Alpha" }] });
   });
