@@ -172,6 +172,22 @@ describe.skipIf(!hasTmux)("an MCP server's elicitation and sampling in minagent 
     expect(toolResult(server.requests[3])).toContain("User cancelled the elicitation dialog.");
   }, 60_000);
 
+  test("a URL elicitation: the link is printed and stays on screen, and the person's yes is sent", async () => {
+    const url = "https://example.com/authorize?state=abc";
+    server.reply(call("t1", "mcp__everything__trigger-url-elicitation", { url, message: "Authorize the example app" }), say("Authorized."));
+    await start();
+    await ask("Authorize");
+    const shown = await pane.waitFor("Open it in the browser", 20_000);
+    expect(shown).toContain('MCP server "everything" asks you to open a link:');
+    expect(shown).toContain("Authorize the example app");
+    expect(shown).toContain(url);
+    expect(shown).toContain("2. I will open it myself");
+    await pane.type("2");
+    const after = await pane.waitFor("Authorized.", 20_000);
+    expect(after).toContain(url);
+    expect(toolResult(server.requests[1])).toContain("User completed the URL elicitation flow.");
+  }, 60_000);
+
   test("a server's sampling request is asked like a call, with what it would send; allowed for the session, it is not asked again", async () => {
     server.reply(
       call("t1", "mcp__everything__trigger-sampling-request", { prompt: "a haiku about tests" }),
