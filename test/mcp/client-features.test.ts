@@ -125,6 +125,36 @@ describe("sampling", () => {
     }
   });
 
+  it("tells its listener of the model call (for a session's usage), and a prepareTurn that throws stops it (a budget)", async () => {
+    const events: string[] = [];
+    let allowed = true;
+    const guarded = await connectMcpServers(
+      { mcpServers: { everything: referenceServers.everything() } },
+      {
+        sample: createMcpSampler(new FakeModel(["Counted."]), {
+          onEvent: (event) => {
+            if (event.type === "model-call-end") events.push(`${event.response.usage?.outputTokens ?? 0} tokens out`);
+          },
+          prepareTurn: () => {
+            if (!allowed) throw new Error("the next model call would take the spending past the budget");
+          },
+        }),
+      },
+    );
+    try {
+      await waitFor(() => guarded.tools().some((tool) => tool.mcpName === "trigger-sampling-request"), "the sampling tool");
+      expect(textOf(await guarded.callTool("everything", "trigger-sampling-request", { prompt: "one" }))).toContain("Counted.");
+      expect(events).toHaveLength(1);
+      allowed = false;
+      const stopped = await guarded.callTool("everything", "trigger-sampling-request", { prompt: "two" });
+      expect(stopped.isError).toBe(true);
+      expect(textOf(stopped)).toContain("past the budget");
+      expect(events).toHaveLength(1);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it("describes images in words, and keeps the conversation's order", () => {
     const converted = convertMcpSamplingMessages(
       [
