@@ -50,7 +50,8 @@ export type ConnectMcpServersOptions = {
   sample?: McpSamplingHandler | undefined;
   /**
    * The folders servers may work in, offered as MCP roots (`file://` URIs, with `roots/list_changed` when
-   * {@link McpServers.setRoots} changes them). Without it (and before `setRoots`), roots are not declared.
+   * {@link McpServers.setRoots} changes them). Without it, roots are not declared (a server such as server-filesystem
+   * then keeps the folders its command line gives it; given roots, it works in those instead).
    */
   roots?: readonly string[] | undefined;
 };
@@ -135,7 +136,8 @@ export type McpServers = {
   setSamplingHandler(handler: McpSamplingHandler | undefined): void;
   /**
    * The folders servers may work in (the workspace, added directories), as MCP roots. When they differ from the last
-   * ones, connected servers are sent `notifications/roots/list_changed` and ask for them again.
+   * ones, connected servers are sent `notifications/roots/list_changed` and ask for them again. Without the `roots`
+   * option at connection, roots are not offered and this does nothing.
    */
   setRoots(paths: readonly string[]): Promise<void>;
   /** Resolves when every server is ready or has failed. */
@@ -255,6 +257,8 @@ export async function connectMcpServers(
       features.sample = handler;
     },
     setRoots: async (paths) => {
+      // Offered only by choice at connection: a server's scope must not change by itself at a restart.
+      if (!features.roots) return;
       const roots = rootsOf(paths);
       if (JSON.stringify(roots) === JSON.stringify(features.roots)) return;
       features.roots = roots;

@@ -33,6 +33,11 @@ export type CodeMcpOptions = {
   sandbox?: boolean | undefined;
   /** `--add-dir` folders: a sandboxed server may write there, as Bash commands may. */
   additionalDirectories?: readonly string[] | undefined;
+  /**
+   * The folders offered to servers as MCP roots (server-filesystem works in them instead of its command line's).
+   * Default: `cwd` and `additionalDirectories`, as Claude Code offers its working directory.
+   */
+  roots?: readonly string[] | undefined;
   /** `--allowedTools` and `--disallowedTools`: their `Read(…)` deny and `WebFetch(domain:…)` allow rules reach a sandboxed server as they reach Bash. */
   rules?: { allow?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
 };
@@ -92,7 +97,7 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
       sample: async ({ server }) => {
         throw new Error(`MCP server "${server}" asked to use the model before the session was ready; try again.`);
       },
-      roots: [options.cwd, ...(options.additionalDirectories ?? []).map((directory) => resolve(options.cwd, directory))],
+      roots: options.roots ?? [options.cwd, ...(options.additionalDirectories ?? []).map((directory) => resolve(options.cwd, directory))],
       ...(options.env.MCP_TIMEOUT && { startupTimeoutMs: Number(options.env.MCP_TIMEOUT) }),
     });
     const mcp: McpServers = sandbox
