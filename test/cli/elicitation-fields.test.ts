@@ -1,4 +1,4 @@
-// The interactive form's reading of an elicitation schema, and its checks of what a person types.
+// The interactive form's reading of an elicitation schema, its checks of what a person types, and a form it cannot show.
 import { describe, expect, test } from "vitest";
 import {
   type ElicitationField,
@@ -6,6 +6,9 @@ import {
   parseFieldText,
   readElicitationFields,
 } from "../../src/cli/code/interactive/elicitation-fields.js";
+import { askElicitation } from "../../src/cli/code/interactive/elicitation-form.js";
+import { Terminal } from "../../src/cli/code/interactive/terminal.js";
+import { fakeTerminal } from "./interactive-harness.js";
 
 const fieldsOf = (schema: Record<string, unknown>): ElicitationField[] => {
   const read = readElicitationFields(schema);
@@ -86,5 +89,27 @@ describe("what a person types", () => {
     expect(parseChoiceNumbers(tools, "4")).toEqual({ problem: "4 is not one of the numbers 1–3" });
     expect(parseChoiceNumbers(tools, "1,2,3")).toEqual({ problem: "choose at most 2" });
     expect(parseChoiceNumbers(tools, "")).toEqual({ value: undefined });
+  });
+});
+
+describe("askElicitation", () => {
+  test("declines a form it cannot show, with a note naming the server, and asks nothing", async () => {
+    const screen = fakeTerminal();
+    const notes: string[] = [];
+    const result = await askElicitation(
+      { terminal: new Terminal(screen, {}), keep: (text) => notes.push(text), note: (text) => notes.push(text) },
+      {
+        server: "crm",
+        message: "Your address?",
+        signal: new AbortController().signal,
+        mode: "form",
+        requestedSchema: { type: "object", properties: { address: { type: "object", properties: { street: { type: "string" } } } } },
+      },
+    );
+    expect(result).toEqual({ action: "decline" });
+    expect(notes).toEqual([
+      '  MCP server "crm" asked for input this session cannot show (its field "address" is of type "object", which an MCP form may not ask for); it was declined.',
+    ]);
+    expect(screen.text()).toBe("");
   });
 });
