@@ -1,12 +1,15 @@
-import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
 import type { CliIo } from "./io.js";
 
 /**
  * Opens the URL in the person's browser: `$BROWSER` when set (as many command-line tools honour it), else the
- * platform's opener. The caller prints the URL too: when nothing can be opened, the printed URL is enough.
+ * platform's opener (`open`, `start`, `xdg-open`); if there is none, `onFailure` hears a sentence saying so, and
+ * the URL the caller printed is enough.
  */
-export function openInBrowser(url: string, io: CliIo): void {
-  const browser = io.env.BROWSER;
+export function openInBrowser(url: string, options: { env: CliIo["env"]; onFailure: (message: string) => void }): void {
+  // Loaded here, not at import: only a person asking to open something pays for it.
+  const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
+  const browser = options.env.BROWSER;
   const [command, args]: [string, string[]] = browser
     ? [browser, [url]]
     : process.platform === "darwin"
@@ -15,11 +18,11 @@ export function openInBrowser(url: string, io: CliIo): void {
         ? ["cmd", ["/c", "start", "", url]]
         : ["xdg-open", [url]];
   try {
-    const child = spawn(command, args, { detached: true, stdio: "ignore", env: io.env });
-    child.on("error", () => io.stderr(`Could not open a browser (${command} failed); open the URL yourself.\n`));
+    const child = spawn(command, args, { detached: true, stdio: "ignore", env: options.env });
+    child.on("error", () => options.onFailure(`Could not open a browser (${command} failed); open ${url} yourself.`));
     child.unref();
   } catch {
-    io.stderr("Could not open a browser; open the URL yourself.\n");
+    options.onFailure(`Could not open a browser; open ${url} yourself.`);
   }
 }
 

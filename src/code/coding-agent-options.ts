@@ -1,7 +1,7 @@
 // What a CodingAgent is made with and what its runs take and give: apart from the class, so that the steps that
 // build it (coding-agent-parts.ts) read these types without importing the class.
 import type { AgentEventListener, ApprovalDecision, Message, Model, PrepareTurn, RunResult, Tool, ToolCall } from "../engine.js";
-import type { DeferTools, McpServers } from "../mcp/index.js";
+import type { DeferTools, McpElicitationHandler, McpServers } from "../mcp/index.js";
 import type { CustomCommand, ExpandedCommand } from "./commands/index.js";
 import type { CompactorOptions } from "./compaction/index.js";
 import type { HookConfiguration, HookRunReport } from "./hooks/index.js";
@@ -72,6 +72,20 @@ export type CodingAgentOptions = {
    * the model's context window on every call (loading costs a turn, worth it only for big schemas).
    */
   deferMcpTools?: DeferTools | undefined;
+  /**
+   * Asked, while the server's tool call waits, when an MCP server wants something from the person (`elicitation/create`:
+   * a form, or a URL to open); the CLI puts it to the person through the same queue as permission prompts. Set on
+   * `mcp` when the agent is made (`mcp.setElicitationHandler`); without it, `mcp`'s own handler stays.
+   */
+  elicit?: McpElicitationHandler | undefined;
+  /**
+   * MCP servers' sampling requests (`sampling/createMessage`): run on the agent's model (or `model`), judged like a
+   * tool call named `McpSampling` with the server as argument: the rule `McpSampling(github)` allows that server,
+   * `McpSampling` every server; otherwise `askPerson` is asked, and without one the request is refused. The model
+   * call's events go to `onEvent` and it runs after `prepareTurn`, so a budget guard counts it. `false`: `mcp`'s own
+   * handler stays. Default: on whenever `mcp` is given.
+   */
+  mcpSampling?: false | { model?: Model | undefined } | undefined;
   /** The session's id, sent to hooks (default: a random one). */
   sessionId?: string | undefined;
   /** The checklist TodoWrite keeps (default: a new one; read it as `agent.todos.todos`). */

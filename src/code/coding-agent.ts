@@ -38,6 +38,7 @@ import {
   describePermissions,
   describeTodos,
 } from "./compaction/index.js";
+import { createSessionSampler } from "./create-session-sampler.js";
 import { HookTranscript } from "./hooks/hook-transcript.js";
 import { createHookedPermissionCheck } from "./hooks/hooked-permission-check.js";
 import { HookRunner, type HookSettings, type SessionEndReason, type SessionStartSource } from "./hooks/index.js";
@@ -306,6 +307,7 @@ export class CodingAgent {
             )
           : options.prepareTurn,
     });
+    if (options.mcp) connectMcpToSession(options.mcp, model, permissions, options);
     return new CodingAgent({
       agent,
       workspace,
@@ -442,6 +444,25 @@ export class CodingAgent {
     });
     return this.#sessionContext;
   }
+}
+
+/**
+ * What the session answers MCP servers with: the person for elicitation, its model for sampling (judged as a call),
+ * and its folders as roots (servers connected with roots are told when they change).
+ */
+function connectMcpToSession(mcp: McpServers, model: Model, permissions: CodePermissions, options: CodingAgentOptions): void {
+  if (options.elicit) mcp.setElicitationHandler(options.elicit);
+  if (options.mcpSampling !== false)
+    mcp.setSamplingHandler(
+      createSessionSampler({
+        model: options.mcpSampling?.model ?? model,
+        permissions,
+        askPerson: options.askPerson,
+        onEvent: options.onEvent,
+        prepareTurn: options.prepareTurn,
+      }),
+    );
+  void mcp.setRoots(permissions.directories);
 }
 
 /** The custom commands: the files' (unless `commands` is `false`), then those given in code. */

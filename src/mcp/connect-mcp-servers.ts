@@ -4,6 +4,7 @@ import { checkToolParameters, type PrepareTurn, type Tool, type ToolRegistry } f
 import { ToolError, UsageError } from "../errors.js";
 import { McpCredentialStore } from "./auth/credential-store.js";
 import type { McpAuthorizationRequest } from "./auth/mcp-oauth-provider.js";
+import { type McpClientFeatures, type McpElicitationHandler, type McpSamplingHandler, rootsOf } from "./client-features.js";
 import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
 import { type DeferTools, ToolDeferral } from "./defer-tools.js";
 import { loadMcpSdk } from "./load-mcp-sdk.js";
@@ -40,6 +41,23 @@ export type ConnectMcpServersOptions = {
    * `failed`) unless this sandbox is enabled. The caller keeps it: close it after {@link McpServers.close}.
    */
   sandbox?: McpSandbox | undefined;
+  /**
+   * Answers servers' `elicitation/create` (a form to fill in, a URL to open): with it, servers are told at their
+   * handshake that this client supports elicitation (form mode, schema defaults applied by the SDK, and URL mode).
+   * Without it, none is declared and servers do not ask. Replace it later with {@link McpServers.setElicitationHandler}.
+   */
+  elicit?: McpElicitationHandler | undefined;
+  /**
+   * Runs servers' `sampling/createMessage` on a model (`createMcpSampler(model)`): with it, sampling is declared at
+   * each handshake. Replace it later with {@link McpServers.setSamplingHandler}.
+   */
+  sample?: McpSamplingHandler | undefined;
+  /**
+   * The folders servers may work in, offered as MCP roots (`file://` URIs, with `roots/list_changed` when
+   * {@link McpServers.setRoots} changes them). Without it, roots are not declared (a server such as server-filesystem
+   * then keeps the folders its command line gives it; given roots, it works in those instead).
+   */
+  roots?: readonly string[] | undefined;
   /** How servers reached over HTTP that ask for OAuth are logged in to (docs/mcp.md, "Logging in"). */
   auth?: McpAuthOptions | undefined;
 };
@@ -155,6 +173,19 @@ export type McpServers = {
    * Rejects with a UsageError for a name no server has, or after {@link close}.
    */
   restart(server: string): Promise<void>;
+  /**
+   * Replaces what answers servers' elicitation requests (`undefined`: they are declined). A server that connected
+   * while there was none was not told this client can elicit: it learns it when it reconnects (a restart).
+   */
+  setElicitationHandler(handler: McpElicitationHandler | undefined): void;
+  /** Replaces what runs servers' sampling requests (`undefined`: they are refused); declared as elicitation is. */
+  setSamplingHandler(handler: McpSamplingHandler | undefined): void;
+  /**
+   * The folders servers may work in (the workspace, added directories), as MCP roots. When they differ from the last
+   * ones, connected servers are sent `notifications/roots/list_changed` and ask for them again. Without the `roots`
+   * option at connection, roots are not offered and this does nothing.
+   */
+  setRoots(paths: readonly string[]): Promise<void>;
   /** Resolves when every server is ready or has failed. */
   ready(): Promise<void>;
   /** Stops every server; their tools answer that they were closed. */
@@ -180,6 +211,11 @@ export async function connectMcpServers(
     ? (config as readonly ResolvedMcpServer[])
     : resolveMcpConfig(config, "code", options.variables ?? process.env);
   let revision = 0;
+  const features: McpClientFeatures = {
+    elicit: options.elicit,
+    sample: options.sample,
+    roots: options.roots && rootsOf(options.roots),
+  };
   const settings = {
     clientInfo: options.clientInfo ?? { name: "minagent", version: "0.1.0" },
     startupTimeoutMs: positive("startupTimeoutMs", options.startupTimeoutMs ?? 30_000),
@@ -192,6 +228,7 @@ export async function connectMcpServers(
       loginTimeoutMs: positive("auth.loginTimeoutMs", options.auth?.loginTimeoutMs ?? 300_000),
       loginHint: options.auth?.loginHint ?? ((server: string) => `call login("${server}")`),
     },
+    features,
     onChange: () => {
       revision += 1;
       options.onChange?.();
@@ -291,6 +328,20 @@ export async function connectMcpServers(
           `There is no MCP server named "${server}" to restart (servers: ${connections.map(({ name }) => name).join(", ") || "none"}).`,
         );
       await connection.restart();
+    },
+    setElicitationHandler: (handler) => {
+      features.elicit = handler;
+    },
+    setSamplingHandler: (handler) => {
+      features.sample = handler;
+    },
+    setRoots: async (paths) => {
+      // Offered only by choice at connection: a server's scope must not change by itself at a restart.
+      if (!features.roots) return;
+      const roots = rootsOf(paths);
+      if (JSON.stringify(roots) === JSON.stringify(features.roots)) return;
+      features.roots = roots;
+      await Promise.all(connections.map((connection) => connection.rootsChanged()));
     },
     ready: async () => {
       // Servers added while waiting are waited for too.

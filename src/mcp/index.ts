@@ -1,6 +1,18 @@
 // `minagent/mcp`: any Model Context Protocol server's tools on minagent's loop. The MCP SDK
 // (@modelcontextprotocol/sdk, an optional peer dependency) is loaded when the first server starts.
 export { type McpAuthorizationRequest, McpLoginRequiredError } from "./auth/mcp-oauth-provider.js";
+export type {
+  McpElicitationHandler,
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpElicitationValue,
+  McpRoot,
+  McpSamplingContent,
+  McpSamplingHandler,
+  McpSamplingMessage,
+  McpSamplingRequest,
+  McpSamplingResult,
+} from "./client-features.js";
 export {
   isRemoteServer,
   type McpConfig,
@@ -21,6 +33,7 @@ export {
   type McpTool,
   type McpTurnOptions,
 } from "./connect-mcp-servers.js";
+export { convertMcpSamplingMessages, createMcpSampler, type McpSamplerOptions, mapStopReasonToMcp } from "./create-mcp-sampler.js";
 export { type DeferTools, loadedToolNames, ToolDeferral, toolSearchName } from "./defer-tools.js";
 export type { McpSandbox } from "./mcp-sandbox.js";
 export type { McpServerState, McpToolAnnotations, McpToolDefinition } from "./mcp-server-connection.js";

@@ -5,6 +5,7 @@ import { createSecretScrubber, type JsonSchema, type SecretScrubber } from "../e
 import { ToolError } from "../errors.js";
 import type { McpCredentialStore } from "./auth/credential-store.js";
 import { type McpAuthorizationRequest, McpLoginRequiredError, McpOAuthProvider } from "./auth/mcp-oauth-provider.js";
+import { attachClientFeatures, type McpClientFeatures } from "./client-features.js";
 import { isRemoteServer, type McpRemoteServerConfig, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
 import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.js";
 import { type McpSandbox, sandboxUnavailableReason } from "./mcp-sandbox.js";
@@ -61,6 +62,8 @@ export type McpConnectionSettings = {
   sandbox: McpSandbox | undefined;
   /** Where OAuth logins are kept, and who shows a login's URL. */
   auth: McpAuthSettings;
+  /** What answers the server's own requests (elicitation, sampling, roots), declared at each handshake. */
+  features: McpClientFeatures;
 };
 
 /** How HTTP servers that ask for OAuth are logged in to. */
@@ -300,6 +303,11 @@ export class McpServerConnection {
     await this.#connecting;
   }
 
+  /** Tells a connected server that the roots changed (it asks for them again); a server not connected asks when it connects. */
+  async rootsChanged(): Promise<void> {
+    await this.#client?.sendRootsListChanged().catch(() => undefined);
+  }
+
   /** Stops the server (a stdio server's process is ended: its stdin closed, then SIGTERM, then SIGKILL). */
   async close(): Promise<void> {
     this.#closing.abort();
@@ -394,6 +402,7 @@ export class McpServerConnection {
         },
       },
     });
+    await attachClientFeatures(client, this.name, this.#settings.features);
     this.#stderrTail = "";
     const { transport, release } = await this.#createTransport(sdk, config);
     client.onclose = () => this.#connectionClosed(client);

@@ -259,7 +259,9 @@ describe("minagent code's MCP servers (startCodeMcpServers)", () => {
     const extra = folderIn("minagent-mcp-allow-write-", "/var/tmp");
     const refused = folderIn("minagent-mcp-refused-", "/var/tmp");
     const { root, home, config } = project([extra, refused], { sandbox: { filesystem: { allowWrite: [extra] } } });
-    const setup = await startCodeMcpServers({ cwd: root, home, env: {}, configFiles: [config], strict: true });
+    // Its folders as roots too (by default the project's): the server tries both, and the OS refuses one.
+    const roots = [extra, refused];
+    const setup = await startCodeMcpServers({ cwd: root, home, env: {}, configFiles: [config], strict: true, roots });
     const mcp = setup.mcp as McpServers;
     await mcp.ready();
     expect(mcp.status()[0]).toMatchObject({ name: "files", state: "ready", sandboxed: true });

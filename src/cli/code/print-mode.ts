@@ -46,6 +46,12 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
           io.stderr(`✗ ${request.toolCall.name} not approved (-p): ${toOneLine(request.reason ?? "it needs approval", 160)}\n`);
         return { behavior: "deny", message: printModeDenial(request) };
       },
+      // Nobody can fill in a server's form or open its link: declined, and said, so that a script's author knows why.
+      elicit: async (request) => {
+        const what = request.mode === "url" ? `to open ${request.url}` : `for input (${toOneLine(request.message, 120)})`;
+        io.stderr(`minagent code: MCP server "${request.server}" asked ${what}; declined: -p has no person to answer it.\n`);
+        return { action: "decline" };
+      },
     });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;

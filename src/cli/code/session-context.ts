@@ -98,7 +98,7 @@ export interface CodeSessionStore {
 /** What a UI may set on the agent it builds; everything else comes from the flags. */
 export type CodingAgentOverrides = Pick<
   CodingAgentOptions,
-  "askPerson" | "askNetwork" | "onEvent" | "onHookRun" | "todos" | "instructions"
+  "askPerson" | "askNetwork" | "elicit" | "onEvent" | "onHookRun" | "todos" | "instructions"
 >;
 
 /**

@@ -34,6 +34,11 @@ export type CodeMcpOptions = {
   sandbox?: boolean | undefined;
   /** `--add-dir` folders: a sandboxed server may write there, as Bash commands may. */
   additionalDirectories?: readonly string[] | undefined;
+  /**
+   * The folders offered to servers as MCP roots (server-filesystem works in them instead of its command line's).
+   * Default: `cwd` and `additionalDirectories`, as Claude Code offers its working directory.
+   */
+  roots?: readonly string[] | undefined;
   /** `--allowedTools` and `--disallowedTools`: their `Read(…)` deny and `WebFetch(domain:…)` allow rules reach a sandboxed server as they reach Bash. */
   rules?: { allow?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
 };
@@ -84,6 +89,13 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
       cwd: options.cwd,
       variables: options.env,
       sandbox,
+      // Declared at every handshake, answered by the session's agent once it exists (it sets its own handlers):
+      // servers connect before the agent is made.
+      elicit: async () => ({ action: "decline" }),
+      sample: async ({ server }) => {
+        throw new Error(`MCP server "${server}" asked to use the model before the session was ready; try again.`);
+      },
+      roots: options.roots ?? [options.cwd, ...(options.additionalDirectories ?? []).map((directory) => resolve(options.cwd, directory))],
       ...(options.env.MCP_TIMEOUT && { startupTimeoutMs: Number(options.env.MCP_TIMEOUT) }),
       // Logins wait for the person: a server that needs one is needs-login until /mcp login or `minagent mcp login`.
       auth: { directory: mcpAuthDirectory(options.home), loginHint: mcpLoginHint },

@@ -141,7 +141,7 @@ async function logIn(server: ResolvedMcpServer, home: string, open: boolean, io:
       io.stderr(
         `Log in to ${server.name} in your browser${open ? " (opening it)" : ""}:\n\n  ${url}\n\nWaiting for the browser to come back (Ctrl-C gives up)…\n`,
       );
-      if (open) openInBrowser(url, io);
+      if (open) openInBrowser(url, { env: io.env, onFailure: (message) => io.stderr(`${message}\n`) });
     });
     if (status.state !== "ready") {
       io.stderr(`Could not log in to ${server.name}: ${status.problem ?? status.state}\n`);

@@ -157,7 +157,7 @@ export async function serveTraces(args: readonly string[], io: CliIo, stop: Abor
   io.stdout(
     `Trace viewer: ${url}\nServing ${server.only === undefined ? `the traces and sessions in ${server.root}` : `${server.root}/${server.only}`}; live as files are written. Ctrl-C to stop.\n`,
   );
-  if (options.open) openInBrowser(url, io);
+  if (options.open) openInBrowser(url, { env: io.env, onFailure: (message) => io.stderr(`${message}\n`) });
   if (!stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
   await server.close();
   return 0;

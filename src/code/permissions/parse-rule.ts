@@ -31,6 +31,8 @@ const namedArguments: Readonly<Record<string, string>> = {
   Skill: "skill",
   // Claude Code's tool for the model to run a custom command; minagent has none, but its rules must still parse.
   SlashCommand: "command",
+  // An MCP server's sampling request (src/code/create-session-sampler.ts): `McpSampling(github)` lets that server use the model.
+  McpSampling: "server",
 };
 
 /** One permission rule, parsed and compiled. */
@@ -109,7 +111,7 @@ export function parsePermissionRule(text: unknown, list: RuleList, source: strin
       `${source}: the ${list} rule ${JSON.stringify(trimmed)} is for a tool minagent does not have (${tool}); skipped`,
     );
   return fail(
-    `${tool} takes no specifier (only Bash, the file tools — Read, Edit, Write, Grep, Glob, … —, WebFetch(domain:…), Agent(<type>), Skill(<name>) and SlashCommand(/<name>) do); write ${tool} alone`,
+    `${tool} takes no specifier (only Bash, the file tools — Read, Edit, Write, Grep, Glob, … —, WebFetch(domain:…), Agent(<type>), Skill(<name>), SlashCommand(/<name>) and McpSampling(<server>) do); write ${tool} alone`,
   );
 }
 

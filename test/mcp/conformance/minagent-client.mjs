@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are .mcp.json ${VAR} references, not templates.
 // The conformance suite's client scenarios through minagent/mcp's public API, as a program using minagent would:
 // a `.mcp.json`-shaped config (secrets through ${VAR}s), connectMcpServers, the servers' tools called by name. The
-// only stand-in is the browser: onAuthorizationUrl follows the login's URL, as a person's browser would, and the
+// stand-ins are the person and their browser: a form a server asks for is accepted as it is shown (its fields left at
+// their defaults, which the client fills in), and onAuthorizationUrl follows the login's URL, as a browser would; the
 // suite's authorization server sends it straight back to minagent's redirect listener on 127.0.0.1.
 // Run by run-conformance.mjs as `minagent-client.mjs <server url>` (MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_CONTEXT).
 import { mkdtemp, rm } from "node:fs/promises";
@@ -54,7 +55,7 @@ async function main() {
   const directory = await mkdtemp(join(tmpdir(), "minagent-conformance-"));
   const mcp = await connectMcpServers(
     { mcpServers: { conformance: { type: "http", url, oauth: oauthConfig() } } },
-    { variables, auth: { directory, onAuthorizationUrl: browser } },
+    { variables, auth: { directory, onAuthorizationUrl: browser }, elicit: async () => ({ action: "accept", content: {} }) },
   );
   try {
     const [status] = mcp.status();

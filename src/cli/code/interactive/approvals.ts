@@ -1,10 +1,13 @@
 import type { ApprovalRequest, CodingAgent } from "../../../code/coding-agent.js";
+import { mcpSamplingName } from "../../../code/create-session-sampler.js";
 import type { PermissionMode } from "../../../code/permissions/index.js";
 import type { ApprovalDecision } from "../../../core/run-state.js";
+import type { McpElicitationRequest, McpElicitationResult } from "../../../mcp/index.js";
 import { allowRuleLine, rememberOwnProjectSettings } from "../project-trust.js";
 import { describeMcpHints } from "../start-mcp-servers.js";
 import { computeFileChange, formatFileChange } from "./change-preview.js";
 import { type Choice, chooseOne } from "./choice-list.js";
+import { askElicitation } from "./elicitation-form.js";
 import { countInputRows, readLine } from "./line-editor.js";
 import { localSettingsFile, type SessionRules, saveAllowRules } from "./session-rules.js";
 import type { Terminal } from "./terminal.js";
@@ -47,6 +50,8 @@ export const networkRequestName = "Network";
 
 export function createApprovals(host: ApprovalHost): {
   askPerson: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+  /** The session's answer to MCP servers' elicitation: a form or a link, in the same queue as the prompts, so that none overlap. */
+  elicit: (request: McpElicitationRequest) => Promise<McpElicitationResult>;
   /** The change to make once a call has ended (plan approved with "auto-accept edits"). */
   takeFollowUp: (toolCallId: string) => (() => void) | undefined;
 } {
@@ -180,12 +185,26 @@ export function createApprovals(host: ApprovalHost): {
     }
   };
 
+  const elicit = async (request: McpElicitationRequest): Promise<McpElicitationResult> => {
+    if (request.signal.aborted) return { action: "cancel" };
+    host.onOpen();
+    try {
+      return await askElicitation(host, request);
+    } finally {
+      host.onClose();
+    }
+  };
+
+  /** One dialog at a time: each waits for the one before it. */
+  const queued = <T>(dialog: () => Promise<T>): Promise<T> => {
+    const answer = queue.then(dialog);
+    queue = answer.catch(() => undefined);
+    return answer;
+  };
+
   return {
-    askPerson: (request) => {
-      const answer = queue.then(() => ask(request));
-      queue = answer.catch(() => undefined);
-      return answer;
-    },
+    askPerson: (request) => queued(() => ask(request)),
+    elicit: (request) => queued(() => elicit(request)),
     takeFollowUp: (toolCallId) => {
       const followUp = followUps.get(toolCallId);
       followUps.delete(toolCallId);
@@ -239,6 +258,7 @@ async function describeRequest(host: ApprovalHost, request: ApprovalRequest): Pr
   const lines = [style.bold(`Allow ${describeToolCall(toolCall, agent.workspace.root)}?`)];
   const description = toolCall.arguments.description;
   if (toolCall.name === "Bash" && typeof description === "string") lines.push(style.dim(`  ${flattenText(description)}`));
+  if (toolCall.name === mcpSamplingName) lines.push(...describeSamplingRequest(toolCall.arguments, columns, style));
   const hints = describeMcpHints(agent.registry.get(toolCall.name));
   if (hints) lines.push(style.dim(`  ${hints}`));
   const change = await computeFileChange(toolCall, agent.workspace).catch(() => undefined);
@@ -249,6 +269,21 @@ async function describeRequest(host: ApprovalHost, request: ApprovalRequest): Pr
     const shown = reason.length > 3 ? [...reason.slice(0, 2), truncateToWidth(reason.slice(2).join(" "), columns - 3)] : reason;
     lines.push(...shown.map((line) => style.dim(`  ${line}`)));
   }
+  return lines;
+}
+
+/** What a server's sampling request would send the model: its system prompt and the start of its last message. */
+function describeSamplingRequest(args: Record<string, unknown>, columns: number, style: Terminal["style"]): string[] {
+  const lines: string[] = [];
+  if (typeof args.systemPrompt === "string")
+    lines.push(style.dim(`  system: ${truncateToWidth(flattenText(args.systemPrompt), columns - 12)}`));
+  if (typeof args.message === "string")
+    lines.push(
+      ...wrap(flattenText(args.message), columns - 4)
+        .slice(0, 4)
+        .map((line) => `  ${style.cyan(line)}`),
+    );
+  if (typeof args.messages === "number" && args.messages > 1) lines.push(style.dim(`  (the last of ${args.messages} messages)`));
   return lines;
 }
 

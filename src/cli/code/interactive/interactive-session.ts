@@ -100,6 +100,7 @@ export class InteractiveSession implements SlashHost {
     this.#approvals = approvals;
     this.#agent = await this.context.createAgent({
       askPerson: approvals.askPerson,
+      elicit: approvals.elicit,
       // A host no setting allows is put to the person once a session, as a call would be.
       askNetwork: async ({ host, port }) => {
         const decision = await approvals.askPerson({

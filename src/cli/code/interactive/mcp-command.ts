@@ -64,7 +64,7 @@ export async function runMcpCommand(host: SlashHost, args: string): Promise<void
         host.print(
           `Log in to ${server.name} in your browser${open ? " (opening it)" : ""}:\n\n  ${url}\n\n${host.style.dim("Waiting for the browser to come back (Esc gives up)…")}`,
         );
-        if (open) openInBrowser(url, io);
+        if (open) openInBrowser(url, { env: io.env, onFailure: (message) => host.print(host.style.yellow(message)) });
       },
       { signal },
     ),

@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { CodingAgent } from "../../../code/coding-agent.js";
+import { mcpSamplingName } from "../../../code/create-session-sampler.js";
 import type { ToolCall } from "../../../core/types.js";
 import { UsageError } from "../../../errors.js";
 import { editSettingsFile, isSettingsObject } from "../edit-settings-file.js";
@@ -58,6 +59,8 @@ export class SessionRules {
 
   async #candidates(call: Call): Promise<string[] | undefined> {
     const args = call.arguments;
+    // One server's sampling, not every server's.
+    if (call.name === mcpSamplingName && typeof args.server === "string") return [`${mcpSamplingName}(${args.server})`];
     if (call.name === "Bash") {
       const parts = (await this.#agent.permissions.explain(call, this.#agent.registry.get(call.name))).commands;
       return parts && [...new Set(parts.map((part) => `Bash(${part.replace(/\*/g, "\\*")})`))];
