@@ -3,8 +3,26 @@ import { ToolError, UsageError } from "../errors.js";
 import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
 import { type DeferTools, ToolDeferral } from "./defer-tools.js";
 import { loadMcpSdk } from "./load-mcp-sdk.js";
+import { getPromptOf, listPromptsOf, type McpPrompt, type McpPromptMessage } from "./mcp-prompts.js";
+import {
+  describeResourceContents,
+  listResourcesOf,
+  listResourceTemplatesOf,
+  type McpResource,
+  type McpResourceContents,
+  type McpResourceTemplate,
+  readResourceOf,
+} from "./mcp-resources.js";
 import type { McpSandbox } from "./mcp-sandbox.js";
-import { McpServerConnection, type McpServerState, type McpToolAnnotations, type McpToolDefinition } from "./mcp-server-connection.js";
+import {
+  type McpProgress,
+  McpServerConnection,
+  type McpServerState,
+  type McpToolAnnotations,
+  type McpToolDefinition,
+} from "./mcp-server-connection.js";
+import { createResourceTools } from "./resource-tools.js";
+import { type McpLogLevel, type McpLogMessage, type McpToolProgress, ServerFeatures } from "./server-features.js";
 import { mcpToolName } from "./tool-names.js";
 import type { McpToolResult } from "./tool-result.js";
 
@@ -36,6 +54,11 @@ export type ConnectMcpServersOptions = {
    * `failed`) unless this sandbox is enabled. The caller keeps it: close it after {@link McpServers.close}.
    */
   sandbox?: McpSandbox | undefined;
+  /**
+   * The least severe log messages servers that declare logging are asked to send (`logging/setLevel`, at every
+   * start); false asks nothing, and a server sends what it chooses. Default "info". Hear them with {@link McpServers.onLog}.
+   */
+  logLevel?: McpLogLevel | false | undefined;
 };
 
 /** What `/mcp` shows of a server. */
@@ -70,8 +93,11 @@ export type McpTool = Tool & {
 
 /** How {@link McpServers.prepareTurn} puts the tools in a registry. Every field may be left out or `undefined`. */
 export type McpTurnOptions = {
-  /** Applied to each tool before it is added (a coding agent's PostToolUse hooks, say). */
-  wrap?: ((tool: McpTool) => Tool) | undefined;
+  /**
+   * Applied to each tool before it is added (a coding agent's PostToolUse hooks, say): the servers' tools (`McpTool`s)
+   * and the two resource tools.
+   */
+  wrap?: ((tool: Tool) => Tool) | undefined;
   /**
    * Hold MCP tools back until the model loads them with a `ToolSearch` tool (see {@link ToolDeferral}): `true`,
    * or `{ aboveTokens }` to do it only when their schemas would add more than that to every model call. Default false.
@@ -92,7 +118,7 @@ export type McpServers = {
    */
   prepareTurn(registry: ToolRegistry, options?: McpTurnOptions): PrepareTurn;
   /** Brings `registry` up to date now (what {@link prepareTurn} does before each turn). */
-  syncTools(registry: ToolRegistry, wrap?: (tool: McpTool) => Tool): void;
+  syncTools(registry: ToolRegistry, wrap?: (tool: Tool) => Tool): void;
   /**
    * Calls a server's tool directly, with no registry and no permission check, and returns the whole MCP result,
    * structured content included (the model reads the text of it; a program may want the rest). Rejects with a
@@ -102,8 +128,36 @@ export type McpServers = {
     server: string,
     tool: string,
     args?: Record<string, unknown>,
-    options?: { signal?: AbortSignal | undefined },
+    options?: { signal?: AbortSignal | undefined; onProgress?: ((progress: McpProgress) => void) | undefined },
   ): Promise<McpToolResult>;
+  /**
+   * The resources of one server, or of every ready server that offers resources (all pages). Rejects with a
+   * ToolError for an unknown server, one that declares no resources, or one that answers with an error.
+   */
+  listResources(server?: string): Promise<McpResource[]>;
+  /** The URI templates of one server, or of every ready server that offers resources; rejects as {@link listResources}. */
+  listResourceTemplates(server?: string): Promise<McpResourceTemplate[]>;
+  /** Reads a resource (text, or base64 `blob`); rejects as {@link listResources}. The contents are the server's, not redacted. */
+  readResource(server: string, uri: string, options?: { signal?: AbortSignal | undefined }): Promise<McpResourceContents[]>;
+  /**
+   * Asks the server to tell of changes to a resource (`resources/subscribe`); `onUpdated` is called with its uri at
+   * each `notifications/resources/updated`, and a restarted server is subscribed again. Resolves to the function that
+   * unsubscribes. Rejects with a ToolError when the server does not declare subscriptions.
+   */
+  subscribeResource(server: string, uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>>;
+  /** The prompts of one server, or of every ready server that offers prompts; rejects as {@link listResources}. */
+  listPrompts(server?: string): Promise<McpPrompt[]>;
+  /** The messages a server makes of one of its prompts with these arguments (strings, by name). */
+  getPrompt(
+    server: string,
+    prompt: string,
+    args?: Record<string, string>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<McpPromptMessage[]>;
+  /** Hears servers' progress on tool calls in flight; returns what stops it. */
+  onProgress(listener: (progress: McpToolProgress) => void): () => void;
+  /** Hears servers' log messages (at {@link ConnectMcpServersOptions.logLevel} and above), redacted; returns what stops it. */
+  onLog(listener: (message: McpLogMessage) => void): () => void;
   /**
    * Starts more servers (a project's, once a person approved them); their tools join at the next turn. Resolves when
    * they are ready or have failed. Throws a UsageError for a name already taken, or after {@link close}.
@@ -134,7 +188,9 @@ export async function connectMcpServers(
     ? (config as readonly ResolvedMcpServer[])
     : resolveMcpConfig(config, "code", options.variables ?? process.env);
   let revision = 0;
+  const features = new ServerFeatures(options.logLevel ?? "info");
   const settings = {
+    onConnected: features.onConnected,
     clientInfo: options.clientInfo ?? { name: "minagent", version: "0.1.0" },
     startupTimeoutMs: positive("startupTimeoutMs", options.startupTimeoutMs ?? 30_000),
     maxRestarts: Math.max(0, Math.floor(options.maxRestarts ?? 3)),
@@ -158,7 +214,7 @@ export async function connectMcpServers(
     }
     const added = more.map((server) => new McpServerConnection(server, settings));
     connections.push(...added);
-    toolSets.push(...added.map((connection) => new ServerToolSet(connection, options.toolTimeoutMs)));
+    toolSets.push(...added.map((connection) => new ServerToolSet(connection, options.toolTimeoutMs, features)));
     settings.onChange();
     const started = Promise.all(added.map((connection) => connection.start())).then(() => undefined);
     starts.push(started);
@@ -168,15 +224,50 @@ export async function connectMcpServers(
   if (servers.length > 0) await loadMcpSdk();
   const started = add(servers);
   // What each registry was given, by name: the McpTool it came from, to tell a tool that changed from one that did not.
-  const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, McpTool> }>();
+  const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, Tool> }>();
 
   const tools = (): McpTool[] => toolSets.flatMap((set) => (callable(set.connection.state) ? set.current().tools : []));
-  const syncTools = (registry: ToolRegistry, wrap?: (tool: McpTool) => Tool): void => {
-    const known = registries.get(registry) ?? { revision: -1, names: new Map<string, McpTool>() };
+  const connectionNamed = (server: string): McpServerConnection => {
+    const connection = connections.find((candidate) => candidate.name === server);
+    if (connection) return connection;
+    throw new ToolError(`There is no MCP server named "${server}" (servers: ${connections.map(({ name }) => name).join(", ") || "none"}).`);
+  };
+  /** One server's (which must offer the feature), or every ready server's that offers it. */
+  const fromServers = async <T>(
+    server: string | undefined,
+    feature: "resources" | "prompts",
+    list: (connection: McpServerConnection) => Promise<T[]>,
+  ) => {
+    if (server !== undefined) {
+      const connection = connectionNamed(server);
+      features.require(connection, feature);
+      return list(connection);
+    }
+    const offering = connections.filter((connection) => connection.state === "ready" && features.capabilities(connection.name)[feature]);
+    return (await Promise.all(offering.map(list))).flat();
+  };
+  const resourceTools = createResourceTools({
+    listResources: (server) => fromServers(server, "resources", listResourcesOf),
+    listResourceTemplates: (server) => fromServers(server, "resources", listResourceTemplatesOf),
+    describeResource: async (server, uri, signal) => {
+      const connection = connectionNamed(server);
+      features.require(connection, "resources");
+      return connection.redact(describeResourceContents(await readResourceOf(connection, uri, signal)));
+    },
+  });
+  // The resource tools are offered while a ready server offers resources.
+  const offeredTools = (): Tool[] => {
+    const offersResources = connections.some(
+      (connection) => connection.state === "ready" && features.capabilities(connection.name).resources,
+    );
+    return [...tools(), ...(offersResources ? resourceTools : [])];
+  };
+  const syncTools = (registry: ToolRegistry, wrap?: (tool: Tool) => Tool): void => {
+    const known = registries.get(registry) ?? { revision: -1, names: new Map<string, Tool>() };
     registries.set(registry, known);
     if (known.revision === revision) return;
     known.revision = revision;
-    const wanted = new Map(tools().map((tool) => [tool.name, tool]));
+    const wanted = new Map(offeredTools().map((tool) => [tool.name, tool]));
     for (const [name, tool] of known.names) {
       if (wanted.get(name) === tool) continue;
       registry.remove(name);
@@ -204,14 +295,24 @@ export async function connectMcpServers(
         return deferral?.plan(registry, mcpToolsIn(registry), messages);
       };
     },
-    callTool: async (server, tool, args = {}, callOptions = {}) => {
-      const connection = connections.find((candidate) => candidate.name === server);
-      if (!connection)
-        throw new ToolError(
-          `There is no MCP server named "${server}" (servers: ${connections.map(({ name }) => name).join(", ") || "none"}).`,
-        );
-      return connection.callToolForResult(tool, args, callOptions.signal);
+    callTool: async (server, tool, args = {}, callOptions = {}) =>
+      connectionNamed(server).callToolForResult(tool, args, callOptions.signal, callOptions.onProgress),
+    listResources: (server) => fromServers(server, "resources", listResourcesOf),
+    listResourceTemplates: (server) => fromServers(server, "resources", listResourceTemplatesOf),
+    readResource: async (server, uri, readOptions = {}) => {
+      const connection = connectionNamed(server);
+      features.require(connection, "resources");
+      return readResourceOf(connection, uri, readOptions.signal);
     },
+    subscribeResource: (server, uri, onUpdated) => features.subscribe(connectionNamed(server), uri, onUpdated),
+    listPrompts: (server) => fromServers(server, "prompts", listPromptsOf),
+    getPrompt: async (server, prompt, args = {}, promptOptions = {}) => {
+      const connection = connectionNamed(server);
+      features.require(connection, "prompts");
+      return getPromptOf(connection, prompt, args, promptOptions.signal);
+    },
+    onProgress: (listener) => features.onProgress(listener),
+    onLog: (listener) => features.onLog(listener),
     add,
     ready: async () => {
       // Servers added while waiting are waited for too.
@@ -238,11 +339,13 @@ type BuiltTools = { revision: number; tools: McpTool[]; skipped: string[]; defin
 class ServerToolSet {
   readonly connection: McpServerConnection;
   readonly #timeoutMs: number | undefined;
+  readonly #features: ServerFeatures;
   #built: BuiltTools = { revision: -1, tools: [], skipped: [], definitions: new Map() };
 
-  constructor(connection: McpServerConnection, timeoutMs: number | undefined) {
+  constructor(connection: McpServerConnection, timeoutMs: number | undefined, features: ServerFeatures) {
     this.connection = connection;
     this.#timeoutMs = timeoutMs;
+    this.#features = features;
   }
 
   current(): { tools: McpTool[]; skipped: string[] } {
@@ -292,7 +395,17 @@ class ServerToolSet {
       server: connection.name,
       mcpName: definition.name,
       annotations,
-      execute: (args, context) => connection.callTool(definition.name, args as Record<string, unknown>, context.signal),
+      execute: (args, context) =>
+        connection.callTool(definition.name, args as Record<string, unknown>, context.signal, ({ progress, total, message }) =>
+          this.#features.reportProgress({
+            server: connection.name,
+            tool: definition.name,
+            toolCallId: context.toolCallId,
+            progress,
+            ...(total !== undefined && { total }),
+            ...(message !== undefined && { message: connection.redact(message) }),
+          }),
+        ),
     };
   }
 }
