@@ -140,6 +140,11 @@ export type McpServers = {
   /** Reads a resource (text, or base64 `blob`); rejects as {@link listResources}. The contents are the server's, not redacted. */
   readResource(server: string, uri: string, options?: { signal?: AbortSignal | undefined }): Promise<McpResourceContents[]>;
   /**
+   * A resource as the model reads it (ReadMcpResourceTool's result, an `@server:uri` mention's attachment): text as it
+   * is, binary contents described by type and size, the config's secrets redacted. Rejects as {@link readResource}.
+   */
+  readResourceText(server: string, uri: string, options?: { signal?: AbortSignal | undefined }): Promise<string>;
+  /**
    * Asks the server to tell of changes to a resource (`resources/subscribe`); `onUpdated` is called with its uri at
    * each `notifications/resources/updated`, and a restarted server is subscribed again. Resolves to the function that
    * unsubscribes. Rejects with a ToolError when the server does not declare subscriptions.
@@ -246,14 +251,15 @@ export async function connectMcpServers(
     const offering = connections.filter((connection) => connection.state === "ready" && features.capabilities(connection.name)[feature]);
     return (await Promise.all(offering.map(list))).flat();
   };
+  const readResourceText = async (server: string, uri: string, signal: AbortSignal | undefined): Promise<string> => {
+    const connection = connectionNamed(server);
+    features.require(connection, "resources");
+    return connection.redact(describeResourceContents(await readResourceOf(connection, uri, signal)));
+  };
   const resourceTools = createResourceTools({
     listResources: (server) => fromServers(server, "resources", listResourcesOf),
     listResourceTemplates: (server) => fromServers(server, "resources", listResourceTemplatesOf),
-    describeResource: async (server, uri, signal) => {
-      const connection = connectionNamed(server);
-      features.require(connection, "resources");
-      return connection.redact(describeResourceContents(await readResourceOf(connection, uri, signal)));
-    },
+    describeResource: readResourceText,
   });
   // The resource tools are offered while a ready server offers resources.
   const offeredTools = (): Tool[] => {
@@ -304,6 +310,7 @@ export async function connectMcpServers(
       features.require(connection, "resources");
       return readResourceOf(connection, uri, readOptions.signal);
     },
+    readResourceText: (server, uri, readOptions = {}) => readResourceText(server, uri, readOptions.signal),
     subscribeResource: (server, uri, onUpdated) => features.subscribe(connectionNamed(server), uri, onUpdated),
     listPrompts: (server) => fromServers(server, "prompts", listPromptsOf),
     getPrompt: async (server, prompt, args = {}, promptOptions = {}) => {

@@ -32,6 +32,7 @@ export { describeResourceContents, type McpResource, type McpResourceContents, t
 export type { McpSandbox } from "./mcp-sandbox.js";
 export type { McpProgress, McpServerState, McpToolAnnotations, McpToolDefinition } from "./mcp-server-connection.js";
 export { type McpConfigFile, readMcpConfigFiles } from "./read-mcp-config-files.js";
+export { type AttachedResources, attachResourceMentions, type MentionSource } from "./resource-mentions.js";
 export { listResourcesToolName, readResourceToolName } from "./resource-tools.js";
 export { type McpLogLevel, type McpLogMessage, type McpToolProgress, mcpLogLevels } from "./server-features.js";
 export { mcpToolName } from "./tool-names.js";

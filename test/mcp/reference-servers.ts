@@ -23,6 +23,12 @@ export const referenceServers = {
   }),
   /** The SDK-built fixture whose tool list changes on request. */
   changingTools: (): McpStdioServerConfig => ({ command: process.execPath, args: [join(fixtures, "changing-tools-server.mjs")] }),
+  /** The SDK-built fixture that logs a debug and a warning message (holding `token`) at each call of `work`. */
+  logging: (token: string): McpStdioServerConfig => ({
+    command: process.execPath,
+    args: [join(fixtures, "logging-server.mjs")],
+    env: { API_TOKEN: token },
+  }),
   /** A server started through a recorder that copies what the client writes to `log`. */
   recorded: (log: string, server: McpStdioServerConfig): McpStdioServerConfig => ({
     command: process.execPath,

@@ -1,9 +1,11 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { type CustomCommand, parseSlashInput } from "../../../code/commands/index.js";
 import type { SessionEndReason } from "../../../code/hooks/index.js";
+import { expandMcpPrompt, isMcpPromptCommand } from "../../../code/mcp-prompt-commands.js";
 import { nextPermissionMode, type PermissionMode } from "../../../code/permissions/index.js";
 import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
+import { describeMcpLog, describeMcpProgress } from "../../describe-progress.js";
 import { sandboxStatusLine } from "../sandbox-status.js";
 import type { CodeSession, CodeSessionContext } from "../session-context.js";
 import { createApprovals, networkRequestName } from "./approvals.js";
@@ -112,6 +114,10 @@ export class InteractiveSession implements SlashHost {
       },
     });
     this.#rules = new SessionRules(this.#agent);
+    // What servers log (at info and above) is for the person who asked to see more (--verbose).
+    const stopLogs = this.context.options.verbose
+      ? this.#agent.mcp?.onLog((message) => this.#view.printNote(this.style.dim(describeMcpLog(message))))
+      : undefined;
     this.terminal.start();
     const stopResizing = this.terminal.onResize(() => this.#updateStatus());
     // Why the session ends, for SessionEnd hooks: the person leaving at the prompt, or anything else (SIGTERM, a crash).
@@ -127,6 +133,7 @@ export class InteractiveSession implements SlashHost {
       return code;
     } finally {
       await this.#agent?.end(endReason);
+      stopLogs?.();
       stopResizing();
       clearInterval(this.#ticker);
       this.terminal.close();
@@ -213,6 +220,7 @@ export class InteractiveSession implements SlashHost {
       await this.#runTurn(text, { command: custom, args: parseSlashInput(text)?.args ?? "" });
       return undefined;
     }
+    if (!command && isMcpPromptCommand(name)) return this.#runMcpPrompt(name, rest.join(" "));
     if (!command) {
       this.print(this.style.yellow(`Unknown command /${name}. /help lists the commands.`));
       return undefined;
@@ -223,6 +231,21 @@ export class InteractiveSession implements SlashHost {
       this.print(this.style.red(`/${command.name}: ${(error as Error).message}`));
       return undefined;
     }
+  }
+
+  /** `/mcp__<server>__<prompt> args`: the server's prompt, sent as the person's turn. */
+  async #runMcpPrompt(name: string, args: string): Promise<undefined> {
+    let prompt: string | undefined;
+    try {
+      prompt = await expandMcpPrompt(this.agent.mcp, name, args, { signal: this.context.signal });
+    } catch (error) {
+      this.print(this.style.red(`/${name}: ${(error as Error).message}`));
+      return undefined;
+    }
+    if (prompt === undefined)
+      this.print(this.style.yellow(`Unknown command /${name}: no ready MCP server has this prompt. /help lists the commands.`));
+    else await this.#runTurn(prompt);
+    return undefined;
   }
 
   /** Runs one prompt: the answer and tool calls drawn as they come; Escape or Ctrl-C stop it. */
@@ -242,6 +265,9 @@ export class InteractiveSession implements SlashHost {
       else if (key.name === "backspace") this.#typedAhead = this.#typedAhead.slice(0, -1);
     });
     let ended = false;
+    const stopProgress = this.agent.mcp?.onProgress((progress) => {
+      if (!ended && progress.toolCallId !== undefined) this.#view.progress(progress.toolCallId, describeMcpProgress(progress));
+    });
     const onEvent = (event: AgentEvent) => {
       this.#session.record(event);
       // A tool that finishes after the turn was stopped must not draw under the next prompt.
@@ -287,6 +313,7 @@ export class InteractiveSession implements SlashHost {
       }
     } finally {
       ended = true;
+      stopProgress?.();
       this.#answered = true;
       clearInterval(this.#ticker);
       releaseKeys();
