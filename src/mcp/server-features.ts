@@ -136,11 +136,12 @@ export class ServerFeatures {
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
       for (const listener of this.#subscriptions.get(connection.name)?.get(params.uri) ?? []) callSafely(() => listener(params.uri));
     });
-    // Neither may keep the server from being ready: a server that refuses its level still has tools.
-    if (capabilities.logging && this.#logLevel !== false) await client.setLoggingLevel(this.#logLevel).catch(() => undefined);
+    // Sent, not awaited: neither may hold up or fail the start (a server that refuses its level still has tools).
+    // The level goes out before the tool listing, so the server has it before any call.
+    if (capabilities.logging && this.#logLevel !== false) void client.setLoggingLevel(this.#logLevel).catch(() => undefined);
     if (capabilities.resourceSubscriptions)
       for (const uri of this.#subscriptions.get(connection.name)?.keys() ?? [])
-        await client.subscribeResource({ uri }).catch(() => undefined);
+        void client.subscribeResource({ uri }).catch(() => undefined);
   };
 }
 

@@ -155,4 +155,24 @@ describe("progress and logging", () => {
     await waitFor(() => logs.some(({ text }) => text.includes("Subscribe Resource request")), "a log message");
     expect(logs.find(({ text }) => text.includes("Subscribe Resource request"))).toMatchObject({ server: "everything", level: "info" });
   });
+
+  it("subscribes a restarted server again", async () => {
+    const own = await connectMcpServers({ mcpServers: { everything: referenceServers.everything() } });
+    try {
+      const uri = "demo://resource/dynamic/text/5";
+      const updates: string[] = [];
+      await own.subscribeResource("everything", uri, (updated) => updates.push(updated));
+      const pid = own.status()[0]?.pid;
+      if (pid === undefined) throw new Error("no pid");
+      process.kill(pid, "SIGKILL");
+      await waitFor(() => own.status()[0]?.state === "crashed", "the crash");
+      // The call restarts the server; the new process is subscribed before it starts sending updates.
+      await own.callTool("everything", "toggle-subscriber-updates");
+      await waitFor(() => updates.length > 0, "an update from the restarted server");
+      expect(own.status()[0]).toMatchObject({ state: "ready", restarts: 1 });
+      expect(updates[0]).toBe(uri);
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
 });
