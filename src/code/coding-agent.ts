@@ -341,9 +341,9 @@ export class CodingAgent {
     const sessionContext =
       fresh || !this.#sessionContext ? await this.#startSession(options.signal, fresh ? this.#nextSource : "resume") : undefined;
     // `@server:uri` mentions bring the resource's text along, as Claude Code's do; the hooks saw the prompt as typed.
-    const prompted = this.mcp
-      ? (await attachResourceMentions((submitted as { input: string }).input, this.mcp, options)).prompt
-      : (submitted as { input: string }).input;
+    const attachment = this.mcp ? await attachResourceMentions((submitted as { input: string }).input, this.mcp, options) : undefined;
+    if (attachment && attachment.attached.length + attachment.notes.length > 0) options.onResourcesAttached?.(attachment);
+    const prompted = attachment?.prompt ?? (submitted as { input: string }).input;
     const input = sessionContext ? `${sessionContext}\n\n${prompted}` : prompted;
     return this.#stoppable(async () => this.#untilStopped(await this.agent.run(input, options), options), options.history);
   }

@@ -108,7 +108,8 @@ describe("MCP in the interactive session", () => {
     const exit = runInteractiveSession(context);
     await until(terminal, "/help for commands", 8000);
     terminal.press("Summarise @everything:demo://resource/static/document/features.md please\r");
-    await until(terminal, "Read it.", 8000);
+    const screen = await until(terminal, "Read it.", 8000);
+    expect(screen).toContain("⎿ attached @everything:demo://resource/static/document/features.md");
     const sent = String(userTurn(model, 0));
     expect(sent.startsWith("Summarise @everything:demo://resource/static/document/features.md please\n\n")).toBe(true);
     expect(sent).toContain(

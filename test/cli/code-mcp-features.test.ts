@@ -43,13 +43,25 @@ describe("minagent code -p with MCP resources, prompts and logs", () => {
     const config = await writeConfig();
     fixture.server.reply(answer("A test server."));
     const { exit, stdout, stderr } = await runCode(
-      printArgs(fixture, "What is @everything:demo://resource/static/document/features.md about?", "--mcp-config", config),
+      printArgs(
+        fixture,
+        "What is @everything:demo://resource/static/document/features.md about? And @everything:demo://resource/dynamic/text/0?",
+        "--mcp-config",
+        config,
+      ),
       anthropicEnv(fixture),
     );
     expect(exit, stderr).toBe(0);
     expect(stdout).toBe("A test server.\n");
     const sent = firstUserText(fixture.server.requests[0]);
-    expect(sent).toContain("What is @everything:demo://resource/static/document/features.md about?\n\n");
+    expect(sent).toContain(
+      "What is @everything:demo://resource/static/document/features.md about? And @everything:demo://resource/dynamic/text/0?\n\n",
+    );
+    // One that cannot be read is said, on stderr and in the prompt where it would be.
+    expect(stderr).toMatch(
+      /minagent code: @everything:demo:\/\/resource\/dynamic\/text\/0 was not attached: MCP server "everything" could not read .*Unknown resource/,
+    );
+    expect(sent).toMatch(/\[@everything:demo:\/\/resource\/dynamic\/text\/0 was not attached: .*\]/);
     expect(sent).toContain(
       '<mcp-resource server="everything" uri="demo://resource/static/document/features.md">\n# Everything Server - Features',
     );

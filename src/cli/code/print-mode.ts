@@ -88,7 +88,14 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
   let outcome: PrintOutcome;
   try {
     // Streamed: deltas for stream-json, and a silent response is retried (the adapters' idle timeout).
-    const runOptions = { history: session.history, signal: context.signal, onEvent: progress.event, stream: true };
+    const runOptions = {
+      history: session.history,
+      signal: context.signal,
+      onEvent: progress.event,
+      stream: true,
+      // A mention that could not be attached is said, as a command's file that could not be included is.
+      onResourcesAttached: ({ notes }: { notes: readonly string[] }) => noteExpansion(context, notes),
+    };
     const result =
       slash.kind === "command"
         ? await agent.runCommand(slash.command, slash.args, {

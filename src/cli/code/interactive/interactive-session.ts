@@ -5,6 +5,7 @@ import { expandMcpPrompt, isMcpPromptCommand } from "../../../code/mcp-prompt-co
 import { nextPermissionMode, type PermissionMode } from "../../../code/permissions/index.js";
 import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
+import type { AttachedResources } from "../../../mcp/index.js";
 import { describeMcpLog, describeMcpProgress } from "../../describe-progress.js";
 import { sandboxStatusLine } from "../sandbox-status.js";
 import type { CodeSession, CodeSessionContext } from "../session-context.js";
@@ -278,7 +279,11 @@ export class InteractiveSession implements SlashHost {
     };
     try {
       // `stream` is not in CodingAgent.run's option type yet; run() hands its options to Agent.run, which streams with it.
-      const options = { history: this.#history, signal: turn.signal, onEvent, stream: true };
+      const onResourcesAttached = ({ attached, notes }: AttachedResources) => {
+        for (const { server, uri } of attached) this.print(this.style.dim(`⎿ attached @${server}:${uri}`));
+        for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
+      };
+      const options = { history: this.#history, signal: turn.signal, onEvent, stream: true, onResourcesAttached };
       // A custom command's shell lines and files are read first, inside the turn: Esc stops them, approvals ask as for calls.
       const onExpanded = ({ notes }: { notes: readonly string[] }) => {
         for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
