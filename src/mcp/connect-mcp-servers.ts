@@ -1,18 +1,10 @@
 import { checkToolParameters, type PrepareTurn, type Tool, type ToolRegistry } from "../engine.js";
-import { ToolError, UsageError } from "../errors.js";
+import { UsageError } from "../errors.js";
 import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
 import { type DeferTools, ToolDeferral } from "./defer-tools.js";
 import { loadMcpSdk } from "./load-mcp-sdk.js";
-import { getPromptOf, listPromptsOf, type McpPrompt, type McpPromptMessage } from "./mcp-prompts.js";
-import {
-  describeResourceContents,
-  listResourcesOf,
-  listResourceTemplatesOf,
-  type McpResource,
-  type McpResourceContents,
-  type McpResourceTemplate,
-  readResourceOf,
-} from "./mcp-resources.js";
+import type { McpPrompt, McpPromptMessage } from "./mcp-prompts.js";
+import type { McpResource, McpResourceContents, McpResourceTemplate } from "./mcp-resources.js";
 import type { McpSandbox } from "./mcp-sandbox.js";
 import {
   type McpProgress,
@@ -23,6 +15,7 @@ import {
 } from "./mcp-server-connection.js";
 import { createResourceTools } from "./resource-tools.js";
 import { type McpLogLevel, type McpLogMessage, type McpToolProgress, ServerFeatures } from "./server-features.js";
+import { createServerRequests, findConnection } from "./server-requests.js";
 import { mcpToolName } from "./tool-names.js";
 import type { McpToolResult } from "./tool-result.js";
 
@@ -79,6 +72,8 @@ export type McpServerStatus = {
   problem?: string | undefined;
   /** Tools of the server that were left out, and why (an unsafe schema, a name that clashes). */
   skippedTools: readonly string[];
+  /** What a ready server declared it offers beyond tools (`resources`, `prompts`, `logging`); absent when nothing. */
+  offers?: readonly ("resources" | "prompts" | "logging")[] | undefined;
 };
 
 /** An MCP tool on minagent's loop: a {@link Tool} that also says where it comes from and what its server claims of it. */
@@ -232,34 +227,11 @@ export async function connectMcpServers(
   const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, Tool> }>();
 
   const tools = (): McpTool[] => toolSets.flatMap((set) => (callable(set.connection.state) ? set.current().tools : []));
-  const connectionNamed = (server: string): McpServerConnection => {
-    const connection = connections.find((candidate) => candidate.name === server);
-    if (connection) return connection;
-    throw new ToolError(`There is no MCP server named "${server}" (servers: ${connections.map(({ name }) => name).join(", ") || "none"}).`);
-  };
-  /** One server's (which must offer the feature), or every ready server's that offers it. */
-  const fromServers = async <T>(
-    server: string | undefined,
-    feature: "resources" | "prompts",
-    list: (connection: McpServerConnection) => Promise<T[]>,
-  ) => {
-    if (server !== undefined) {
-      const connection = connectionNamed(server);
-      features.require(connection, feature);
-      return list(connection);
-    }
-    const offering = connections.filter((connection) => connection.state === "ready" && features.capabilities(connection.name)[feature]);
-    return (await Promise.all(offering.map(list))).flat();
-  };
-  const readResourceText = async (server: string, uri: string, signal: AbortSignal | undefined): Promise<string> => {
-    const connection = connectionNamed(server);
-    features.require(connection, "resources");
-    return connection.redact(describeResourceContents(await readResourceOf(connection, uri, signal)));
-  };
+  const requests = createServerRequests(connections, features);
   const resourceTools = createResourceTools({
-    listResources: (server) => fromServers(server, "resources", listResourcesOf),
-    listResourceTemplates: (server) => fromServers(server, "resources", listResourceTemplatesOf),
-    describeResource: readResourceText,
+    listResources: requests.listResources,
+    listResourceTemplates: requests.listResourceTemplates,
+    describeResource: (server, uri, signal) => requests.readResourceText(server, uri, { signal }),
   });
   // The resource tools are offered while a ready server offers resources.
   const offeredTools = (): Tool[] => {
@@ -289,7 +261,7 @@ export async function connectMcpServers(
   const mcpToolsIn = (registry: ToolRegistry): Tool[] =>
     [...(registries.get(registry)?.names.keys() ?? [])].flatMap((name) => registry.get(name) ?? []);
   const mcp: McpServers = {
-    status: () => toolSets.map((set) => statusOf(set)),
+    status: () => toolSets.map((set) => statusOf(set, features)),
     tools,
     syncTools,
     prepareTurn: (registry, turnOptions = {}) => {
@@ -302,22 +274,8 @@ export async function connectMcpServers(
       };
     },
     callTool: async (server, tool, args = {}, callOptions = {}) =>
-      connectionNamed(server).callToolForResult(tool, args, callOptions.signal, callOptions.onProgress),
-    listResources: (server) => fromServers(server, "resources", listResourcesOf),
-    listResourceTemplates: (server) => fromServers(server, "resources", listResourceTemplatesOf),
-    readResource: async (server, uri, readOptions = {}) => {
-      const connection = connectionNamed(server);
-      features.require(connection, "resources");
-      return readResourceOf(connection, uri, readOptions.signal);
-    },
-    readResourceText: (server, uri, readOptions = {}) => readResourceText(server, uri, readOptions.signal),
-    subscribeResource: (server, uri, onUpdated) => features.subscribe(connectionNamed(server), uri, onUpdated),
-    listPrompts: (server) => fromServers(server, "prompts", listPromptsOf),
-    getPrompt: async (server, prompt, args = {}, promptOptions = {}) => {
-      const connection = connectionNamed(server);
-      features.require(connection, "prompts");
-      return getPromptOf(connection, prompt, args, promptOptions.signal);
-    },
+      findConnection(connections, server).callToolForResult(tool, args, callOptions.signal, callOptions.onProgress),
+    ...requests,
     onProgress: (listener) => features.onProgress(listener),
     onLog: (listener) => features.onLog(listener),
     add,
@@ -417,10 +375,12 @@ class ServerToolSet {
   }
 }
 
-function statusOf(set: ServerToolSet): McpServerStatus {
+function statusOf(set: ServerToolSet, features: ServerFeatures): McpServerStatus {
   const { connection } = set;
   const config = connection.config;
   const built = set.current();
+  const declared = features.capabilities(connection.name);
+  const offers = connection.state === "ready" ? (["resources", "prompts", "logging"] as const).filter((feature) => declared[feature]) : [];
   return {
     name: connection.name,
     source: connection.source,
@@ -432,6 +392,7 @@ function statusOf(set: ServerToolSet): McpServerStatus {
     ...(connection.pid !== undefined && { pid: connection.pid }),
     ...(connection.problem !== undefined && { problem: connection.problem }),
     skippedTools: built.skipped,
+    ...(offers.length > 0 && { offers }),
   };
 }
 

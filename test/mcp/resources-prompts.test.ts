@@ -51,6 +51,12 @@ describe("resources", () => {
     expect(templates.map(({ uriTemplate }) => uriTemplate)).toEqual(
       expect.arrayContaining(["demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/blob/{resourceId}"]),
     );
+    // /mcp says what each offers.
+    expect(mcp.status().map(({ name, offers }) => [name, offers])).toEqual([
+      ["everything", ["resources", "prompts", "logging"]],
+      ["memory", ["resources"]],
+      ["tools", undefined],
+    ]);
     // A server that offers no resources is left out of "every server", and refused when named.
     expect(new Set((await mcp.listResources()).map(({ server }) => server))).toEqual(new Set(["everything", "memory"]));
     await expect(mcp.listResources("tools")).rejects.toThrow(
