@@ -1,5 +1,5 @@
 import type { McpPrompt, McpServers } from "../mcp/index.js";
-import { describePromptMessages, parsePromptArguments } from "../mcp/index.js";
+import { parsePromptArguments } from "../mcp/index.js";
 
 /** Whether a slash command's name is of the form MCP prompts take (`mcp__<server>__<prompt>`). */
 export function isMcpPromptCommand(name: string): boolean {
@@ -19,7 +19,7 @@ export async function listMcpPrompts(mcp: McpServers | undefined): Promise<McpPr
 
 /**
  * The user's turn an MCP prompt's slash command makes (`/mcp__everything__args-prompt Paris`): its arguments read
- * positionally in the order the prompt declares them, or as `name=value`, and the server's messages as text.
+ * positionally in the order the prompt declares them, or as `name=value`, and the server's messages as text (redacted).
  * Undefined when no ready server has a prompt of that name; throws a UsageError for arguments that do not fit, and
  * a ToolError when the server refuses.
  */
@@ -31,6 +31,5 @@ export async function expandMcpPrompt(
 ): Promise<string | undefined> {
   const prompt = (await listMcpPrompts(mcp)).find((candidate) => candidate.command === name);
   if (!prompt || !mcp) return undefined;
-  const messages = await mcp.getPrompt(prompt.server, prompt.name, parsePromptArguments(prompt, args), options);
-  return describePromptMessages(messages);
+  return mcp.getPromptText(prompt.server, prompt.name, parsePromptArguments(prompt, args), options);
 }

@@ -154,7 +154,17 @@ export type McpServers = {
     args?: Record<string, string>,
     options?: { signal?: AbortSignal | undefined },
   ): Promise<McpPromptMessage[]>;
-  /** Hears servers' progress on tool calls in flight; returns what stops it. */
+  /**
+   * A prompt's messages as the text of one user turn (`describePromptMessages`), the config's secrets
+   * redacted: what `/mcp__<server>__<prompt>` sends. Rejects as {@link getPrompt}.
+   */
+  getPromptText(
+    server: string,
+    prompt: string,
+    args?: Record<string, string>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<string>;
+  /** Hears the progress servers report on the model's tool calls while they run; returns what stops it. */
   onProgress(listener: (progress: McpToolProgress) => void): () => void;
   /** Hears servers' log messages (at {@link ConnectMcpServersOptions.logLevel} and above), redacted; returns what stops it. */
   onLog(listener: (message: McpLogMessage) => void): () => void;

@@ -23,8 +23,8 @@ export type McpToolProgress = {
   server: string;
   /** The tool's name on its server. */
   tool: string;
-  /** The id of the model's tool call this progress is for (`ToolContext.toolCallId`), when the call came from a run. */
-  toolCallId: string | undefined;
+  /** The id of the model's tool call this progress is for (`ToolContext.toolCallId`). */
+  toolCallId: string;
   /** How far it is; grows with each notice. */
   progress: number;
   /** How far it will go, when the server knows. */

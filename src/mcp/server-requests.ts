@@ -1,6 +1,6 @@
 import { ToolError } from "../errors.js";
 import type { McpServers } from "./connect-mcp-servers.js";
-import { getPromptOf, listPromptsOf } from "./mcp-prompts.js";
+import { describePromptMessages, getPromptOf, listPromptsOf } from "./mcp-prompts.js";
 import { describeResourceContents, listResourcesOf, listResourceTemplatesOf, readResourceOf } from "./mcp-resources.js";
 import type { McpServerConnection } from "./mcp-server-connection.js";
 import type { ServerFeatures } from "./server-features.js";
@@ -8,7 +8,14 @@ import type { ServerFeatures } from "./server-features.js";
 /** What {@link McpServers} asks of servers beyond their tools. */
 export type ServerRequests = Pick<
   McpServers,
-  "listResources" | "listResourceTemplates" | "readResource" | "readResourceText" | "subscribeResource" | "listPrompts" | "getPrompt"
+  | "listResources"
+  | "listResourceTemplates"
+  | "readResource"
+  | "readResourceText"
+  | "subscribeResource"
+  | "listPrompts"
+  | "getPrompt"
+  | "getPromptText"
 >;
 
 /** The server of that name; a ToolError naming the servers there are, when none has it. */
@@ -48,5 +55,9 @@ export function createServerRequests(connections: readonly McpServerConnection[]
     subscribeResource: async (server, uri, onUpdated) => features.subscribe(findConnection(connections, server), uri, onUpdated),
     listPrompts: (server) => fromServers(server, "prompts", listPromptsOf),
     getPrompt: async (server, prompt, args = {}, options = {}) => getPromptOf(offering(server, "prompts"), prompt, args, options.signal),
+    getPromptText: async (server, prompt, args = {}, options = {}) => {
+      const connection = offering(server, "prompts");
+      return connection.redact(describePromptMessages(await getPromptOf(connection, prompt, args, options.signal)));
+    },
   };
 }

@@ -11,7 +11,7 @@ const fixture = useCodeFixture();
 
 async function writeConfig(): Promise<string> {
   const path = join(fixture.home, "servers.json");
-  const servers = { everything: referenceServers.everything(), logging: referenceServers.logging("tok-0123456789abcdef") };
+  const servers = { everything: referenceServers.everything(), logging: referenceServers.tokenHolding("tok-0123456789abcdef") };
   await writeFile(path, JSON.stringify({ mcpServers: servers }));
   return path;
 }

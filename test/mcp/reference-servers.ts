@@ -23,10 +23,13 @@ export const referenceServers = {
   }),
   /** The SDK-built fixture whose tool list changes on request. */
   changingTools: (): McpStdioServerConfig => ({ command: process.execPath, args: [join(fixtures, "changing-tools-server.mjs")] }),
-  /** The SDK-built fixture that logs a debug and a warning message (holding `token`) at each call of `work`. */
-  logging: (token: string): McpStdioServerConfig => ({
+  /**
+   * The SDK-built fixture whose log messages (a debug and a warning one at each call of `work`), prompt `whoami` and
+   * resource `token://current` hold `token`, its API_TOKEN.
+   */
+  tokenHolding: (token: string): McpStdioServerConfig => ({
     command: process.execPath,
-    args: [join(fixtures, "logging-server.mjs")],
+    args: [join(fixtures, "token-holding-server.mjs")],
     env: { API_TOKEN: token },
   }),
   /** A server started through a recorder that copies what the client writes to `log`. */

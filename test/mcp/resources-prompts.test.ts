@@ -182,3 +182,30 @@ describe("progress and logging", () => {
     }
   }, 30_000);
 });
+
+describe("secrets", () => {
+  it("redacts the config's secrets in resources, prompts, log messages and the resource tool's result", async () => {
+    const token = "tok-0123456789abcdef";
+    const own = await connectMcpServers({ mcpServers: { holder: referenceServers.tokenHolding(token) } });
+    const heard: McpLogMessage[] = [];
+    own.onLog((message) => heard.push(message));
+    try {
+      expect(await own.readResourceText("holder", "token://current")).toBe("the token is [redacted]");
+      expect(await own.getPromptText("holder", "whoami")).toBe("I act with the token [redacted].");
+      await own.callTool("holder", "work");
+      await waitFor(() => heard.length > 0, "a log message");
+      // At the default level, info: the debug message is not sent.
+      expect(heard).toEqual([{ server: "holder", level: "warning", logger: "auth", text: "token [redacted] expires soon" }]);
+      const registry = new ToolRegistry();
+      own.syncTools(registry);
+      const read = await registry.execute({
+        id: "r1",
+        name: "ReadMcpResourceTool",
+        arguments: { server: "holder", uri: "token://current" },
+      });
+      expect(read).toMatchObject({ content: "the token is [redacted]", isError: false });
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
+});

@@ -267,7 +267,7 @@ export class InteractiveSession implements SlashHost {
     });
     let ended = false;
     const stopProgress = this.agent.mcp?.onProgress((progress) => {
-      if (!ended && progress.toolCallId !== undefined) this.#view.progress(progress.toolCallId, describeMcpProgress(progress));
+      if (!ended) this.#view.progress(progress.toolCallId, describeMcpProgress(progress));
     });
     const onEvent = (event: AgentEvent) => {
       this.#session.record(event);
