@@ -84,14 +84,11 @@ describe("minagent code -p with MCP resources, prompts and logs", () => {
     expect(fixture.server.requests).toHaveLength(1);
   }, 60_000);
 
-  test("the resource tools are offered, read only under the session's rules, and a deny rule refuses them", async () => {
+  test("the resource tools are offered and, being read-only, run in default mode as Read does; a deny rule refuses them", async () => {
     const config = await writeConfig();
     const read = { server: "everything", uri: "demo://resource/dynamic/text/7" };
     fixture.server.reply(callTool("toolu_1", "ReadMcpResourceTool", read), answer("Read."));
-    const allowed = await runCode(
-      printArgs(fixture, "Read it", "--mcp-config", config, "--allowedTools", "ReadMcpResourceTool"),
-      anthropicEnv(fixture),
-    );
+    const allowed = await runCode(printArgs(fixture, "Read it", "--mcp-config", config), anthropicEnv(fixture));
     expect(allowed.exit, allowed.stderr).toBe(0);
     const names = (bodyOf(fixture.server.requests[0]).tools ?? []).map(({ name }) => name);
     expect(names).toEqual(expect.arrayContaining(["ListMcpResourcesTool", "ReadMcpResourceTool"]));
