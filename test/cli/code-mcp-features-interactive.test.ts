@@ -92,7 +92,11 @@ describe("MCP in the interactive session", () => {
       /\n {2}\/mcp__everything__args-prompt <city> \[state\] A prompt with two arguments, one required and one optional \(MCP: everything\)\n/,
     );
     expect(section).toMatch(/\n {2}\/mcp__everything__simple-prompt +A prompt with no arguments \(MCP: everything\)\n/);
-    terminal.press("/mcp__everything__args-prompt Paris\r");
+    // The hint offers a prompt's command, and Tab completes it, as for a custom command.
+    terminal.press("/mcp__everything__arg");
+    await until(terminal, "/mcp__everything__args-prompt  A prompt with two arguments, one required and one optional", 8000);
+    terminal.press("\t");
+    terminal.press("Paris\r");
     await until(terminal, "It is sunny.", 8000);
     expect(userTurn(model, 0)).toBe("What's weather in Paris?");
     // A required argument left out is said, and nothing is sent.

@@ -1,11 +1,11 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { type CustomCommand, parseSlashInput } from "../../../code/commands/index.js";
 import type { SessionEndReason } from "../../../code/hooks/index.js";
-import { expandMcpPrompt, isMcpPromptCommand } from "../../../code/mcp-prompt-commands.js";
+import { expandMcpPrompt, isMcpPromptCommand, listMcpPrompts } from "../../../code/mcp-prompt-commands.js";
 import { nextPermissionMode, type PermissionMode } from "../../../code/permissions/index.js";
 import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
-import type { AttachedResources } from "../../../mcp/index.js";
+import type { AttachedResources, McpPrompt } from "../../../mcp/index.js";
 import { describeMcpLog, describeMcpProgress } from "../../describe-progress.js";
 import { sandboxStatusLine } from "../sandbox-status.js";
 import type { CodeSession, CodeSessionContext } from "../session-context.js";
@@ -46,6 +46,8 @@ export class InteractiveSession implements SlashHost {
   #ticker: NodeJS.Timeout | undefined;
   /** Text typed while a turn ran: the next prompt starts with it. */
   #typedAhead = "";
+  /** The ready servers' prompts as last listed: the prompt's hint and Tab offer them. */
+  #mcpPrompts: readonly McpPrompt[] = [];
   /** True once a turn ended, until the prompt after it is read: that prompt's wait may notify `idle_prompt`. */
   #answered = false;
 
@@ -162,6 +164,10 @@ export class InteractiveSession implements SlashHost {
 
   #readPrompt() {
     const style = this.style;
+    // The servers' prompts, for the hint and Tab: asked for again at each prompt, since servers come and go.
+    void listMcpPrompts(this.agent.mcp).then((prompts) => {
+      this.#mcpPrompts = prompts;
+    });
     const initial = this.#typedAhead;
     this.#typedAhead = "";
     const idle = this.#answered
@@ -183,12 +189,12 @@ export class InteractiveSession implements SlashHost {
       },
       hint: (state) => {
         if (this.#exitArmed) return style.dim("Press Ctrl-C again to exit");
-        const matches = matchSlashCommands(state.text, this.agent.commands.list);
+        const matches = matchSlashCommands(state.text, this.agent.commands.list, this.#mcpPrompts);
         if (matches.length > 0) return style.dim(matches.map((command) => `/${command.name}  ${command.summary}`).join("  ·  "));
         return undefined;
       },
       complete: (text) => {
-        const matches = matchSlashCommands(text, this.agent.commands.list);
+        const matches = matchSlashCommands(text, this.agent.commands.list, this.#mcpPrompts);
         return matches.length === 1 ? `/${matches[0]?.name} ` : undefined;
       },
       keys: {

@@ -176,13 +176,18 @@ export function findSlashCommand(name: string): SlashCommand | undefined {
  * The commands starting with what was typed (`/co` → /cost, /compact), the built-in ones first, then the custom
  * commands a built-in one does not shadow (their description as the summary).
  */
-export function matchSlashCommands(typed: string, custom: readonly CustomCommand[] = []): Pick<SlashCommand, "name" | "summary">[] {
+export function matchSlashCommands(
+  typed: string,
+  custom: readonly CustomCommand[] = [],
+  prompts: readonly McpPrompt[] = [],
+): Pick<SlashCommand, "name" | "summary">[] {
   if (!typed.startsWith("/") || /\s/.test(typed)) return [];
   const prefix = typed.slice(1);
   const customs = custom
     .filter((command) => !findSlashCommand(command.name))
     .map((command) => ({ name: command.name, summary: command.description }));
-  return [...slashCommands, ...customs].filter((command) => command.name.startsWith(prefix));
+  const fromServers = prompts.map((prompt) => ({ name: prompt.command, summary: prompt.description ?? prompt.title ?? prompt.name }));
+  return [...slashCommands, ...customs, ...fromServers].filter((command) => command.name.startsWith(prefix));
 }
 
 /** A line for each custom command a built-in one of the same name hides (the built-in one runs). */
