@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolError } from "../errors.js";
+import { askServer } from "./mcp-resources.js";
 import type { McpServerConnection } from "./mcp-server-connection.js";
 
 /** MCP's log levels, least severe first (RFC 5424's, as the protocol names them). */
@@ -100,7 +101,7 @@ export class ServerFeatures {
     this.#subscriptions.set(connection.name, byUri);
     const listeners = byUri.get(uri) ?? new Set<UpdateListener>();
     // A second listener of the same uri shares the server's subscription: the server is asked once.
-    if (listeners.size === 0) await connection.withClient((client) => client.subscribeResource({ uri }));
+    if (listeners.size === 0) await askServer(connection, `subscribe to ${uri}`, (client) => client.subscribeResource({ uri }));
     byUri.set(uri, listeners);
     const listener: UpdateListener = (updated) => onUpdated(updated);
     listeners.add(listener);
