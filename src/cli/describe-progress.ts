@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../core/events.js";
+import type { McpLogMessage, McpToolProgress } from "../mcp/index.js";
 import { toOneLine } from "../text.js";
 
 /** The events a run reports on stderr as they happen, in `minagent run` and in `minagent code -p --verbose`. */
@@ -21,4 +22,19 @@ export function describeProgress(event: ProgressEvent): string {
 /** The line both commands print when a tool call starts or ends; undefined for any other event. */
 export function toolCallLine(event: AgentEvent): string | undefined {
   return event.type === "tool-call-start" || event.type === "tool-call-end" ? describeProgress(event) : undefined;
+}
+
+/** A server's log message as `--verbose` prints it: `[mcp everything] info: Received Subscribe Resource request…`. */
+export function describeMcpLog(message: McpLogMessage): string {
+  return `[mcp ${message.server}${message.logger ? `/${message.logger}` : ""}] ${message.level}: ${toOneLine(message.text, 300)}`;
+}
+
+/** A call's progress as the tool line shows it: `3/5 (60%) · indexing`, `12` when the server gives no total. */
+export function describeMcpProgress(progress: McpToolProgress): string {
+  const { total } = progress;
+  const amount =
+    total !== undefined && total > 0
+      ? `${progress.progress}/${total} (${Math.round((progress.progress / total) * 100)}%)`
+      : `${progress.progress}`;
+  return progress.message ? `${amount} · ${toOneLine(progress.message, 80)}` : amount;
 }

@@ -1,7 +1,7 @@
 // What a CodingAgent is made with and what its runs take and give: apart from the class, so that the steps that
 // build it (coding-agent-parts.ts) read these types without importing the class.
 import type { AgentEventListener, ApprovalDecision, Message, Model, PrepareTurn, RunResult, Tool, ToolCall } from "../engine.js";
-import type { DeferTools, McpElicitationHandler, McpServers } from "../mcp/index.js";
+import type { AttachedResources, DeferTools, McpElicitationHandler, McpServers } from "../mcp/index.js";
 import type { CustomCommand, ExpandedCommand } from "./commands/index.js";
 import type { CompactorOptions } from "./compaction/index.js";
 import type { HookConfiguration, HookRunReport } from "./hooks/index.js";
@@ -180,6 +180,8 @@ export type CodingRunOptions = {
   onEvent?: AgentEventListener | undefined;
   /** Ask the model to stream, so listeners get text deltas as they arrive. */
   stream?: boolean | undefined;
+  /** Told which `@server:uri` mentions of the prompt had their MCP resource attached, and why others did not. */
+  onResourcesAttached?: ((attachment: AttachedResources) => void) | undefined;
 };
 
 /** Options of a {@link CodingAgent.runCommand} run: a run's, and who hears of the prompt it sends. */

@@ -14,7 +14,7 @@ import {
   ToolRegistry,
   UsageError,
 } from "../engine.js";
-import type { McpServers } from "../mcp/index.js";
+import { attachResourceMentions, type McpServers } from "../mcp/index.js";
 import type { CodingAgentOptions, CodingRunOptions, CodingRunResult, CommandRunOptions } from "./coding-agent-options.js";
 import { builtInTools, createBoundaries, createSkills, createSubagents, listenWith, registryOptions } from "./coding-agent-parts.js";
 import {
@@ -342,9 +342,11 @@ export class CodingAgent {
     const fresh = !options.history?.length;
     const sessionContext =
       fresh || !this.#sessionContext ? await this.#startSession(options.signal, fresh ? this.#nextSource : "resume") : undefined;
-    const input = sessionContext
-      ? `${sessionContext}\n\n${(submitted as { input: string }).input}`
-      : (submitted as { input: string }).input;
+    // `@server:uri` mentions bring the resource's text along, as Claude Code's do; the hooks saw the prompt as typed.
+    const attachment = this.mcp ? await attachResourceMentions((submitted as { input: string }).input, this.mcp, options) : undefined;
+    if (attachment && attachment.attached.length + attachment.notes.length > 0) options.onResourcesAttached?.(attachment);
+    const prompted = attachment?.prompt ?? (submitted as { input: string }).input;
+    const input = sessionContext ? `${sessionContext}\n\n${prompted}` : prompted;
     return this.#stoppable(async () => this.#untilStopped(await this.agent.run(input, options), options), options.history);
   }
 

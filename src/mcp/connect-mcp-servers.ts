@@ -8,8 +8,19 @@ import { type McpClientFeatures, type McpElicitationHandler, type McpSamplingHan
 import { type McpConfig, type ResolvedMcpServer, resolveMcpConfig, type VariableSource } from "./config.js";
 import { type DeferTools, ToolDeferral } from "./defer-tools.js";
 import { loadMcpSdk } from "./load-mcp-sdk.js";
+import type { McpPrompt, McpPromptMessage } from "./mcp-prompts.js";
+import type { McpResource, McpResourceContents, McpResourceTemplate } from "./mcp-resources.js";
 import type { McpSandbox } from "./mcp-sandbox.js";
-import { McpServerConnection, type McpServerState, type McpToolAnnotations, type McpToolDefinition } from "./mcp-server-connection.js";
+import {
+  type McpProgress,
+  McpServerConnection,
+  type McpServerState,
+  type McpToolAnnotations,
+  type McpToolDefinition,
+} from "./mcp-server-connection.js";
+import { createResourceTools } from "./resource-tools.js";
+import { type McpLogLevel, type McpLogMessage, type McpToolProgress, ServerFeatures } from "./server-features.js";
+import { createServerRequests, findConnection } from "./server-requests.js";
 import { mcpToolName } from "./tool-names.js";
 import type { McpToolResult } from "./tool-result.js";
 
@@ -58,6 +69,11 @@ export type ConnectMcpServersOptions = {
    * then keeps the folders its command line gives it; given roots, it works in those instead).
    */
   roots?: readonly string[] | undefined;
+  /**
+   * The least severe log messages servers that declare logging are asked to send (`logging/setLevel`, at every
+   * start); false asks nothing, and a server sends what it chooses. Default "info". Hear them with {@link McpServers.onLog}.
+   */
+  logLevel?: McpLogLevel | false | undefined;
   /** How servers reached over HTTP that ask for OAuth are logged in to (docs/mcp.md, "Logging in"). */
   auth?: McpAuthOptions | undefined;
 };
@@ -98,6 +114,8 @@ export type McpServerStatus = {
   loggedIn?: boolean | undefined;
   /** Tools of the server that were left out, and why (an unsafe schema, a name that clashes). */
   skippedTools: readonly string[];
+  /** What a ready server declared it offers beyond tools (`resources`, `prompts`, `logging`); absent when nothing. */
+  offers?: readonly ("resources" | "prompts" | "logging")[] | undefined;
 };
 
 /** An MCP tool on minagent's loop: a {@link Tool} that also says where it comes from and what its server claims of it. */
@@ -112,8 +130,11 @@ export type McpTool = Tool & {
 
 /** How {@link McpServers.prepareTurn} puts the tools in a registry. Every field may be left out or `undefined`. */
 export type McpTurnOptions = {
-  /** Applied to each tool before it is added (a coding agent's PostToolUse hooks, say). */
-  wrap?: ((tool: McpTool) => Tool) | undefined;
+  /**
+   * Applied to each tool before it is added (a coding agent's PostToolUse hooks, say): the servers' tools (`McpTool`s)
+   * and the two resource tools.
+   */
+  wrap?: ((tool: Tool) => Tool) | undefined;
   /**
    * Hold MCP tools back until the model loads them with a `ToolSearch` tool (see {@link ToolDeferral}): `true`,
    * or `{ aboveTokens }` to do it only when their schemas would add more than that to every model call. Default false.
@@ -134,7 +155,7 @@ export type McpServers = {
    */
   prepareTurn(registry: ToolRegistry, options?: McpTurnOptions): PrepareTurn;
   /** Brings `registry` up to date now (what {@link prepareTurn} does before each turn). */
-  syncTools(registry: ToolRegistry, wrap?: (tool: McpTool) => Tool): void;
+  syncTools(registry: ToolRegistry, wrap?: (tool: Tool) => Tool): void;
   /**
    * Calls a server's tool directly, with no registry and no permission check, and returns the whole MCP result,
    * structured content included (the model reads the text of it; a program may want the rest). Rejects with a
@@ -144,8 +165,51 @@ export type McpServers = {
     server: string,
     tool: string,
     args?: Record<string, unknown>,
-    options?: { signal?: AbortSignal | undefined },
+    options?: { signal?: AbortSignal | undefined; onProgress?: ((progress: McpProgress) => void) | undefined },
   ): Promise<McpToolResult>;
+  /**
+   * The resources of one server, or of every ready server that offers resources (all pages). Rejects with a
+   * ToolError for an unknown server, one that declares no resources, or one that answers with an error.
+   */
+  listResources(server?: string): Promise<McpResource[]>;
+  /** The URI templates of one server, or of every ready server that offers resources; rejects as {@link listResources}. */
+  listResourceTemplates(server?: string): Promise<McpResourceTemplate[]>;
+  /** Reads a resource (text, or base64 `blob`); rejects as {@link listResources}. The contents are the server's, not redacted. */
+  readResource(server: string, uri: string, options?: { signal?: AbortSignal | undefined }): Promise<McpResourceContents[]>;
+  /**
+   * A resource as the model reads it (ReadMcpResourceTool's result, an `@server:uri` mention's attachment): text as it
+   * is, binary contents described by type and size, the config's secrets redacted. Rejects as {@link readResource}.
+   */
+  readResourceText(server: string, uri: string, options?: { signal?: AbortSignal | undefined }): Promise<string>;
+  /**
+   * Asks the server to tell of changes to a resource (`resources/subscribe`); `onUpdated` is called with its uri at
+   * each `notifications/resources/updated`, and a restarted server is subscribed again. Resolves to the function that
+   * unsubscribes. Rejects with a ToolError when the server does not declare subscriptions.
+   */
+  subscribeResource(server: string, uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>>;
+  /** The prompts of one server, or of every ready server that offers prompts; rejects as {@link listResources}. */
+  listPrompts(server?: string): Promise<McpPrompt[]>;
+  /** The messages a server makes of one of its prompts with these arguments (strings, by name). */
+  getPrompt(
+    server: string,
+    prompt: string,
+    args?: Record<string, string>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<McpPromptMessage[]>;
+  /**
+   * A prompt's messages as the text of one user turn (`describePromptMessages`), the config's secrets
+   * redacted: what `/mcp__<server>__<prompt>` sends. Rejects as {@link getPrompt}.
+   */
+  getPromptText(
+    server: string,
+    prompt: string,
+    args?: Record<string, string>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<string>;
+  /** Hears the progress servers report on the model's tool calls while they run; returns what stops it. */
+  onProgress(listener: (progress: McpToolProgress) => void): () => void;
+  /** Hears servers' log messages (at {@link ConnectMcpServersOptions.logLevel} and above), redacted; returns what stops it. */
+  onLog(listener: (message: McpLogMessage) => void): () => void;
   /**
    * Starts more servers (a project's, once a person approved them); their tools join at the next turn. Resolves when
    * they are ready or have failed. Throws a UsageError for a name already taken, or after {@link close}.
@@ -211,12 +275,14 @@ export async function connectMcpServers(
     ? (config as readonly ResolvedMcpServer[])
     : resolveMcpConfig(config, "code", options.variables ?? process.env);
   let revision = 0;
-  const features: McpClientFeatures = {
+  const clientFeatures: McpClientFeatures = {
     elicit: options.elicit,
     sample: options.sample,
     roots: options.roots && rootsOf(options.roots),
   };
+  const features = new ServerFeatures(options.logLevel ?? "info");
   const settings = {
+    onConnected: features.onConnected,
     clientInfo: options.clientInfo ?? { name: "minagent", version: "0.1.0" },
     startupTimeoutMs: positive("startupTimeoutMs", options.startupTimeoutMs ?? 30_000),
     maxRestarts: Math.max(0, Math.floor(options.maxRestarts ?? 3)),
@@ -228,7 +294,7 @@ export async function connectMcpServers(
       loginTimeoutMs: positive("auth.loginTimeoutMs", options.auth?.loginTimeoutMs ?? 300_000),
       loginHint: options.auth?.loginHint ?? ((server: string) => `call login("${server}")`),
     },
-    features,
+    features: clientFeatures,
     onChange: () => {
       revision += 1;
       options.onChange?.();
@@ -247,7 +313,7 @@ export async function connectMcpServers(
     }
     const added = more.map((server) => new McpServerConnection(server, settings));
     connections.push(...added);
-    toolSets.push(...added.map((connection) => new ServerToolSet(connection, options.toolTimeoutMs)));
+    toolSets.push(...added.map((connection) => new ServerToolSet(connection, options.toolTimeoutMs, features)));
     settings.onChange();
     const started = Promise.all(added.map((connection) => connection.start())).then(() => undefined);
     starts.push(started);
@@ -257,15 +323,28 @@ export async function connectMcpServers(
   if (servers.length > 0) await loadMcpSdk();
   const started = add(servers);
   // What each registry was given, by name: the McpTool it came from, to tell a tool that changed from one that did not.
-  const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, McpTool> }>();
+  const registries = new WeakMap<ToolRegistry, { revision: number; names: Map<string, Tool> }>();
 
   const tools = (): McpTool[] => toolSets.flatMap((set) => (callable(set.connection.state) ? set.current().tools : []));
-  const syncTools = (registry: ToolRegistry, wrap?: (tool: McpTool) => Tool): void => {
-    const known = registries.get(registry) ?? { revision: -1, names: new Map<string, McpTool>() };
+  const requests = createServerRequests(connections, features);
+  const resourceTools = createResourceTools({
+    listResources: requests.listResources,
+    listResourceTemplates: requests.listResourceTemplates,
+    describeResource: (server, uri, signal) => requests.readResourceText(server, uri, { signal }),
+  });
+  // The resource tools are offered while a ready server offers resources.
+  const offeredTools = (): Tool[] => {
+    const offersResources = connections.some(
+      (connection) => connection.state === "ready" && features.capabilities(connection.name).resources,
+    );
+    return [...tools(), ...(offersResources ? resourceTools : [])];
+  };
+  const syncTools = (registry: ToolRegistry, wrap?: (tool: Tool) => Tool): void => {
+    const known = registries.get(registry) ?? { revision: -1, names: new Map<string, Tool>() };
     registries.set(registry, known);
     if (known.revision === revision) return;
     known.revision = revision;
-    const wanted = new Map(tools().map((tool) => [tool.name, tool]));
+    const wanted = new Map(offeredTools().map((tool) => [tool.name, tool]));
     for (const [name, tool] of known.names) {
       if (wanted.get(name) === tool) continue;
       registry.remove(name);
@@ -281,7 +360,7 @@ export async function connectMcpServers(
   const mcpToolsIn = (registry: ToolRegistry): Tool[] =>
     [...(registries.get(registry)?.names.keys() ?? [])].flatMap((name) => registry.get(name) ?? []);
   const mcp: McpServers = {
-    status: () => toolSets.map((set) => statusOf(set)),
+    status: () => toolSets.map((set) => statusOf(set, features)),
     tools,
     syncTools,
     prepareTurn: (registry, turnOptions = {}) => {
@@ -293,14 +372,11 @@ export async function connectMcpServers(
         return deferral?.plan(registry, mcpToolsIn(registry), messages);
       };
     },
-    callTool: async (server, tool, args = {}, callOptions = {}) => {
-      const connection = connections.find((candidate) => candidate.name === server);
-      if (!connection)
-        throw new ToolError(
-          `There is no MCP server named "${server}" (servers: ${connections.map(({ name }) => name).join(", ") || "none"}).`,
-        );
-      return connection.callToolForResult(tool, args, callOptions.signal);
-    },
+    callTool: async (server, tool, args = {}, callOptions = {}) =>
+      findConnection(connections, server).callToolForResult(tool, args, callOptions.signal, callOptions.onProgress),
+    ...requests,
+    onProgress: (listener) => features.onProgress(listener),
+    onLog: (listener) => features.onLog(listener),
     add,
     login: async (server, onAuthorizationUrl, loginOptions = {}) => {
       const index = connections.findIndex((candidate) => candidate.name === server);
@@ -313,7 +389,7 @@ export async function connectMcpServers(
       const authorize = onAuthorizationUrl ?? options.auth?.onAuthorizationUrl;
       if (!authorize) throw new UsageError(`Logging in to "${server}" needs somewhere to show the login's URL: pass onAuthorizationUrl.`);
       await connection.login(authorize, loginOptions.signal);
-      return statusOf(set);
+      return statusOf(set, features);
     },
     logout: async (server) => {
       const connection = connections.find((candidate) => candidate.name === server);
@@ -330,17 +406,17 @@ export async function connectMcpServers(
       await connection.restart();
     },
     setElicitationHandler: (handler) => {
-      features.elicit = handler;
+      clientFeatures.elicit = handler;
     },
     setSamplingHandler: (handler) => {
-      features.sample = handler;
+      clientFeatures.sample = handler;
     },
     setRoots: async (paths) => {
       // Offered only by choice at connection: a server's scope must not change by itself at a restart.
-      if (!features.roots) return;
+      if (!clientFeatures.roots) return;
       const roots = rootsOf(paths);
-      if (JSON.stringify(roots) === JSON.stringify(features.roots)) return;
-      features.roots = roots;
+      if (JSON.stringify(roots) === JSON.stringify(clientFeatures.roots)) return;
+      clientFeatures.roots = roots;
       await Promise.all(connections.map((connection) => connection.rootsChanged()));
     },
     ready: async () => {
@@ -368,11 +444,13 @@ type BuiltTools = { revision: number; tools: McpTool[]; skipped: string[]; defin
 class ServerToolSet {
   readonly connection: McpServerConnection;
   readonly #timeoutMs: number | undefined;
+  readonly #features: ServerFeatures;
   #built: BuiltTools = { revision: -1, tools: [], skipped: [], definitions: new Map() };
 
-  constructor(connection: McpServerConnection, timeoutMs: number | undefined) {
+  constructor(connection: McpServerConnection, timeoutMs: number | undefined, features: ServerFeatures) {
     this.connection = connection;
     this.#timeoutMs = timeoutMs;
+    this.#features = features;
   }
 
   current(): { tools: McpTool[]; skipped: string[] } {
@@ -422,15 +500,27 @@ class ServerToolSet {
       server: connection.name,
       mcpName: definition.name,
       annotations,
-      execute: (args, context) => connection.callTool(definition.name, args as Record<string, unknown>, context.signal),
+      execute: (args, context) =>
+        connection.callTool(definition.name, args as Record<string, unknown>, context.signal, ({ progress, total, message }) =>
+          this.#features.reportProgress({
+            server: connection.name,
+            tool: definition.name,
+            toolCallId: context.toolCallId,
+            progress,
+            ...(total !== undefined && { total }),
+            ...(message !== undefined && { message: connection.redact(message) }),
+          }),
+        ),
     };
   }
 }
 
-function statusOf(set: ServerToolSet): McpServerStatus {
+function statusOf(set: ServerToolSet, features: ServerFeatures): McpServerStatus {
   const { connection } = set;
   const config = connection.config;
   const built = set.current();
+  const declared = features.capabilities(connection.name);
+  const offers = connection.state === "ready" ? (["resources", "prompts", "logging"] as const).filter((feature) => declared[feature]) : [];
   return {
     name: connection.name,
     source: connection.source,
@@ -443,6 +533,7 @@ function statusOf(set: ServerToolSet): McpServerStatus {
     ...(connection.problem !== undefined && { problem: connection.problem }),
     ...(connection.loggedIn && { loggedIn: true }),
     skippedTools: built.skipped,
+    ...(offers.length > 0 && { offers }),
   };
 }
 

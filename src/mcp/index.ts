@@ -35,8 +35,21 @@ export {
 } from "./connect-mcp-servers.js";
 export { convertMcpSamplingMessages, createMcpSampler, type McpSamplerOptions, mapStopReasonToMcp } from "./create-mcp-sampler.js";
 export { type DeferTools, loadedToolNames, ToolDeferral, toolSearchName } from "./defer-tools.js";
+export {
+  describeArguments,
+  describePromptMessages,
+  type McpPrompt,
+  type McpPromptArgument,
+  type McpPromptMessage,
+  mcpPromptCommand,
+  parsePromptArguments,
+} from "./mcp-prompts.js";
+export { describeResourceContents, type McpResource, type McpResourceContents, type McpResourceTemplate } from "./mcp-resources.js";
 export type { McpSandbox } from "./mcp-sandbox.js";
-export type { McpServerState, McpToolAnnotations, McpToolDefinition } from "./mcp-server-connection.js";
+export type { McpProgress, McpServerState, McpToolAnnotations, McpToolDefinition } from "./mcp-server-connection.js";
 export { type McpConfigFile, readMcpConfigFiles } from "./read-mcp-config-files.js";
+export { type AttachedResources, attachResourceMentions, type MentionSource } from "./resource-mentions.js";
+export { listResourcesToolName, readResourceToolName } from "./resource-tools.js";
+export { type McpLogLevel, type McpLogMessage, type McpToolProgress, mcpLogLevels } from "./server-features.js";
 export { mcpToolName } from "./tool-names.js";
 export { describeMcpToolResult, type McpContentBlock, type McpToolResult } from "./tool-result.js";

@@ -64,7 +64,15 @@ export type McpConnectionSettings = {
   auth: McpAuthSettings;
   /** What answers the server's own requests (elicitation, sampling, roots), declared at each handshake. */
   features: McpClientFeatures;
+  /**
+   * Told of each new client once it has connected, before the server is ready (at every start and restart): where
+   * notification handlers are set and `logging/setLevel` is sent. It must not throw.
+   */
+  onConnected?: ((connection: McpServerConnection, client: Client) => Promise<void>) | undefined;
 };
+
+/** What the server reports of a call in flight (its `notifications/progress`). */
+export type McpProgress = { progress: number; total?: number | undefined; message?: string | undefined };
 
 /** How HTTP servers that ask for OAuth are logged in to. */
 export type McpAuthSettings = {
@@ -235,19 +243,33 @@ export class McpServerConnection {
    * Calls one of the server's tools and returns the observation. A failure the model should read (an error result,
    * a server that stopped, a refused call) is thrown as a ToolError; an abort is rethrown as it came.
    */
-  async callTool(toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
-    const result = await this.callToolForResult(toolName, args, signal);
+  async callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (progress: McpProgress) => void,
+  ): Promise<string> {
+    const result = await this.callToolForResult(toolName, args, signal, onProgress);
     const text = this.redact(describeMcpToolResult(result));
     if (result.isError === true) throw new ToolError(text || `${toolName} reported an error without a message.`);
     return text;
   }
 
-  /** Calls one of the server's tools and returns the whole result (structured content included); throws as {@link callTool}. */
-  async callToolForResult(toolName: string, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<McpToolResult> {
+  /**
+   * Calls one of the server's tools and returns the whole result (structured content included); throws as
+   * {@link callTool}. With `onProgress` the call carries a progress token, and the server's progress reaches it.
+   */
+  async callToolForResult(
+    toolName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    onProgress?: (progress: McpProgress) => void,
+  ): Promise<McpToolResult> {
     const client = await this.#usableClient();
     const call = () =>
       client.callTool({ name: toolName, arguments: args }, undefined, {
         ...(signal && { signal }),
+        ...(onProgress && { onprogress: onProgress }),
         timeout: noSdkTimeout,
       }) as Promise<McpToolResult>;
     try {
@@ -316,6 +338,14 @@ export class McpServerConnection {
     this.#setState("closed");
     await this.#connecting;
     await client?.close().catch(() => undefined);
+  }
+
+  /**
+   * Runs `use` with the server's client once it can be used: a crashed server is restarted first, as a tool call
+   * restarts it. Rejects with a ToolError when the server is failed, unavailable or closed.
+   */
+  async withClient<T>(use: (client: Client) => Promise<T>): Promise<T> {
+    return use(await this.#usableClient());
   }
 
   /** The text with every secret of the server's config (header and environment values) replaced by `[redacted]`. */
@@ -410,6 +440,7 @@ export class McpServerConnection {
     try {
       await client.connect(transport, options);
       this.#pid = (transport as { pid?: number | null }).pid ?? undefined;
+      await this.#settings.onConnected?.(this, client);
       const tools = await listAllTools(client, options);
       if (this.#closing.signal.aborted) throw new Error("closed while starting");
       this.#client = client;

@@ -77,7 +77,8 @@ describe("deferred MCP tools", () => {
     const allModel = new FakeModel(["hi"]);
     await new Agent(allModel, all, { prepareTurn: mcp.prepareTurn(all, { deferTools: { aboveTokens: 1_000_000 } }) }).run("go");
     expect(offered(allModel, 0)).not.toContain("ToolSearch");
-    expect(offered(allModel, 0).length).toBe(mcp.tools().length);
+    // The servers' tools, and the two resource tools (a server offers resources).
+    expect(offered(allModel, 0).length).toBe(mcp.tools().length + 2);
 
     const deferred = new ToolRegistry();
     const deferredModel = new FakeModel(["hi"]);

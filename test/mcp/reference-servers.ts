@@ -29,6 +29,15 @@ export const referenceServers = {
     args: [join(fixtures, "misbehaving-server.mjs")],
     env,
   }),
+  /**
+   * The SDK-built fixture whose log messages (a debug and a warning one at each call of `work`), prompt `whoami` and
+   * resource `token://current` hold `token`, its API_TOKEN.
+   */
+  tokenHolding: (token: string): McpStdioServerConfig => ({
+    command: process.execPath,
+    args: [join(fixtures, "token-holding-server.mjs")],
+    env: { API_TOKEN: token },
+  }),
   /** A server started through a recorder that copies what the client writes to `log`. */
   recorded: (log: string, server: McpStdioServerConfig): McpStdioServerConfig => ({
     command: process.execPath,

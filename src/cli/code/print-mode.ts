@@ -1,11 +1,12 @@
 import type { ApprovalRequest, CodingAgent, CodingRunResult } from "../../code/coding-agent.js";
-import { classifySlashPrompt, describeCommandNames } from "../../code/commands/index.js";
+import { classifySlashPrompt, describeCommandNames, parseSlashInput } from "../../code/commands/index.js";
+import { expandMcpPrompt, isMcpPromptCommand } from "../../code/mcp-prompt-commands.js";
 import type { AgentEvent } from "../../core/events.js";
 import { AbortError, UsageError } from "../../errors.js";
 import { ProviderError } from "../../models/provider-error.js";
 import { toOneLine } from "../../text.js";
 import { formatUsage } from "../commands/run.js";
-import { describeProgress, toolCallLine } from "../describe-progress.js";
+import { describeMcpLog, describeProgress, toolCallLine } from "../describe-progress.js";
 import { describePrintMcpServers, mcpServerLine } from "./mcp-server-report.js";
 import { formatPrintResult, type PermissionDenial, type PrintOutcome } from "./print-result.js";
 import { interruptedExitCode } from "./process-input.js";
@@ -65,28 +66,57 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
   reportMcpServers();
   // `-p "/review src/a.ts"` runs the custom command; a `/name` no command has is refused, as Claude Code's -p does.
   const slash = await classifySlashPrompt(context.prompt, agent.commands);
-  if (slash.kind === "unknown") {
+  // `/mcp__<server>__<prompt> args`: the server's prompt is the turn's text.
+  let prompt = context.prompt;
+  if (slash.kind === "unknown" && isMcpPromptCommand(slash.name)) {
+    try {
+      const expanded = await expandMcpPrompt(agent.mcp, slash.name, parseSlashInput(context.prompt)?.args ?? "", {
+        signal: context.signal,
+      });
+      if (expanded === undefined) {
+        io.stderr(`minagent code: unknown command /${slash.name}: no ready MCP server has this prompt.\n`);
+        return 2;
+      }
+      prompt = expanded;
+    } catch (error) {
+      io.stderr(`minagent code: /${slash.name}: ${(error as Error).message}\n`);
+      return 2;
+    }
+  } else if (slash.kind === "unknown") {
     io.stderr(
       `minagent code: unknown command /${slash.name}: ${describeCommandNames(agent.commands)}; the interactive session's own commands (/help, /clear…) do not run with -p. To send a prompt that starts with "/", put a word before it.\n`,
     );
     return 2;
   }
   progress.start(agent);
+  // What servers log (at info and above) is for the person who asked to see more.
+  const stopLogs =
+    options.verbose && options.outputFormat === "text"
+      ? agent.mcp?.onLog((message) => io.stderr(`${describeMcpLog(message)}\n`))
+      : undefined;
   let outcome: PrintOutcome;
   try {
     // Streamed: deltas for stream-json, and a silent response is retried (the adapters' idle timeout).
-    const runOptions = { history: session.history, signal: context.signal, onEvent: progress.event, stream: true };
+    const runOptions = {
+      history: session.history,
+      signal: context.signal,
+      onEvent: progress.event,
+      stream: true,
+      // A mention that could not be attached is said, as a command's file that could not be included is.
+      onResourcesAttached: ({ notes }: { notes: readonly string[] }) => noteExpansion(context, notes),
+    };
     const result =
       slash.kind === "command"
         ? await agent.runCommand(slash.command, slash.args, {
             ...runOptions,
             onExpanded: (expansion) => noteExpansion(context, expansion.notes),
           })
-        : await agent.run(context.prompt, runOptions);
+        : await agent.run(prompt, runOptions);
     outcome = outcomeOf(result);
   } catch (error) {
     outcome = failureOf(error, context);
   } finally {
+    stopLogs?.();
     // The session ends with the run: SessionEnd hooks (reason "other", as Claude Code's -p), before the session is saved.
     await agent.end("other");
     await session.flush().catch((error: unknown) => {

@@ -247,6 +247,8 @@ export function describeMcpServers(statuses: readonly McpServerStatus[]): string
     if (server.tools.length > 0)
       lines.push(`  ${server.tools.length} tools: ${server.tools.map((name) => name.slice(`mcp__${server.name}__`.length)).join(", ")}`);
     for (const skipped of server.skippedTools) lines.push(`  left out: ${skipped}`);
+    // Resources are read with @server:uri and the resource tools, prompts run as /mcp__<server>__<prompt> (docs/mcp.md).
+    if (server.offers?.length) lines.push(`  also offers: ${server.offers.join(", ")}`);
     return lines;
   });
 }

@@ -1,9 +1,12 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { type CustomCommand, parseSlashInput } from "../../../code/commands/index.js";
 import type { SessionEndReason } from "../../../code/hooks/index.js";
+import { expandMcpPrompt, isMcpPromptCommand, listMcpPrompts } from "../../../code/mcp-prompt-commands.js";
 import { nextPermissionMode, type PermissionMode } from "../../../code/permissions/index.js";
 import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
+import type { AttachedResources, McpPrompt } from "../../../mcp/index.js";
+import { describeMcpLog, describeMcpProgress } from "../../describe-progress.js";
 import { sandboxStatusLine } from "../sandbox-status.js";
 import type { CodeSession, CodeSessionContext } from "../session-context.js";
 import { createApprovals, networkRequestName } from "./approvals.js";
@@ -43,6 +46,8 @@ export class InteractiveSession implements SlashHost {
   #ticker: NodeJS.Timeout | undefined;
   /** Text typed while a turn ran: the next prompt starts with it. */
   #typedAhead = "";
+  /** The ready servers' prompts as last listed: the prompt's hint and Tab offer them. */
+  #mcpPrompts: readonly McpPrompt[] = [];
   /** True once a turn ended, until the prompt after it is read: that prompt's wait may notify `idle_prompt`. */
   #answered = false;
 
@@ -113,6 +118,10 @@ export class InteractiveSession implements SlashHost {
       },
     });
     this.#rules = new SessionRules(this.#agent);
+    // What servers log (at info and above) is for the person who asked to see more (--verbose).
+    const stopLogs = this.context.options.verbose
+      ? this.#agent.mcp?.onLog((message) => this.#view.printNote(this.style.dim(describeMcpLog(message))))
+      : undefined;
     this.terminal.start();
     const stopResizing = this.terminal.onResize(() => this.#updateStatus());
     // Why the session ends, for SessionEnd hooks: the person leaving at the prompt, or anything else (SIGTERM, a crash).
@@ -128,6 +137,7 @@ export class InteractiveSession implements SlashHost {
       return code;
     } finally {
       await this.#agent?.end(endReason);
+      stopLogs?.();
       stopResizing();
       clearInterval(this.#ticker);
       this.terminal.close();
@@ -155,6 +165,10 @@ export class InteractiveSession implements SlashHost {
 
   #readPrompt() {
     const style = this.style;
+    // The servers' prompts, for the hint and Tab: asked for again at each prompt, since servers come and go.
+    void listMcpPrompts(this.agent.mcp).then((prompts) => {
+      this.#mcpPrompts = prompts;
+    });
     const initial = this.#typedAhead;
     this.#typedAhead = "";
     const idle = this.#answered
@@ -176,12 +190,12 @@ export class InteractiveSession implements SlashHost {
       },
       hint: (state) => {
         if (this.#exitArmed) return style.dim("Press Ctrl-C again to exit");
-        const matches = matchSlashCommands(state.text, this.agent.commands.list);
+        const matches = matchSlashCommands(state.text, this.agent.commands.list, this.#mcpPrompts);
         if (matches.length > 0) return style.dim(matches.map((command) => `/${command.name}  ${command.summary}`).join("  ·  "));
         return undefined;
       },
       complete: (text) => {
-        const matches = matchSlashCommands(text, this.agent.commands.list);
+        const matches = matchSlashCommands(text, this.agent.commands.list, this.#mcpPrompts);
         return matches.length === 1 ? `/${matches[0]?.name} ` : undefined;
       },
       keys: {
@@ -227,6 +241,7 @@ export class InteractiveSession implements SlashHost {
       await this.#runTurn(text, { command: custom, args: parseSlashInput(text)?.args ?? "" });
       return undefined;
     }
+    if (!command && isMcpPromptCommand(name)) return this.#runMcpPrompt(name, rest.join(" "));
     if (!command) {
       this.print(this.style.yellow(`Unknown command /${name}. /help lists the commands.`));
       return undefined;
@@ -237,6 +252,21 @@ export class InteractiveSession implements SlashHost {
       this.print(this.style.red(`/${command.name}: ${(error as Error).message}`));
       return undefined;
     }
+  }
+
+  /** `/mcp__<server>__<prompt> args`: the server's prompt, sent as the person's turn. */
+  async #runMcpPrompt(name: string, args: string): Promise<undefined> {
+    let prompt: string | undefined;
+    try {
+      prompt = await expandMcpPrompt(this.agent.mcp, name, args, { signal: this.context.signal });
+    } catch (error) {
+      this.print(this.style.red(`/${name}: ${(error as Error).message}`));
+      return undefined;
+    }
+    if (prompt === undefined)
+      this.print(this.style.yellow(`Unknown command /${name}: no ready MCP server has this prompt. /help lists the commands.`));
+    else await this.#runTurn(prompt);
+    return undefined;
   }
 
   /** Runs one prompt: the answer and tool calls drawn as they come; Escape or Ctrl-C stop it. */
@@ -256,6 +286,9 @@ export class InteractiveSession implements SlashHost {
       else if (key.name === "backspace") this.#typedAhead = this.#typedAhead.slice(0, -1);
     });
     let ended = false;
+    const stopProgress = this.agent.mcp?.onProgress((progress) => {
+      if (!ended) this.#view.progress(progress.toolCallId, describeMcpProgress(progress));
+    });
     const onEvent = (event: AgentEvent) => {
       this.#session.record(event);
       // A tool that finishes after the turn was stopped must not draw under the next prompt.
@@ -266,7 +299,11 @@ export class InteractiveSession implements SlashHost {
     };
     try {
       // `stream` is not in CodingAgent.run's option type yet; run() hands its options to Agent.run, which streams with it.
-      const options = { history: this.#history, signal: turn.signal, onEvent, stream: true };
+      const onResourcesAttached = ({ attached, notes }: AttachedResources) => {
+        for (const { server, uri } of attached) this.print(this.style.dim(`⎿ attached @${server}:${uri}`));
+        for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
+      };
+      const options = { history: this.#history, signal: turn.signal, onEvent, stream: true, onResourcesAttached };
       // A custom command's shell lines and files are read first, inside the turn: Esc stops them, approvals ask as for calls.
       const onExpanded = ({ notes }: { notes: readonly string[] }) => {
         for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
@@ -301,6 +338,7 @@ export class InteractiveSession implements SlashHost {
       }
     } finally {
       ended = true;
+      stopProgress?.();
       this.#answered = true;
       clearInterval(this.#ticker);
       releaseKeys();

@@ -93,6 +93,18 @@ export class RunView {
     }
   };
 
+  /**
+   * Shows how far a running call is (an MCP server's progress) on its line, `⋯ mcp__x__build · 3/5 (60%)`, redrawn in
+   * place while it is the last line of a live terminal; elsewhere it is left out rather than printed line after line.
+   */
+  progress(id: string, text: string): void {
+    const running = this.#running.get(id);
+    if (!running || this.#lastLine !== id || !this.#terminal.live) return;
+    running.line = this.#terminal.style.dim(this.#toolLine("⋯", running.call, text, running.runId));
+    this.print(`\x1b[1A\r\x1b[2K${running.line}\n`);
+    this.#lastLine = id;
+  }
+
   /** The turn was stopped: the calls still running are marked interrupted. */
   markInterrupted(): void {
     for (const id of [...this.#running.keys()]) this.#endToolLine(id, this.#terminal.style.red("✗"), "interrupted");

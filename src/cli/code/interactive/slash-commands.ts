@@ -1,6 +1,8 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import type { CustomCommand } from "../../../code/commands/index.js";
+import { listMcpPrompts } from "../../../code/mcp-prompt-commands.js";
 import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "../../../code/permissions/index.js";
+import { describeArguments, type McpPrompt } from "../../../mcp/index.js";
 import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
@@ -45,7 +47,12 @@ export type SlashCommand = {
 };
 
 export const slashCommands: readonly SlashCommand[] = [
-  { name: "help", aliases: ["?"], summary: "show the commands and keys", run: (host) => void host.print(helpText(host)) },
+  {
+    name: "help",
+    aliases: ["?"],
+    summary: "show the commands and keys",
+    run: async (host) => void host.print(helpText(host, await listMcpPrompts(host.agent.mcp))),
+  },
   { name: "clear", summary: "start a new conversation (the old one stays saved)", run: async (host) => void (await host.clear()) },
   {
     name: "resume",
@@ -169,13 +176,18 @@ export function findSlashCommand(name: string): SlashCommand | undefined {
  * The commands starting with what was typed (`/co` → /cost, /compact), the built-in ones first, then the custom
  * commands a built-in one does not shadow (their description as the summary).
  */
-export function matchSlashCommands(typed: string, custom: readonly CustomCommand[] = []): Pick<SlashCommand, "name" | "summary">[] {
+export function matchSlashCommands(
+  typed: string,
+  custom: readonly CustomCommand[] = [],
+  prompts: readonly McpPrompt[] = [],
+): Pick<SlashCommand, "name" | "summary">[] {
   if (!typed.startsWith("/") || /\s/.test(typed)) return [];
   const prefix = typed.slice(1);
   const customs = custom
     .filter((command) => !findSlashCommand(command.name))
     .map((command) => ({ name: command.name, summary: command.description }));
-  return [...slashCommands, ...customs].filter((command) => command.name.startsWith(prefix));
+  const fromServers = prompts.map((prompt) => ({ name: prompt.command, summary: prompt.description ?? prompt.title ?? prompt.name }));
+  return [...slashCommands, ...customs, ...fromServers].filter((command) => command.name.startsWith(prefix));
 }
 
 /** A line for each custom command a built-in one of the same name hides (the built-in one runs). */
@@ -190,7 +202,7 @@ function commandScope(command: CustomCommand): string {
   return `(${command.scope}${command.namespace ? `:${command.namespace}` : ""})`;
 }
 
-function helpText(host: SlashHost): string {
+function helpText(host: SlashHost, prompts: readonly McpPrompt[]): string {
   const { style } = host;
   const commands = slashCommands.map((command) => {
     const name = `/${command.name}${command.arguments ? ` ${command.arguments}` : ""}`;
@@ -212,7 +224,12 @@ function helpText(host: SlashHost): string {
     ["ctrl+d", "leave, at an empty prompt"],
   ].map(([key, what]) => `  ${style.cyan((key as string).padEnd(20))}${what}`);
   const customSection = custom.length > 0 ? ["", style.bold("Custom commands"), ...custom] : [];
-  return [style.bold("Commands"), ...commands, ...customSection, "", style.bold("Keys"), ...keys].join("\n");
+  const promptLines = prompts.map((prompt) => {
+    const name = `/${prompt.command}${prompt.arguments.length > 0 ? ` ${describeArguments(prompt)}` : ""}`;
+    return `  ${style.cyan(name.padEnd(19))} ${prompt.description ?? prompt.title ?? prompt.name} ${style.dim(`(MCP: ${prompt.server})`)}`;
+  });
+  const promptSection = promptLines.length > 0 ? ["", style.bold("MCP prompts"), ...promptLines] : [];
+  return [style.bold("Commands"), ...commands, ...customSection, ...promptSection, "", style.bold("Keys"), ...keys].join("\n");
 }
 
 function costText(host: SlashHost): string {
