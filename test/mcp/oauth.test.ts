@@ -1,0 +1,164 @@
+// OAuth 2.1 logins to an MCP server over HTTP, against a local OAuth-protected server (fixtures/oauth-server.mjs: the
+// SDK's authorization-server router, bearer middleware and Streamable HTTP server). The only stand-in is the browser:
+// it follows the login's URL as a person's would, and the authorization server sends it back to minagent's
+// 127.0.0.1 redirect listener.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectMcpServers, type McpAuthorizationRequest, type McpServers } from "../../src/mcp/index.js";
+
+const fixture = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "oauth-server.mjs");
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type OAuthServer = { url: string; output: () => string };
+
+/** The fixture with `flags`, on a free port of 127.0.0.1; killed by its pid after the test. */
+async function startOAuthServer(...flags: string[]): Promise<OAuthServer> {
+  const child: ChildProcess = spawn(process.execPath, [fixture, ...flags], { stdio: ["ignore", "ignore", "pipe"] });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    if (child.pid) process.kill(child.pid, "SIGKILL");
+    await exited;
+  };
+  cleanups.push(stop);
+  let output = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the OAuth fixture did not listen within 15 s: ${output}`)), 15_000);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /LISTENING (\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`the OAuth fixture exited (${code}): ${output}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, output: () => output };
+}
+
+async function authDirectory(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), "minagent-oauth-"));
+  cleanups.push(() => rm(directory, { recursive: true, force: true }));
+  return join(directory, "mcp-auth");
+}
+
+/** The person's browser: opens the login page and follows its redirect back to minagent (what it answered is kept). */
+function standInBrowser() {
+  const visits: { server: string; url: string; callbackStatus?: number }[] = [];
+  const browser = async (request: McpAuthorizationRequest) => {
+    const visit: (typeof visits)[number] = { server: request.server, url: request.url };
+    visits.push(visit);
+    const page = await fetch(request.url, { redirect: "manual" });
+    const location = page.headers.get("location");
+    if (!location) throw new Error(`the login page answered ${page.status} with no redirect`);
+    const callback = await fetch(location);
+    visit.callbackStatus = callback.status;
+  };
+  return { browser, visits };
+}
+
+async function connect(url: string, directory: string, onAuthorizationUrl?: (request: McpAuthorizationRequest) => Promise<void>) {
+  const mcp = await connectMcpServers(
+    { mcpServers: { guarded: { type: "http", url } } },
+    { auth: { directory, onAuthorizationUrl, loginTimeoutMs: 10_000 }, startupTimeoutMs: 10_000 },
+  );
+  cleanups.push(() => mcp.close());
+  return mcp;
+}
+
+async function storedCredentials(directory: string): Promise<{ file: string; text: string; tokens: Record<string, string> }> {
+  const [name, ...others] = await readdir(directory);
+  expect(others).toEqual([]);
+  const file = join(directory, name ?? "");
+  const text = await readFile(file, "utf8");
+  return { file, text, tokens: JSON.parse(text).tokens };
+}
+
+async function whoami(mcp: McpServers): Promise<string> {
+  const result = await mcp.callTool("guarded", "whoami");
+  return JSON.stringify(result.content);
+}
+
+describe("an MCP server behind OAuth", () => {
+  it("is logged in to through the browser once; the login is stored privately, hidden everywhere, and used again", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const { browser, visits } = standInBrowser();
+    const first = await connect(server.url, directory, browser);
+    expect(first.status()[0]).toMatchObject({ state: "ready", tools: ["mcp__guarded__whoami", "mcp__guarded__admin-report"] });
+    expect(visits).toHaveLength(1);
+    expect(visits[0]).toMatchObject({ server: "guarded", callbackStatus: 200 });
+    expect(await whoami(first)).toMatch(/client client_\S+ with scopes mcp/);
+
+    const { file, text, tokens } = await storedCredentials(directory);
+    expect((await stat(directory)).mode & 0o777).toBe(0o700);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(tokens.access_token).toMatch(/^at_/);
+    expect(tokens.refresh_token).toMatch(/^rt_/);
+    expect(text).toContain(tokens.access_token);
+    const shown = JSON.stringify(first.status()) + JSON.stringify(first.tools().map(({ name, description }) => ({ name, description })));
+    expect(shown).not.toContain(tokens.access_token);
+    expect(shown).not.toContain(tokens.refresh_token);
+    await first.close();
+
+    // The next session: no browser, the stored login.
+    const second = await connect(server.url, directory);
+    expect(second.status()[0]).toMatchObject({ state: "ready" });
+    expect(await whoami(second)).toMatch(/with scopes mcp/);
+    expect(visits).toHaveLength(1);
+  }, 30_000);
+
+  it("without a stored login nor a browser is needs-login, naming the server and the hint; login() makes it ready", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const mcp = await connectMcpServers(
+      { mcpServers: { guarded: { type: "http", url: server.url } } },
+      { auth: { directory, loginHint: (name) => `run /mcp login ${name}` } },
+    );
+    cleanups.push(() => mcp.close());
+    const [status] = mcp.status();
+    expect(status).toMatchObject({ name: "guarded", state: "needs-login", tools: [] });
+    expect(status?.problem).toContain("run /mcp login guarded");
+    await expect(mcp.callTool("guarded", "whoami")).rejects.toThrow(/MCP server "guarded" is unavailable: .*run \/mcp login guarded/);
+
+    const { browser, visits } = standInBrowser();
+    const after = await mcp.login("guarded", browser);
+    expect(after).toMatchObject({ state: "ready", tools: ["mcp__guarded__whoami", "mcp__guarded__admin-report"] });
+    expect(after.problem).toBeUndefined();
+    expect(visits).toHaveLength(1);
+    expect(await whoami(mcp)).toMatch(/with scopes mcp/);
+  }, 30_000);
+
+  it("refreshes an access token that expired, without the browser", async () => {
+    const server = await startOAuthServer("--access-token-lifetime", "1");
+    const directory = await authDirectory();
+    const { browser, visits } = standInBrowser();
+    const mcp = await connect(server.url, directory, browser);
+    const before = (await storedCredentials(directory)).tokens;
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await whoami(mcp)).toMatch(/with scopes mcp/);
+    const after = (await storedCredentials(directory)).tokens;
+    expect(after.access_token).not.toBe(before.access_token);
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(visits).toHaveLength(1);
+    expect(server.output()).toContain("REQUEST POST /token");
+  }, 30_000);
+
+  it("logout() removes the stored login", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const { browser } = standInBrowser();
+    const mcp = await connect(server.url, directory, browser);
+    expect(await readdir(directory)).toHaveLength(1);
+    await mcp.logout("guarded");
+    expect(await readdir(directory)).toEqual([]);
+  }, 30_000);
+});
