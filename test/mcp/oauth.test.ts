@@ -152,6 +152,23 @@ describe("an MCP server behind OAuth", () => {
     expect(server.output()).toContain("REQUEST POST /token");
   }, 30_000);
 
+  it("refuses a redirect whose state is not the login's, and the real one still logs in", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    let forgedStatus: number | undefined;
+    const { browser, visits } = standInBrowser();
+    const mcp = await connect(server.url, directory, async (request) => {
+      const redirectUri = new URL(new URL(request.url).searchParams.get("redirect_uri") ?? "");
+      redirectUri.searchParams.set("code", "forged-code");
+      redirectUri.searchParams.set("state", "not-the-state");
+      forgedStatus = (await fetch(redirectUri)).status;
+      await browser(request);
+    });
+    expect(forgedStatus).toBe(400);
+    expect(visits[0]?.callbackStatus).toBe(200);
+    expect(mcp.status()[0]).toMatchObject({ state: "ready" });
+  }, 30_000);
+
   it("logout() removes the stored login", async () => {
     const server = await startOAuthServer();
     const directory = await authDirectory();

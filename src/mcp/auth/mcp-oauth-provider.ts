@@ -184,15 +184,15 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * The browser step: listens for the redirect on 127.0.0.1, hands the URL to whoever shows it, and waits for the
-   * code (checking the state it echoes). Without anybody to show it to, throws {@link McpLoginRequiredError}.
+   * The browser step: listens for the redirect on 127.0.0.1 (which takes only the state sent), hands the URL to
+   * whoever shows it, and waits for the code. Without anybody to show it to, throws {@link McpLoginRequiredError}.
    */
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     const authorize = this.#settings.authorize();
     if (!authorize) throw new McpLoginRequiredError(this.#settings.server);
     let redirect: LoopbackRedirect;
     try {
-      redirect = await LoopbackRedirect.listen(this.#port);
+      redirect = await LoopbackRedirect.listen(this.#port, this.#state);
     } catch (error) {
       throw new Error(
         `the login redirect could not listen on 127.0.0.1:${this.#port} (${error instanceof Error ? error.message : String(error)}): free that port, or set another "oauth.callbackPort"`,
@@ -201,10 +201,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     try {
       const received = redirect.received(this.#settings.loginTimeoutMs, this.#settings.signal);
       await authorize({ server: this.#settings.server, url: authorizationUrl.toString(), signal: this.#settings.signal });
-      const { code, state } = await received;
-      if (this.#state !== undefined && state !== this.#state)
-        throw new Error("the login came back with another state than the one sent (a forged or stale redirect): log in again");
-      this.#pendingCode = code;
+      this.#pendingCode = (await received).code;
     } finally {
       await redirect.close();
     }
