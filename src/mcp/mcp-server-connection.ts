@@ -430,12 +430,20 @@ export class McpServerConnection {
     if (isRemoteServer(config)) {
       const headers = { ...config.headers };
       const authProvider = await this.#oauthProvider(config);
+      // The provider's fetch makes requests that meet an expired token at once refresh it once (see createOAuthFetch).
       if (config.type === "http")
-        return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers }, authProvider }) };
+        return {
+          transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), {
+            requestInit: { headers },
+            authProvider,
+            fetch: authProvider.fetch,
+          }),
+        };
       return {
         transport: new sdk.SSEClientTransport(new URL(config.url), {
           requestInit: { headers },
           authProvider,
+          fetch: authProvider.fetch,
           // The SSE stream is opened by EventSource, which sends only the headers its fetch is given.
           eventSourceInit: {
             fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),

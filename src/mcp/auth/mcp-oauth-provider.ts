@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpOAuthConfig } from "../config.js";
+import { createOAuthFetch } from "./create-oauth-fetch.js";
 import type { McpCredentialStore, StoredMcpCredentials } from "./credential-store.js";
 import { exchangeIdToken } from "./exchange-id-token.js";
 import { LoopbackRedirect } from "./loopback-redirect.js";
@@ -51,11 +52,19 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #state: string | undefined;
   #port = 0;
   #preRegistered: OAuthClientInformationMixed | undefined;
+  /** The file's writes, one after another: the last state saved is the one the file keeps. */
+  #writing: Promise<void> = Promise.resolve();
   readonly #settings: McpOAuthProviderSettings;
+  /** The fetch the server's transport makes every request with (see {@link createOAuthFetch}). */
+  readonly fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
 
   private constructor(settings: McpOAuthProviderSettings, stored: StoredMcpCredentials) {
     this.#settings = settings;
     this.#stored = stored;
+    this.fetch = createOAuthFetch({
+      endpoint: settings.url,
+      currentAccessToken: () => this.#stored.tokens?.access_token as string | undefined,
+    });
     const oauth = settings.oauth;
     if (oauth?.clientMetadataUrl) this.clientMetadataUrl = oauth.clientMetadataUrl;
     if (oauth?.clientId)
@@ -231,6 +240,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   /** Forgets the server's login: tokens, registration and discovery. */
   async logout(): Promise<void> {
     this.#stored = { serverUrl: this.#settings.url };
+    await this.#writing; // a write under way must not bring the file back
     await this.#settings.store.remove(this.#settings.server, this.#settings.url);
   }
 
@@ -241,7 +251,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async #save(change: Partial<StoredMcpCredentials>): Promise<void> {
     this.#stored = { ...this.#stored, ...change, serverUrl: this.#settings.url };
-    await this.#settings.store.save(this.#settings.server, this.#stored);
+    const stored = this.#stored;
+    const write = this.#writing.then(() => this.#settings.store.save(this.#settings.server, stored));
+    this.#writing = write.catch(() => undefined);
+    await write;
     this.#settings.onSecrets();
   }
 }
