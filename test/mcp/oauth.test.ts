@@ -156,6 +156,19 @@ describe("an MCP server behind OAuth", () => {
     expect(server.output()).not.toMatch(/REFRESH rt_\S+ unknown/);
   }, 30_000);
 
+  it("asks for a larger scope when a tool needs one (403 insufficient_scope), and the call then succeeds", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const { browser, visits } = standInBrowser();
+    const mcp = await connect(server.url, directory, browser);
+    const result = await mcp.callTool("guarded", "admin-report");
+    expect(result.isError).toBeFalsy();
+    expect(JSON.stringify(result.content)).toMatch(/admin report for client_/);
+    expect(visits).toHaveLength(2);
+    expect(new URL(visits[1]?.url ?? "").searchParams.get("scope")).toBe("mcp admin");
+    expect(await whoami(mcp)).toMatch(/with scopes mcp admin/);
+  }, 30_000);
+
   it("refuses a redirect whose state is not the login's, and the real one still logs in", async () => {
     const server = await startOAuthServer();
     const directory = await authDirectory();

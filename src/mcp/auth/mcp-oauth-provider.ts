@@ -51,6 +51,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #verifier: string | undefined;
   #state: string | undefined;
   #port = 0;
+  /** The scope a server asked for on a 403 (insufficient_scope) that the stored tokens lack, until a login brings it. */
+  #wantedScope: string | undefined;
   #preRegistered: OAuthClientInformationMixed | undefined;
   /** The file's writes, one after another: the last state saved is the one the file keeps. */
   #writing: Promise<void> = Promise.resolve();
@@ -64,6 +66,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.fetch = createOAuthFetch({
       endpoint: settings.url,
       currentAccessToken: () => this.#stored.tokens?.access_token as string | undefined,
+      onInsufficientScope: (scope) => {
+        this.#wantedScope = scope;
+      },
     });
     const oauth = settings.oauth;
     if (oauth?.clientMetadataUrl) this.clientMetadataUrl = oauth.clientMetadataUrl;
@@ -135,10 +140,18 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   tokens(): OAuthTokens | undefined {
-    return this.#stored.tokens as OAuthTokens | undefined;
+    const tokens = this.#stored.tokens as OAuthTokens | undefined;
+    // A refresh never brings more scope than the login had (RFC 6749 §6): while a server asks for more, the SDK is
+    // shown no refresh token, so that its auth() logs in again for the larger scope instead of refreshing in a loop.
+    if (tokens?.refresh_token && this.#wantedScope && !coversScope(tokens.scope, this.#wantedScope)) {
+      const { refresh_token: _refresh, ...withoutRefresh } = tokens;
+      return withoutRefresh;
+    }
+    return tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.#wantedScope = undefined;
     await this.#save({ tokens: tokens as Record<string, unknown>, tokensSavedAt: Date.now() });
   }
 
@@ -257,6 +270,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
     await write;
     this.#settings.onSecrets();
   }
+}
+
+/** Whether the scope granted (space-separated) holds every scope of `wanted`. */
+function coversScope(granted: string | undefined, wanted: string): boolean {
+  const have = new Set((granted ?? "").split(" "));
+  return wanted.split(" ").every((scope) => scope === "" || have.has(scope));
 }
 
 /** The port of a registration's first loopback redirect URI, to log in again at the address the server knows. */
