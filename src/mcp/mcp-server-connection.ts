@@ -173,7 +173,7 @@ export class McpServerConnection {
       },
       (error: unknown) => {
         this.#connecting = undefined;
-        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(), true);
+        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(error), true);
         else this.#fail("failed", this.#describeStartFailure(error));
       },
     );
@@ -246,7 +246,7 @@ export class McpServerConnection {
       if (signal?.aborted) throw error;
       if (error instanceof McpLoginRequiredError)
         throw new ToolError(
-          `MCP server "${this.name}" needs a new OAuth login (with more access) for ${toolName}: ${this.#settings.auth.loginHint(this.name)}. Tell the user.`,
+          `MCP server "${this.name}" needs a new OAuth login for ${toolName}${error.reason ? ` (${error.reason})` : ""}: ${this.#settings.auth.loginHint(this.name)}. Tell the user.`,
         );
       if (this.#client !== client)
         throw new ToolError(
@@ -302,7 +302,7 @@ export class McpServerConnection {
       },
       (error: unknown) => {
         this.#connecting = undefined;
-        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(), true);
+        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(error), true);
         else
           this.#fail(
             this.#restarts >= this.#settings.maxRestarts ? "unavailable" : "crashed",
@@ -421,8 +421,9 @@ export class McpServerConnection {
     });
   }
 
-  #needsLoginProblem(): string {
-    return `it needs an OAuth login: ${this.#settings.auth.loginHint(this.name)}`;
+  #needsLoginProblem(error: McpLoginRequiredError): string {
+    const hint = this.#settings.auth.loginHint(this.name);
+    return error.reason ? `it needs a new OAuth login (${error.reason}): ${hint}` : `it needs an OAuth login: ${hint}`;
   }
 
   /** The transport to the server; for a confined one, also what undoes the confinement once its process has ended. */
@@ -530,6 +531,10 @@ export class McpServerConnection {
     if (code === "ENOENT" && config && !isRemoteServer(config))
       return `its command "${config.command}" was not found: install it, or fix "command" in ${this.source}`;
     if (code === -32001) return `it did not answer within ${this.#settings.startupTimeoutMs} ms of starting${this.#tailSuffix()}`;
+    // The SDK's own words for a failed login may be a schema's raw issues: the provider says what went wrong.
+    const login = this.#oauth?.describeFailure(error);
+    if (login)
+      return `its OAuth login failed: ${login.what}. ${login.serversFault ? "Its operator must fix that; until then minagent cannot log in to it" : `To try again: ${this.#settings.auth.loginHint(this.name)}`}`;
     return `${messageOf(error)}${this.#tailSuffix()}`;
   }
 

@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectMcpServers, type McpAuthorizationRequest, type McpServers } from "../../src/mcp/index.js";
+import { referenceServers } from "./reference-servers.js";
 
 const fixture = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "oauth-server.mjs");
 const cleanups: (() => Promise<void>)[] = [];
@@ -156,6 +157,23 @@ describe("an MCP server behind OAuth", () => {
     expect(server.output()).not.toMatch(/REFRESH rt_\S+ unknown/);
   }, 30_000);
 
+  it("is needs-login, saying why, when its refresh token is refused and nobody can log in", async () => {
+    const server = await startOAuthServer("--access-token-lifetime", "1", "--refuse-refresh");
+    const directory = await authDirectory();
+    const { browser } = standInBrowser();
+    const first = await connect(server.url, directory, browser);
+    const { tokens } = await storedCredentials(directory);
+    await first.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    const second = await connect(server.url, directory);
+    const [status] = second.status();
+    expect(status).toMatchObject({ state: "needs-login" });
+    expect(status?.problem).toMatch(/login.*(expired|refused|no longer)/i);
+    expect(status?.problem).toContain('login("guarded")');
+    expect(JSON.stringify(status)).not.toContain(tokens.refresh_token);
+  }, 30_000);
+
   it("asks for a larger scope when a tool needs one (403 insufficient_scope), and the call then succeeds", async () => {
     const server = await startOAuthServer();
     const directory = await authDirectory();
@@ -167,6 +185,21 @@ describe("an MCP server behind OAuth", () => {
     expect(visits).toHaveLength(2);
     expect(new URL(visits[1]?.url ?? "").searchParams.get("scope")).toBe("mcp admin");
     expect(await whoami(mcp)).toMatch(/with scopes mcp admin/);
+  }, 30_000);
+
+  it("without a browser, a call that needs a larger scope is refused saying how to log in; the others still work", async () => {
+    const server = await startOAuthServer("--access-token-lifetime", "1");
+    const directory = await authDirectory();
+    const { browser } = standInBrowser();
+    await (await connect(server.url, directory, browser)).close();
+    const mcp = await connect(server.url, directory);
+    await expect(mcp.callTool("guarded", "admin-report")).rejects.toThrow(
+      'MCP server "guarded" needs a new OAuth login for admin-report (it asks for more access: scope "mcp admin"): call login("guarded")',
+    );
+    expect(mcp.status()[0]).toMatchObject({ state: "ready" });
+    // The refused step-up leaves the stored login as it was: it is still refreshed when it expires.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(await whoami(mcp)).toMatch(/with scopes mcp"/);
   }, 30_000);
 
   it("refuses a redirect whose state is not the login's, and the real one still logs in", async () => {
@@ -194,5 +227,41 @@ describe("an MCP server behind OAuth", () => {
     expect(await readdir(directory)).toHaveLength(1);
     await mcp.logout("guarded");
     expect(await readdir(directory)).toEqual([]);
+  }, 30_000);
+});
+
+describe("an OAuth login that cannot succeed", () => {
+  it("fails a server whose authorization-server metadata is malformed, saying so; the other servers work", async () => {
+    const server = await startOAuthServer("--malformed-metadata");
+    const directory = await authDirectory();
+    const { browser, visits } = standInBrowser();
+    const mcp = await connectMcpServers(
+      { mcpServers: { guarded: { type: "http", url: server.url }, plain: referenceServers.everything() } },
+      { auth: { directory, onAuthorizationUrl: browser } },
+    );
+    cleanups.push(() => mcp.close());
+    const [guarded, plain] = mcp.status();
+    expect(guarded).toMatchObject({ name: "guarded", state: "failed" });
+    expect(guarded?.problem).toContain("OAuth login failed");
+    expect(guarded?.problem).toContain(`metadata at ${new URL(server.url).origin}/.well-known/oauth-authorization-server is not valid`);
+    expect(guarded?.problem).toMatch(/authorization_endpoint/);
+    expect(guarded?.problem?.length).toBeLessThan(600);
+    expect(visits).toEqual([]);
+    expect(plain).toMatchObject({ name: "plain", state: "ready" });
+    const sum = await mcp.callTool("plain", "get-sum", { a: 1, b: 2 });
+    expect(JSON.stringify(sum.content)).toContain("3");
+  }, 30_000);
+
+  it("fails a server whose authorization server denies the login (access_denied), saying so", async () => {
+    const server = await startOAuthServer("--deny");
+    const directory = await authDirectory();
+    const { browser, visits } = standInBrowser();
+    const mcp = await connect(server.url, directory, browser);
+    const [status] = mcp.status();
+    expect(status).toMatchObject({ state: "failed" });
+    expect(status?.problem).toMatch(/OAuth login failed/);
+    expect(status?.problem).toMatch(/access_denied.*declined/);
+    expect(visits).toHaveLength(1);
+    expect(visits[0]?.callbackStatus).toBe(400);
   }, 30_000);
 });
