@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { Agent, FakeModel, ToolRegistry } from "../../src/index.js";
 import { connectMcpServers, type McpAuthorizationRequest, type McpServers } from "../../src/mcp/index.js";
+import { reply, toolCall } from "../../src/testing/index.js";
 import { referenceServers } from "./reference-servers.js";
 
 const fixture = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "oauth-server.mjs");
@@ -16,6 +18,8 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+const toolNames = ["mcp__guarded__whoami", "mcp__guarded__admin-report", "mcp__guarded__echo-token"];
 
 type OAuthServer = { url: string; output: () => string };
 
@@ -94,7 +98,7 @@ describe("an MCP server behind OAuth", () => {
     const directory = await authDirectory();
     const { browser, visits } = standInBrowser();
     const first = await connect(server.url, directory, browser);
-    expect(first.status()[0]).toMatchObject({ state: "ready", tools: ["mcp__guarded__whoami", "mcp__guarded__admin-report"] });
+    expect(first.status()[0]).toMatchObject({ state: "ready", tools: toolNames });
     expect(visits).toHaveLength(1);
     expect(visits[0]).toMatchObject({ server: "guarded", callbackStatus: 200 });
     expect(await whoami(first)).toMatch(/client client_\S+ with scopes mcp/);
@@ -117,6 +121,29 @@ describe("an MCP server behind OAuth", () => {
     expect(visits).toHaveLength(1);
   }, 30_000);
 
+  it("never shows its tokens to the model nor in a run's events, even when the server repeats one", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const { browser } = standInBrowser();
+    const mcp = await connect(server.url, directory, browser);
+    const { tokens } = await storedCredentials(directory);
+    const registry = new ToolRegistry();
+    const model = new FakeModel([
+      reply("", toolCall("mcp__guarded__echo-token", {}, "1"), toolCall("mcp__guarded__whoami", {}, "2")),
+      "done",
+    ]);
+    const events: unknown[] = [];
+    const result = await new Agent(model, registry, { prepareTurn: mcp.prepareTurn(registry), onEvent: (event) => events.push(event) }).run(
+      "who am I?",
+    );
+    const echoed = result.messages.find((message) => message.role === "tool" && JSON.stringify(message).includes("your token is"));
+    expect(JSON.stringify(echoed)).toContain("your token is [redacted]");
+    const session = JSON.stringify([result, events, mcp.status()]);
+    expect(session).toContain("with scopes mcp");
+    expect(session).not.toContain(tokens.access_token);
+    expect(session).not.toContain(tokens.refresh_token);
+  }, 30_000);
+
   it("without a stored login nor a browser is needs-login, naming the server and the hint; login() makes it ready", async () => {
     const server = await startOAuthServer();
     const directory = await authDirectory();
@@ -132,7 +159,7 @@ describe("an MCP server behind OAuth", () => {
 
     const { browser, visits } = standInBrowser();
     const after = await mcp.login("guarded", browser);
-    expect(after).toMatchObject({ state: "ready", tools: ["mcp__guarded__whoami", "mcp__guarded__admin-report"] });
+    expect(after).toMatchObject({ state: "ready", tools: toolNames });
     expect(after.problem).toBeUndefined();
     expect(visits).toHaveLength(1);
     expect(await whoami(mcp)).toMatch(/with scopes mcp/);
@@ -263,5 +290,19 @@ describe("an OAuth login that cannot succeed", () => {
     expect(status?.problem).toMatch(/access_denied.*declined/);
     expect(visits).toHaveLength(1);
     expect(visits[0]?.callbackStatus).toBe(400);
+  }, 30_000);
+
+  it("fails a server whose login never comes back from the browser, within the login timeout", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const shown: string[] = [];
+    const mcp = await connectMcpServers(
+      { mcpServers: { guarded: { type: "http", url: server.url } } },
+      { auth: { directory, loginTimeoutMs: 1_000, onAuthorizationUrl: ({ url }) => void shown.push(url) } },
+    );
+    cleanups.push(() => mcp.close());
+    expect(shown).toHaveLength(1);
+    expect(mcp.status()[0]).toMatchObject({ state: "failed" });
+    expect(mcp.status()[0]?.problem).toBe('its OAuth login failed: no login came back within 1 s. To try again: call login("guarded")');
   }, 30_000);
 });
