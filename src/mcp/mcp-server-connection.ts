@@ -244,10 +244,18 @@ export class McpServerConnection {
       }
     } catch (error) {
       if (signal?.aborted) throw error;
-      if (error instanceof McpLoginRequiredError)
+      if (error instanceof McpLoginRequiredError) {
+        // Without its login none of the server's tools works: it shows as needs-login until login(). A login for
+        // more scope concerns this call only.
+        if (error.wantedScope === undefined && this.#client === client) {
+          this.#client = undefined;
+          await client.close().catch(() => undefined);
+          this.#fail("needs-login", this.#needsLoginProblem(error), true);
+        }
         throw new ToolError(
           `MCP server "${this.name}" needs a new OAuth login for ${toolName}${error.reason ? ` (${error.reason})` : ""}: ${this.#settings.auth.loginHint(this.name)}. Tell the user.`,
         );
+      }
       if (this.#client !== client)
         throw new ToolError(
           `MCP server "${this.name}" stopped while running ${toolName}${this.#problem ? ` (${this.#problem})` : ""}. It will be restarted on the next call to one of its tools; whether this call had any effect is unknown.`,

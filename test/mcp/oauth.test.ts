@@ -201,6 +201,23 @@ describe("an MCP server behind OAuth", () => {
     expect(JSON.stringify(status)).not.toContain(tokens.refresh_token);
   }, 30_000);
 
+  it("in a session whose refresh token is refused, the server becomes needs-login and login() brings it back", async () => {
+    const server = await startOAuthServer("--access-token-lifetime", "1", "--refuse-refresh");
+    const directory = await authDirectory();
+    const { browser } = standInBrowser();
+    await (await connect(server.url, directory, browser)).close();
+    const mcp = await connect(server.url, directory);
+    expect(mcp.status()[0]).toMatchObject({ state: "ready" });
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await expect(mcp.callTool("guarded", "whoami")).rejects.toThrow(
+      'MCP server "guarded" needs a new OAuth login for whoami (its stored login was refused by the authorization server: it expired or was revoked): call login("guarded")',
+    );
+    expect(mcp.status()[0]).toMatchObject({ state: "needs-login", tools: [] });
+    expect(mcp.status()[0]?.problem).toContain("its stored login was refused");
+    expect(await mcp.login("guarded", browser)).toMatchObject({ state: "ready" });
+    expect(await whoami(mcp)).toMatch(/with scopes mcp/);
+  }, 30_000);
+
   it("asks for a larger scope when a tool needs one (403 insufficient_scope), and the call then succeeds", async () => {
     const server = await startOAuthServer();
     const directory = await authDirectory();

@@ -16,11 +16,14 @@ export class McpLoginRequiredError extends Error {
   readonly server: string;
   /** Why a new login is needed, when there was one (its stored login was refused, it asks for more scope). */
   readonly reason: string | undefined;
-  constructor(server: string, reason?: string) {
+  /** The scope one request asked for, when the login is for more access: the stored one still serves the rest. */
+  readonly wantedScope: string | undefined;
+  constructor(server: string, reason?: string, wantedScope?: string) {
     super(`MCP server "${server}" needs an OAuth login${reason ? ` (${reason})` : ""}`);
     this.name = "McpLoginRequiredError";
     this.server = server;
     this.reason = reason;
+    this.wantedScope = wantedScope;
   }
 }
 
@@ -240,6 +243,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
       throw new McpLoginRequiredError(
         this.#settings.server,
         wantedScope ? `it asks for more access: scope "${wantedScope}"` : this.#lostLogin,
+        wantedScope,
       );
     let redirect: LoopbackRedirect;
     try {
