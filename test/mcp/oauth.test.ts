@@ -218,6 +218,30 @@ describe("an MCP server behind OAuth", () => {
     expect(await whoami(mcp)).toMatch(/with scopes mcp/);
   }, 30_000);
 
+  it("logs in again, registering anew, when the authorization server forgot the client and its tokens", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const { browser, visits } = standInBrowser();
+    const first = await connect(server.url, directory, browser);
+    const firstClient = await whoami(first);
+    await first.close();
+    expect((await fetch(new URL("/fixture/forget", server.url), { method: "POST" })).status).toBe(204);
+
+    const unattended = await connect(server.url, directory);
+    expect(unattended.status()[0]).toMatchObject({ state: "needs-login" });
+    expect(unattended.status()[0]?.problem).toBe(
+      'it needs a new OAuth login (the authorization server no longer knows the client its stored login was made with): call login("guarded")',
+    );
+    await unattended.close();
+
+    const again = await connect(server.url, directory, browser);
+    expect(again.status()[0]).toMatchObject({ state: "ready" });
+    expect(visits).toHaveLength(2);
+    const secondClient = await whoami(again);
+    expect(secondClient).toMatch(/client client_/);
+    expect(secondClient).not.toBe(firstClient);
+  }, 30_000);
+
   it("asks for a larger scope when a tool needs one (403 insufficient_scope), and the call then succeeds", async () => {
     const server = await startOAuthServer();
     const directory = await authDirectory();

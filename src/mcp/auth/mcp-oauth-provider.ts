@@ -201,7 +201,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
     }
     // The SDK drops tokens the authorization server refused (invalid_grant) and a registration it no longer knows.
     if (this.#stored.tokens && (scope === "all" || scope === "tokens"))
-      this.#lostLogin = "its stored login was refused by the authorization server: it expired or was revoked";
+      this.#lostLogin =
+        scope === "all"
+          ? "the authorization server no longer knows the client its stored login was made with"
+          : "its stored login was refused by the authorization server: it expired or was revoked";
     const cleared: Partial<StoredMcpCredentials> = {};
     if (scope === "all" || scope === "tokens") Object.assign(cleared, { tokens: undefined, tokensSavedAt: undefined });
     if (scope === "all" || scope === "client") cleared.clientInformation = undefined;
