@@ -287,14 +287,19 @@ describe("an MCP server behind OAuth", () => {
     expect(mcp.status()[0]).toMatchObject({ state: "ready" });
   }, 30_000);
 
-  it("logout() removes the stored login", async () => {
+  it("logout() removes the stored login; the session's next call asks for one", async () => {
     const server = await startOAuthServer();
     const directory = await authDirectory();
     const { browser } = standInBrowser();
-    const mcp = await connect(server.url, directory, browser);
+    await (await connect(server.url, directory, browser)).close();
+    const mcp = await connect(server.url, directory);
     expect(await readdir(directory)).toHaveLength(1);
     await mcp.logout("guarded");
     expect(await readdir(directory)).toEqual([]);
+    await expect(mcp.callTool("guarded", "whoami")).rejects.toThrow(/needs a new OAuth login for whoami.*call login\("guarded"\)/);
+    expect(mcp.status()[0]).toMatchObject({ state: "needs-login" });
+    // The attempt registered a client again (the SDK does that before the browser step): no login is stored.
+    expect((await storedCredentials(directory)).tokens).toBeUndefined();
   }, 30_000);
 });
 
