@@ -3,7 +3,9 @@
 // it follows the login's URL as a person's would, and the authorization server sends it back to minagent's
 // 127.0.0.1 redirect listener.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,6 +98,9 @@ describe("an MCP server behind OAuth", () => {
   it("is logged in to through the browser once; the login is stored privately, hidden everywhere, and used again", async () => {
     const server = await startOAuthServer();
     const directory = await authDirectory();
+    // A folder that exists already, readable by others: minagent makes it the user's own.
+    await mkdir(directory, { recursive: true });
+    await chmod(directory, 0o755);
     const { browser, visits } = standInBrowser();
     const first = await connect(server.url, directory, browser);
     expect(first.status()[0]).toMatchObject({ state: "ready", tools: toolNames });
@@ -350,5 +355,27 @@ describe("an OAuth login that cannot succeed", () => {
     expect(shown).toHaveLength(1);
     expect(mcp.status()[0]).toMatchObject({ state: "failed" });
     expect(mcp.status()[0]?.problem).toBe('its OAuth login failed: no login came back within 1 s. To try again: call login("guarded")');
+  }, 30_000);
+
+  it("fails a server whose configured callbackPort is taken, saying which port and what to do", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise((resolve) => squatter.close(() => resolve())));
+    const port = (squatter.address() as AddressInfo).port;
+    const { browser, visits } = standInBrowser();
+    const mcp = await connectMcpServers(
+      { mcpServers: { guarded: { type: "http", url: server.url, oauth: { callbackPort: port } } } },
+      { auth: { directory, onAuthorizationUrl: browser } },
+    );
+    cleanups.push(() => mcp.close());
+    expect(visits).toEqual([]);
+    expect(mcp.status()[0]).toMatchObject({ state: "failed" });
+    expect(mcp.status()[0]?.problem).toMatch(
+      new RegExp(
+        `^its OAuth login failed: the login redirect could not listen on 127\\.0\\.0\\.1:${port} \\(.*EADDRINUSE.*\\): free that port, or set another "oauth\\.callbackPort"\\. To try again: call login\\("guarded"\\)$`,
+      ),
+    );
   }, 30_000);
 });
