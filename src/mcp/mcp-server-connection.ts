@@ -196,7 +196,7 @@ export class McpServerConnection {
       },
       (error: unknown) => {
         this.#connecting = undefined;
-        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(), true);
+        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(error), true);
         else this.#fail("failed", this.#describeStartFailure(error));
       },
     );
@@ -284,10 +284,18 @@ export class McpServerConnection {
     } catch (error) {
       if (this.#client === client) this.#noticeLostConnection(error ?? "failed");
       if (signal?.aborted) throw error;
-      if (error instanceof McpLoginRequiredError)
+      if (error instanceof McpLoginRequiredError) {
+        // Without its login none of the server's tools works: it shows as needs-login until login(). A login for
+        // more scope concerns this call only.
+        if (error.wantedScope === undefined && this.#client === client) {
+          this.#client = undefined;
+          await client.close().catch(() => undefined);
+          this.#fail("needs-login", this.#needsLoginProblem(error), true);
+        }
         throw new ToolError(
-          `MCP server "${this.name}" needs a new OAuth login (with more access) for ${toolName}: ${this.#settings.auth.loginHint(this.name)}. Tell the user.`,
+          `MCP server "${this.name}" needs a new OAuth login for ${toolName}${error.reason ? ` (${error.reason})` : ""}: ${this.#settings.auth.loginHint(this.name)}. Tell the user.`,
         );
+      }
       if (this.#client !== client)
         throw new ToolError(
           `MCP server "${this.name}" stopped while running ${toolName}${this.#problem ? ` (${this.#problem})` : ""}. It will be restarted on the next call to one of its tools; whether this call had any effect is unknown.`,
@@ -385,7 +393,7 @@ export class McpServerConnection {
       },
       (error: unknown) => {
         this.#connecting = undefined;
-        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(), true);
+        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(error), true);
         else
           this.#fail(
             this.#restarts >= this.#settings.maxRestarts ? "unavailable" : "crashed",
@@ -511,8 +519,9 @@ export class McpServerConnection {
     });
   }
 
-  #needsLoginProblem(): string {
-    return `it needs an OAuth login: ${this.#settings.auth.loginHint(this.name)}`;
+  #needsLoginProblem(error: McpLoginRequiredError): string {
+    const hint = this.#settings.auth.loginHint(this.name);
+    return error.reason ? `it needs a new OAuth login (${error.reason}): ${hint}` : `it needs an OAuth login: ${hint}`;
   }
 
   /** The transport to the server; for a confined one, also what undoes the confinement once its process has ended. */
@@ -520,12 +529,20 @@ export class McpServerConnection {
     if (isRemoteServer(config)) {
       const headers = { ...config.headers };
       const authProvider = await this.#oauthProvider(config);
+      // The provider's fetch makes requests that meet an expired token at once refresh it once (see createOAuthFetch).
       if (config.type === "http")
-        return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers }, authProvider }) };
+        return {
+          transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), {
+            requestInit: { headers },
+            authProvider,
+            fetch: authProvider.fetch,
+          }),
+        };
       return {
         transport: new sdk.SSEClientTransport(new URL(config.url), {
           requestInit: { headers },
           authProvider,
+          fetch: authProvider.fetch,
           // The SSE stream is opened by EventSource, which sends only the headers its fetch is given.
           eventSourceInit: {
             fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
@@ -638,6 +655,10 @@ export class McpServerConnection {
     const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
     if (config && isRemoteServer(config) && messageOf(error) === "fetch failed" && cause)
       return `it could not be reached at ${config.url} (${String(cause.code ?? cause.message)}): check the url in ${this.source} and that the server is up`;
+    // The SDK's own words for a failed login may be a schema's raw issues: the provider says what went wrong.
+    const login = this.#oauth?.describeFailure(error);
+    if (login)
+      return `its OAuth login failed: ${login.what}. ${login.serversFault ? "Its operator must fix that; until then minagent cannot log in to it" : `To try again: ${this.#settings.auth.loginHint(this.name)}`}`;
     return `${messageOf(error)}${this.#tailSuffix()}`;
   }
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -44,12 +44,15 @@ export class McpCredentialStore {
     return { serverUrl: url };
   }
 
-  /** Writes the server's credentials: to a temporary file first, so that a crash never leaves half a file. */
+  /**
+   * Writes the server's credentials: to a temporary file first, so that a crash never leaves half a file. Each write
+   * has a temporary file of its own: two at once (two requests refreshing together) must not rename the same one.
+   */
   async save(server: string, credentials: StoredMcpCredentials): Promise<void> {
     await mkdir(this.directory, { recursive: true, mode: 0o700 });
     await chmod(this.directory, 0o700);
     const file = this.fileOf(server, credentials.serverUrl);
-    const temporary = `${file}.${process.pid}.tmp`;
+    const temporary = `${file}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
     await writeFile(temporary, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
     await rename(temporary, file);
   }

@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpOAuthConfig } from "../config.js";
+import { createOAuthFetch } from "./create-oauth-fetch.js";
 import type { McpCredentialStore, StoredMcpCredentials } from "./credential-store.js";
 import { exchangeIdToken } from "./exchange-id-token.js";
 import { LoopbackRedirect } from "./loopback-redirect.js";
@@ -13,10 +14,24 @@ export type McpAuthorizationRequest = { server: string; url: string; signal: Abo
 /** Thrown when a server needs a login and nobody can do one now (`-p`, no {@link McpAuthorizationRequest} handler). */
 export class McpLoginRequiredError extends Error {
   readonly server: string;
-  constructor(server: string) {
-    super(`MCP server "${server}" needs an OAuth login`);
+  /** Why a new login is needed, when there was one (its stored login was refused, it asks for more scope). */
+  readonly reason: string | undefined;
+  /** The scope one request asked for, when the login is for more access: the stored one still serves the rest. */
+  readonly wantedScope: string | undefined;
+  constructor(server: string, reason?: string, wantedScope?: string) {
+    super(`MCP server "${server}" needs an OAuth login${reason ? ` (${reason})` : ""}`);
     this.name = "McpLoginRequiredError";
     this.server = server;
+    this.reason = reason;
+    this.wantedScope = wantedScope;
+  }
+}
+
+/** The browser step of a login went wrong: denied, timed out, given up, or its redirect could not listen. */
+class McpLoginFailedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "McpLoginFailedError";
   }
 }
 
@@ -51,12 +66,32 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #verifier: string | undefined;
   #state: string | undefined;
   #port = 0;
+  /** The scope a server asked for on a 403 (insufficient_scope) that the stored tokens lack, until a login brings it. */
+  #wantedScope: string | undefined;
+  /** Why the stored login went, when the authorization server refused it (for the needs-login problem). */
+  #lostLogin: string | undefined;
+  /** The last URL the OAuth flow asked that is not the MCP endpoint (metadata, registration, token), for messages. */
+  #lastAuthorizationUrl: string | undefined;
   #preRegistered: OAuthClientInformationMixed | undefined;
+  /** The file's writes, one after another: the last state saved is the one the file keeps. */
+  #writing: Promise<void> = Promise.resolve();
   readonly #settings: McpOAuthProviderSettings;
+  /** The fetch the server's transport makes every request with (see {@link createOAuthFetch}). */
+  readonly fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
 
   private constructor(settings: McpOAuthProviderSettings, stored: StoredMcpCredentials) {
     this.#settings = settings;
     this.#stored = stored;
+    this.fetch = createOAuthFetch({
+      endpoint: settings.url,
+      currentAccessToken: () => this.#stored.tokens?.access_token as string | undefined,
+      onRequest: (url, toEndpoint) => {
+        this.#lastAuthorizationUrl = toEndpoint ? undefined : url;
+      },
+      onInsufficientScope: (scope) => {
+        this.#wantedScope = scope;
+      },
+    });
     const oauth = settings.oauth;
     if (oauth?.clientMetadataUrl) this.clientMetadataUrl = oauth.clientMetadataUrl;
     if (oauth?.clientId)
@@ -127,10 +162,19 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   tokens(): OAuthTokens | undefined {
-    return this.#stored.tokens as OAuthTokens | undefined;
+    const tokens = this.#stored.tokens as OAuthTokens | undefined;
+    // A refresh never brings more scope than the login had (RFC 6749 §6): while a server asks for more, the SDK is
+    // shown no refresh token, so that its auth() logs in again for the larger scope instead of refreshing in a loop.
+    if (tokens?.refresh_token && this.#wantedScope && !coversScope(tokens.scope, this.#wantedScope)) {
+      const { refresh_token: _refresh, ...withoutRefresh } = tokens;
+      return withoutRefresh;
+    }
+    return tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.#wantedScope = undefined;
+    this.#lostLogin = undefined;
     await this.#save({ tokens: tokens as Record<string, unknown>, tokensSavedAt: Date.now() });
   }
 
@@ -156,6 +200,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
       this.#verifier = undefined;
       return;
     }
+    // The SDK drops tokens the authorization server refused (invalid_grant) and a registration it no longer knows.
+    if (this.#stored.tokens && (scope === "all" || scope === "tokens"))
+      this.#lostLogin =
+        scope === "all"
+          ? "the authorization server no longer knows the client its stored login was made with"
+          : "its stored login was refused by the authorization server: it expired or was revoked";
     const cleared: Partial<StoredMcpCredentials> = {};
     if (scope === "all" || scope === "tokens") Object.assign(cleared, { tokens: undefined, tokensSavedAt: undefined });
     if (scope === "all" || scope === "client") cleared.clientInformation = undefined;
@@ -185,35 +235,66 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * The browser step: listens for the redirect on 127.0.0.1, hands the URL to whoever shows it, and waits for the
-   * code (checking the state it echoes). Without anybody to show it to, throws {@link McpLoginRequiredError}.
+   * The browser step: listens for the redirect on 127.0.0.1 (which takes only the state sent), hands the URL to
+   * whoever shows it, and waits for the code. Without anybody to show it to, throws {@link McpLoginRequiredError}.
    */
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    // The larger scope is this login's to ask for: after it, successful or not, the stored tokens refresh again.
+    const wantedScope = this.#wantedScope;
+    this.#wantedScope = undefined;
     const authorize = this.#settings.authorize();
-    if (!authorize) throw new McpLoginRequiredError(this.#settings.server);
+    if (!authorize)
+      throw new McpLoginRequiredError(
+        this.#settings.server,
+        wantedScope ? `it asks for more access: scope "${wantedScope}"` : this.#lostLogin,
+        wantedScope,
+      );
     let redirect: LoopbackRedirect;
     try {
-      redirect = await LoopbackRedirect.listen(this.#port);
+      redirect = await LoopbackRedirect.listen(this.#port, this.#state);
     } catch (error) {
-      throw new Error(
-        `the login redirect could not listen on 127.0.0.1:${this.#port} (${error instanceof Error ? error.message : String(error)}): free that port, or set another "oauth.callbackPort"`,
+      throw new McpLoginFailedError(
+        `the login redirect could not listen on 127.0.0.1:${this.#port} (${messageOf(error)}): free that port, or set another "oauth.callbackPort"`,
       );
     }
     try {
       const signal = this.#settings.signal();
       const received = redirect.received(this.#settings.loginTimeoutMs, signal);
       await authorize({ server: this.#settings.server, url: authorizationUrl.toString(), signal });
-      const { code, state } = await received.catch((error: unknown) => {
-        // Given up (Esc, Ctrl-C, closing): the server still needs a login, which is what its state should say.
-        if (signal.aborted) throw new McpLoginRequiredError(this.#settings.server);
-        throw error;
-      });
-      if (this.#state !== undefined && state !== this.#state)
-        throw new Error("the login came back with another state than the one sent (a forged or stale redirect): log in again");
-      this.#pendingCode = code;
+      this.#pendingCode = (await received).code;
+    } catch (error) {
+      // Given up (Esc, Ctrl-C, closing): the server still needs a login, which is what its state should say.
+      if (this.#settings.signal().aborted) throw new McpLoginRequiredError(this.#settings.server, "the login was given up", wantedScope);
+      throw new McpLoginFailedError(messageOf(error), { cause: error });
     } finally {
       await redirect.close();
     }
+  }
+
+  /**
+   * What went wrong, in words, when `error` ended a login: the browser step failed, the authorization server
+   * refused a request (an OAuth error), or answered with something that is not valid (its metadata, say; the SDK
+   * throws the schema's raw issues). Undefined for an error that was not the login's.
+   */
+  describeFailure(error: unknown): { what: string; serversFault: boolean } | undefined {
+    if (error instanceof McpLoginFailedError) return { what: error.message, serversFault: false };
+    const issues = (error as { issues?: unknown }).issues;
+    const url = this.#lastAuthorizationUrl;
+    if (Array.isArray(issues) && url !== undefined) {
+      const answer = new URL(url).pathname.includes("/.well-known/")
+        ? `the authorization server's metadata at ${url}`
+        : `the authorization server's answer from ${url}`;
+      return { what: `${answer} is not valid: ${summarizeIssues(issues)}`, serversFault: true };
+    }
+    const code = (error as { errorCode?: unknown }).errorCode;
+    if (typeof code === "string" && url !== undefined) {
+      const description = messageOf(error);
+      return {
+        what: `the authorization server at ${new URL(url).origin} answered ${code}${description ? `: ${description}` : ""}`,
+        serversFault: false,
+      };
+    }
+    return undefined;
   }
 
   /** The code of a browser login that just finished, once. */
@@ -240,6 +321,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   /** Forgets the server's login: tokens, registration and discovery. */
   async logout(): Promise<void> {
     this.#stored = { serverUrl: this.#settings.url };
+    await this.#writing; // a write under way must not bring the file back
     await this.#settings.store.remove(this.#settings.server, this.#settings.url);
   }
 
@@ -250,9 +332,33 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async #save(change: Partial<StoredMcpCredentials>): Promise<void> {
     this.#stored = { ...this.#stored, ...change, serverUrl: this.#settings.url };
-    await this.#settings.store.save(this.#settings.server, this.#stored);
+    const stored = this.#stored;
+    const write = this.#writing.then(() => this.#settings.store.save(this.#settings.server, stored));
+    this.#writing = write.catch(() => undefined);
+    await write;
     this.#settings.onSecrets();
   }
+}
+
+/** Whether the scope granted (space-separated) holds every scope of `wanted`. */
+function coversScope(granted: string | undefined, wanted: string): boolean {
+  const have = new Set((granted ?? "").split(" "));
+  return wanted.split(" ").every((scope) => scope === "" || have.has(scope));
+}
+
+/** A schema library's issues (zod's), short: "field: message" for each field, the first few. */
+function summarizeIssues(issues: unknown[]): string {
+  const byField = new Map<string, string>();
+  for (const issue of issues as { path?: unknown[]; message?: string }[]) {
+    const field = issue.path?.length ? issue.path.join(".") : "(the document)";
+    if (!byField.has(field)) byField.set(field, issue.message ?? "invalid");
+  }
+  const parts = [...byField].map(([field, message]) => `${field}: ${message}`);
+  return parts.length > 4 ? `${parts.slice(0, 4).join("; ")}; and ${parts.length - 4} more` : parts.join("; ");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The port of a registration's first loopback redirect URI, to log in again at the address the server knows. */
