@@ -2,20 +2,18 @@
 // SDK's authorization-server router, bearer middleware and Streamable HTTP server). The only stand-in is the browser:
 // it follows the login's URL as a person's would, and the authorization server sends it back to minagent's
 // 127.0.0.1 redirect listener.
-import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, FakeModel, ToolRegistry } from "../../src/index.js";
 import { connectMcpServers, type McpAuthorizationRequest, type McpServers } from "../../src/mcp/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
+import { type OAuthServer, startOAuthFixture } from "./oauth-fixture.js";
 import { referenceServers } from "./reference-servers.js";
 
-const fixture = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "oauth-server.mjs");
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -23,32 +21,11 @@ afterEach(async () => {
 
 const toolNames = ["mcp__guarded__whoami", "mcp__guarded__admin-report", "mcp__guarded__echo-token"];
 
-type OAuthServer = { url: string; output: () => string };
-
-/** The fixture with `flags`, on a free port of 127.0.0.1; killed by its pid after the test. */
+/** The fixture with `flags` on a free port of 127.0.0.1, killed by its pid after the test. */
 async function startOAuthServer(...flags: string[]): Promise<OAuthServer> {
-  const child: ChildProcess = spawn(process.execPath, [fixture, ...flags], { stdio: ["ignore", "ignore", "pipe"] });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    if (child.pid) process.kill(child.pid, "SIGKILL");
-    await exited;
-  };
-  cleanups.push(stop);
-  let output = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the OAuth fixture did not listen within 15 s: ${output}`)), 15_000);
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /LISTENING (\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`the OAuth fixture exited (${code}): ${output}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, output: () => output };
+  const server = await startOAuthFixture(...flags);
+  cleanups.push(server.stop);
+  return server;
 }
 
 async function authDirectory(): Promise<string> {
