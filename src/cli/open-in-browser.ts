@@ -7,18 +7,27 @@ import type { CliIo } from "./io.js";
  * the URL the caller printed is enough.
  */
 export function openInBrowser(url: string, options: { env: CliIo["env"]; onFailure: (message: string) => void }): void {
+  // A server chooses these URLs (its authorization endpoint, an elicitation's link): only a web page is opened, never
+  // a file or another program's scheme.
+  const protocol = URL.canParse(url) ? new URL(url).protocol : "";
+  if (protocol !== "https:" && protocol !== "http:") {
+    options.onFailure(`Not opening ${url} in a browser: only http and https links are opened.`);
+    return;
+  }
   // Loaded here, not at import: only a person asking to open something pays for it.
   const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
   const browser = options.env.BROWSER;
+  // Not `cmd /c start` on Windows: cmd reads the & of every query string as a command separator.
   const [command, args]: [string, string[]] = browser
     ? [browser, [url]]
     : process.platform === "darwin"
       ? ["open", [url]]
       : process.platform === "win32"
-        ? ["cmd", ["/c", "start", "", url]]
+        ? ["rundll32", ["url.dll,FileProtocolHandler", url]]
         : ["xdg-open", [url]];
   try {
-    const child = spawn(command, args, { detached: true, stdio: "ignore", env: options.env });
+    // The process's own environment under the given one (a test's, or the session's): PATH finds the opener.
+    const child = spawn(command, args, { detached: true, stdio: "ignore", env: { ...process.env, ...options.env } });
     child.on("error", () => options.onFailure(`Could not open a browser (${command} failed); open ${url} yourself.`));
     child.unref();
   } catch {

@@ -33,10 +33,17 @@ export type McpOAuthConfig = {
   clientSecret?: string | undefined;
   /** The issuer the pre-registered client belongs to: its credentials are never sent to another authorization server. */
   issuer?: string | undefined;
-  /** The port of the login redirect on 127.0.0.1 (a pre-registered client's redirect URI). Default: a free one. */
+  /**
+   * The port of the login redirect (a pre-registered client's redirect URI, `http://localhost:<port>/callback` as
+   * Claude Code registers it; the listener is on 127.0.0.1). Default: a free one (`http://127.0.0.1:<port>/callback`).
+   */
   callbackPort?: number | undefined;
   /** The scope to ask for when the server does not say (its 401 and its metadata come first). */
   scope?: string | undefined;
+  /** Claude Code's key: the scope to ask for whatever the server says (space-separated; it wins over the metadata). */
+  scopes?: string | undefined;
+  /** Claude Code's key: the authorization server's metadata document (https), read instead of discovering it. */
+  authServerMetadataUrl?: string | undefined;
   /** An https URL of this client's metadata document, used as its client id where the server supports that (SEP-991). */
   clientMetadataUrl?: string | undefined;
   /**
@@ -134,7 +141,17 @@ function readServerConfig(entry: unknown): McpServerConfig {
   throw new UsageError(`unknown type ${JSON.stringify(type)}: use "stdio" (with a command), "http" or "sse" (with a url)`);
 }
 
-const oauthStrings = ["clientId", "clientSecret", "issuer", "scope", "clientMetadataUrl", "privateKey", "signingAlgorithm"] as const;
+const oauthStrings = [
+  "clientId",
+  "clientSecret",
+  "issuer",
+  "scope",
+  "scopes",
+  "authServerMetadataUrl",
+  "clientMetadataUrl",
+  "privateKey",
+  "signingAlgorithm",
+] as const;
 const grants = ["authorization_code", "client_credentials", "jwt-bearer"];
 
 function readOAuthConfig(value: unknown): McpOAuthConfig {
@@ -166,6 +183,8 @@ function readOAuthConfig(value: unknown): McpOAuthConfig {
     };
   }
   const oauth = config as McpOAuthConfig;
+  if (oauth.authServerMetadataUrl !== undefined && !oauth.authServerMetadataUrl.startsWith("https://"))
+    throw new UsageError(`"oauth.authServerMetadataUrl" must be an https:// URL, got ${JSON.stringify(oauth.authServerMetadataUrl)}`);
   if (oauth.grant === "client_credentials" && (!oauth.clientId || !(oauth.clientSecret || oauth.privateKey)))
     throw new UsageError('"oauth.grant": "client_credentials" needs "clientId" and "clientSecret" (or "privateKey")');
   if (oauth.grant === "jwt-bearer" && (!oauth.clientId || !oauth.identityProvider))

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createSecretScrubber, type JsonSchema, type SecretScrubber } from "../engine.js";
-import { ToolError } from "../errors.js";
+import { ToolError, UsageError } from "../errors.js";
 import type { McpCredentialStore } from "./auth/credential-store.js";
 import { type McpAuthorizationRequest, McpLoginRequiredError, McpOAuthProvider } from "./auth/mcp-oauth-provider.js";
 import { attachClientFeatures, type McpClientFeatures } from "./client-features.js";
@@ -124,6 +124,8 @@ export class McpServerConnection {
   #loginHandler: ((request: McpAuthorizationRequest) => void | Promise<void>) | undefined;
   /** What gives up the {@link login} under way (with the connection's closing). */
   #loginSignal: AbortSignal | undefined;
+  /** The wait for a browser login and its exchange, shared by every request that needs it. */
+  #finishingLogin: Promise<boolean> | undefined;
   readonly #settings: McpConnectionSettings;
   readonly #closing = new AbortController();
   /** False when its entry can never start (a config problem, a sandbox it needs that is off): a restart leaves it failed. */
@@ -190,36 +192,46 @@ export class McpServerConnection {
   /** Starts the server; resolves when it is ready or has failed (never rejects: the failure is its state). */
   start(): Promise<void> {
     if (this.#state !== "starting" || this.#connecting) return this.#connecting ?? Promise.resolve();
-    this.#connecting = this.#connect().then(
+    return this.#settleConnecting(this.#connect(), (error) => ["failed", this.#describeStartFailure(error)]);
+  }
+
+  /**
+   * Keeps a connection under way as `#connecting` and settles the state when it ends: a login nobody could do is
+   * `needs-login` whoever started it; any other failure is what `onFailure` says. Never rejects.
+   */
+  #settleConnecting(
+    connecting: Promise<void>,
+    onFailure: (error: unknown) => ["failed" | "crashed" | "unavailable", string],
+  ): Promise<void> {
+    this.#connecting = connecting.then(
       () => {
         this.#connecting = undefined;
       },
       (error: unknown) => {
         this.#connecting = undefined;
         if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(error), true);
-        else this.#fail("failed", this.#describeStartFailure(error));
+        else this.#fail(...onFailure(error));
       },
     );
     return this.#connecting;
   }
 
   /**
-   * Logs in to the server (OAuth) and connects again: whatever it has stored is dropped, `authorize` is shown the URL
-   * (it opens or prints it), and this resolves once the server is ready or has failed (never rejects: the failure is
-   * its state). Only for servers reached over HTTP.
+   * Logs in to the server (OAuth) and connects again: its stored tokens are dropped (its registration kept), the
+   * login asks for the larger scope a call wanted if one did, `authorize` is shown the URL (it opens or prints it),
+   * and this resolves once the server is ready or has failed (never rejects: the failure is its state). Throws a
+   * UsageError for a server not reached over HTTP.
    */
   async login(authorize: (request: McpAuthorizationRequest) => void | Promise<void>, signal?: AbortSignal): Promise<void> {
     const config = this.config;
-    if (!config || !isRemoteServer(config)) {
-      this.#problem = `"${this.name}" is not reached over HTTP: there is nothing to log in to`;
-      return;
-    }
+    if (!config || !isRemoteServer(config))
+      throw new UsageError(`MCP server "${this.name}" is not reached over HTTP: there is nothing to log in to.`);
     if (this.#state === "closed") return;
     await this.#connecting;
     const client = this.#client;
     this.#client = undefined;
     await client?.close().catch(() => undefined);
-    await this.#oauth?.logout();
+    await (await this.#oauthProvider(config)).forgetTokens();
     this.#loginHandler = authorize;
     this.#loginSignal = signal ? AbortSignal.any([signal, this.#closing.signal]) : undefined;
     this.#restarts = 0;
@@ -282,6 +294,8 @@ export class McpServerConnection {
         }
       }
     } catch (error) {
+      // A login for more scope this call may have started is over with it: calls waiting for it try again now.
+      this.#oauth?.endStepUp();
       if (this.#client === client) this.#noticeLostConnection(error ?? "failed");
       if (signal?.aborted) throw error;
       if (error instanceof McpLoginRequiredError) {
@@ -318,19 +332,11 @@ export class McpServerConnection {
     this.#restarts = 0;
     this.#problem = undefined;
     this.#setState("restarting");
-    this.#connecting = (async () => {
+    const connecting = (async () => {
       await client?.close().catch(() => undefined);
       await this.#connect();
-    })().then(
-      () => {
-        this.#connecting = undefined;
-      },
-      (error: unknown) => {
-        this.#connecting = undefined;
-        this.#fail("failed", this.#describeStartFailure(error));
-      },
-    );
-    await this.#connecting;
+    })();
+    await this.#settleConnecting(connecting, (error) => ["failed", this.#describeStartFailure(error)]);
   }
 
   /** Tells a connected server that the roots changed (it asks for them again); a server not connected asks when it connects. */
@@ -387,21 +393,10 @@ export class McpServerConnection {
     }
     this.#restarts += 1;
     this.#setState("restarting");
-    this.#connecting = this.#connect().then(
-      () => {
-        this.#connecting = undefined;
-      },
-      (error: unknown) => {
-        this.#connecting = undefined;
-        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(error), true);
-        else
-          this.#fail(
-            this.#restarts >= this.#settings.maxRestarts ? "unavailable" : "crashed",
-            `it could not be restarted: ${this.#describeStartFailure(error)}`,
-          );
-      },
-    );
-    await this.#connecting;
+    await this.#settleConnecting(this.#connect(), (error) => [
+      this.#restarts >= this.#settings.maxRestarts ? "unavailable" : "crashed",
+      `it could not be restarted: ${this.#describeStartFailure(error)}`,
+    ]);
   }
 
   async #connect(): Promise<void> {
@@ -476,16 +471,35 @@ export class McpServerConnection {
   }
 
   /**
-   * After a request failed: when it failed because the server wanted a login that the browser has just brought a code
-   * back for, exchanges the code for tokens (through the transport that saw the 401) and says true.
+   * After a request failed: when it failed because the server wanted a login whose browser step has started, waits
+   * for the browser (up to the login timeout, outside the request's own timer), exchanges the code for tokens through
+   * the transport, and says true, so that the request is made again. Requests that fail meanwhile wait for the same
+   * login. Throws what ended a login that did not finish (given up, timed out, refused).
    */
   async #finishLogin(error: unknown, transport = this.#transport): Promise<boolean> {
     const sdk = await loadMcpSdk();
-    if (!(error instanceof sdk.UnauthorizedError) || !this.#oauth) return false;
-    const code = this.#oauth.takeAuthorizationCode();
-    if (code === undefined || !transport || !("finishAuth" in transport)) return false;
-    await (transport as { finishAuth(code: string): Promise<void> }).finishAuth(code);
-    return true;
+    const oauth = this.#oauth;
+    if (!oauth || !transport || !("finishAuth" in transport)) return false;
+    if (!(error instanceof sdk.UnauthorizedError)) {
+      // A 403 for more scope while another call's login for it is under way: the SDK refuses it at once; once that
+      // login has ended, the call is worth making again.
+      const stepUp = (error as { code?: unknown }).code === 403 ? oauth.stepUpSettled() : undefined;
+      if (!stepUp) return false;
+      await stepUp;
+      return true;
+    }
+    this.#finishingLogin ??= (async () => {
+      try {
+        const code = await oauth.finishPendingLogin();
+        if (code === undefined) return false;
+        await (transport as { finishAuth(code: string): Promise<void> }).finishAuth(code);
+        return true;
+      } finally {
+        oauth.loginFinished();
+        this.#finishingLogin = undefined;
+      }
+    })();
+    return this.#finishingLogin;
   }
 
   /** The OAuth client of an HTTP server (its stored login read once). */
@@ -528,27 +542,15 @@ export class McpServerConnection {
   async #createTransport(sdk: McpSdk, config: McpServerConfig): Promise<{ transport: Transport; release?: () => Promise<void> }> {
     if (isRemoteServer(config)) {
       const headers = { ...config.headers };
-      const authProvider = await this.#oauthProvider(config);
+      // A server given an Authorization header is the person's choice of credential: OAuth would only fight it.
+      const staticCredential = Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
+      const authProvider = staticCredential ? undefined : await this.#oauthProvider(config);
       // The provider's fetch makes requests that meet an expired token at once refresh it once (see createOAuthFetch).
+      const auth = authProvider && { authProvider, fetch: authProvider.fetch };
       if (config.type === "http")
-        return {
-          transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), {
-            requestInit: { headers },
-            authProvider,
-            fetch: authProvider.fetch,
-          }),
-        };
-      return {
-        transport: new sdk.SSEClientTransport(new URL(config.url), {
-          requestInit: { headers },
-          authProvider,
-          fetch: authProvider.fetch,
-          // The SSE stream is opened by EventSource, which sends only the headers its fetch is given.
-          eventSourceInit: {
-            fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
-          },
-        }),
-      };
+        return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers }, ...auth }) };
+      // The SDK sends requestInit's headers on the SSE stream too (with the bearer token), as on its POSTs.
+      return { transport: new sdk.SSEClientTransport(new URL(config.url), { requestInit: { headers }, ...auth }) };
     }
     const cwd = config.cwd ?? this.#settings.cwd;
     let program = {

@@ -42,7 +42,12 @@ export function createServerRequests(connections: readonly McpServerConnection[]
   ) => {
     if (server !== undefined) return list(offering(server, feature));
     const ready = connections.filter((connection) => connection.state === "ready" && features.capabilities(connection.name)[feature]);
-    return (await Promise.all(ready.map(list))).flat();
+    // One server that fails to answer does not hide the others' lists; when every one fails, the first says why.
+    const settled = await Promise.allSettled(ready.map(list));
+    const answered = settled.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    const failure = settled.find((result) => result.status === "rejected");
+    if (answered.length === 0 && failure) throw failure.reason;
+    return answered.flat();
   };
   return {
     listResources: (server) => fromServers(server, "resources", listResourcesOf),

@@ -63,9 +63,15 @@ describe("an OAuth-protected MCP server from the shell", () => {
     // The token went to the server, never to the model or the session.
     expect(sent).not.toContain(token);
     const sessions = join(fixture.home, "projects");
+    let read = 0;
     for (const folder of await readdir(sessions))
-      for (const name of await readdir(join(sessions, folder)))
-        expect(await readFile(join(sessions, folder, name), "utf8")).not.toContain(token);
+      for (const name of await readdir(join(sessions, folder))) {
+        const text = await readFile(join(sessions, folder, name), "utf8");
+        expect(text).toContain("with scopes"); // the session holds the call's result
+        expect(text).not.toContain(token);
+        read += 1;
+      }
+    expect(read).toBe(1);
   }, 60_000);
 
   test("-p without a stored login reports the server with the command that logs in, and goes on without it", async () => {

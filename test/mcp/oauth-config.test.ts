@@ -51,6 +51,10 @@ describe("a server's oauth entry", () => {
 
   it.each([
     [{ clientID: "x" }, "keys minagent does not know: clientID"],
+    [
+      { authServerMetadataUrl: "http://as.example.com/.well-known/oauth-authorization-server" },
+      '"oauth.authServerMetadataUrl" must be an https:// URL',
+    ],
     [{ callbackPort: 70_000 }, '"oauth.callbackPort" must be a port number'],
     [{ grant: "password" }, '"oauth.grant" must be one of authorization_code, client_credentials, jwt-bearer'],
     [{ grant: "client_credentials", clientId: "ci" }, 'needs "clientId" and "clientSecret" (or "privateKey")'],
@@ -60,6 +64,11 @@ describe("a server's oauth entry", () => {
     const server = resolveOne({ type: "http", url: "https://x/mcp", oauth });
     expect(server?.config).toBeUndefined();
     expect(server?.problem).toContain(message);
+  });
+
+  it("takes Claude Code's keys: clientId, callbackPort, scopes and authServerMetadataUrl", () => {
+    const oauth = { clientId: "cc", callbackPort: 8080, scopes: "read write", authServerMetadataUrl: "https://as.example.com/meta" };
+    expect(resolveOne({ type: "http", url: "https://x/mcp", oauth })?.config).toEqual({ type: "http", url: "https://x/mcp", oauth });
   });
 
   it("an unset variable in it names the field", () => {

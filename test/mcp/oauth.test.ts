@@ -252,6 +252,65 @@ describe("an MCP server behind OAuth", () => {
     expect(await whoami(mcp)).toMatch(/with scopes mcp"/);
   }, 30_000);
 
+  it("gives a person in the browser the login timeout, not the start-up timeout", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const { browser } = standInBrowser();
+    const mcp = await connectMcpServers(
+      { mcpServers: { guarded: { type: "http", url: server.url } } },
+      {
+        startupTimeoutMs: 1_000,
+        auth: {
+          directory,
+          loginTimeoutMs: 10_000,
+          // Slower than the start-up timeout: reading the page, typing a password.
+          onAuthorizationUrl: (request) => void setTimeout(() => void browser(request), 2_000),
+        },
+      },
+    );
+    cleanups.push(() => mcp.close());
+    expect(mcp.status()[0]).toMatchObject({ state: "ready", loggedIn: true });
+    expect(await whoami(mcp)).toMatch(/with scopes mcp"/);
+  }, 30_000);
+
+  it("a call that needed more scope when nobody could log in is served after login(), which asks for that scope", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const { browser, visits } = standInBrowser();
+    const mcp = await connect(server.url, directory);
+    await mcp.login("guarded", browser);
+    await expect(mcp.callTool("guarded", "admin-report")).rejects.toThrow(/needs a new OAuth login for admin-report/);
+    const status = await mcp.login("guarded", browser);
+    expect(status).toMatchObject({ state: "ready" });
+    expect(new URL(visits.at(-1)?.url ?? "").searchParams.get("scope")).toBe("mcp admin");
+    expect(JSON.stringify((await mcp.callTool("guarded", "admin-report")).content)).toMatch(/admin report for client_/);
+  }, 30_000);
+
+  it("two calls that need more scope at once share one login", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const { browser, visits } = standInBrowser();
+    const mcp = await connect(server.url, directory, browser);
+    const results = await Promise.all([mcp.callTool("guarded", "admin-report"), mcp.callTool("guarded", "admin-report")]);
+    for (const result of results) expect(JSON.stringify(result.content)).toMatch(/admin report for client_/);
+    expect(visits).toHaveLength(2);
+  }, 30_000);
+
+  it("a login given up before it starts shows no URL and leaves the server needs-login at once; a restart keeps it so", async () => {
+    const server = await startOAuthServer();
+    const directory = await authDirectory();
+    const shown: string[] = [];
+    const mcp = await connect(server.url, directory);
+    const started = Date.now();
+    const status = await mcp.login("guarded", ({ url }) => void shown.push(url), { signal: AbortSignal.abort() });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(shown).toEqual([]);
+    expect(status).toMatchObject({ state: "needs-login" });
+    await mcp.restart("guarded");
+    expect(mcp.status()[0]).toMatchObject({ state: "needs-login" });
+    expect(mcp.status()[0]?.problem).toContain('call login("guarded")');
+  }, 30_000);
+
   it("refuses a redirect whose state is not the login's, and the real one still logs in", async () => {
     const server = await startOAuthServer();
     const directory = await authDirectory();

@@ -30,7 +30,8 @@ export class McpCredentialStore {
   /** The file of a server's credentials. */
   fileOf(server: string, url: string): string {
     const hash = createHash("sha256").update(url).digest("hex").slice(0, 16);
-    return join(this.directory, `${server}-${hash}.json`);
+    // A name from code is not checked as a config file's are: nothing in it may lead out of the folder.
+    return join(this.directory, `${server.replace(/[^A-Za-z0-9_-]/g, "_")}-${hash}.json`);
   }
 
   /** The server's stored credentials, or an empty record; a file that cannot be read as JSON counts as none. */

@@ -82,6 +82,7 @@ export class LoopbackRedirect {
     const received = new Promise<AuthorizationRedirect>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no login came back within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
       const abort = () => reject(new Error("the login was cancelled"));
+      if (signal.aborted) abort();
       signal.addEventListener("abort", abort, { once: true });
       this.#received.then(resolve, reject).finally(() => {
         clearTimeout(timer);

@@ -60,14 +60,29 @@ export type McpOAuthProviderSettings = {
 export class McpOAuthProvider implements OAuthClientProvider {
   clientMetadataUrl?: string;
   addClientAuthentication?: NonNullable<OAuthClientProvider["addClientAuthentication"]>;
-  /** The code the last browser login brought back, for the transport's `finishAuth` (taken once). */
-  #pendingCode: string | undefined;
+  /**
+   * The browser login under way: its redirect listener, the code it will bring, and the PKCE verifier and state of
+   * the authorization URL shown. One at a time: a request that needs a login while one is under way waits for it.
+   */
+  #pending: PendingLogin | undefined;
   #stored: StoredMcpCredentials;
-  #verifier: string | undefined;
-  #state: string | undefined;
+  /** The verifier and state of the authorization URL the SDK is building, until its browser step starts. */
+  #nextVerifier: string | undefined;
+  #nextState: string | undefined;
+  /** The verifier of the login whose code is being exchanged now. */
+  #finishingVerifier: string | undefined;
   #port = 0;
   /** The scope a server asked for on a 403 (insufficient_scope) that the stored tokens lack, until a login brings it. */
   #wantedScope: string | undefined;
+  /** A larger scope a login could not be done for (nobody to show it to): the next login asks for it. */
+  #scopeToAsk: string | undefined;
+  /**
+   * A login for more scope under way, from the 403 that asked until it has ended either way: other calls refused
+   * meanwhile (the SDK refuses a second 403 with the same challenge at once) wait for it, then try again.
+   */
+  #stepUp: { promise: Promise<void>; settle: () => void } | undefined;
+  /** Every secret value seen (tokens, past ones too: a refused refresh token is quoted in what follows). */
+  readonly #secrets = new Set<string>();
   /** Why the stored login went, when the authorization server refused it (for the needs-login problem). */
   #lostLogin: string | undefined;
   /** The last URL the OAuth flow asked that is not the MCP endpoint (metadata, registration, token), for messages. */
@@ -90,6 +105,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
       },
       onInsufficientScope: (scope) => {
         this.#wantedScope = scope;
+        if (!this.#stepUp) {
+          let settle = () => {};
+          const promise = new Promise<void>((resolve) => {
+            settle = resolve;
+          });
+          this.#stepUp = { promise, settle };
+        }
       },
     });
     const oauth = settings.oauth;
@@ -107,7 +129,26 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const provider = new McpOAuthProvider(settings, await settings.store.load(settings.server, settings.url));
     await provider.#withPrivateKey();
     provider.#port = settings.oauth?.callbackPort ?? registeredPort(provider.#stored.clientInformation) ?? (await freePort());
+    await provider.#withConfiguredMetadata();
     return provider;
+  }
+
+  /** `oauth.authServerMetadataUrl`: the document is read once, and the SDK starts from it instead of discovering. */
+  async #withConfiguredMetadata(): Promise<void> {
+    const url = this.#settings.oauth?.authServerMetadataUrl;
+    if (!url || (this.#stored.discoveryState as { configuredFrom?: string } | undefined)?.configuredFrom === url) return;
+    const response = await fetch(url, { headers: { accept: "application/json" } }).catch((error: unknown) => {
+      throw new McpLoginFailedError(`the authorization server's metadata at ${url} could not be read (${messageOf(error)})`);
+    });
+    const metadata = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    const missing = ["issuer", "authorization_endpoint", "token_endpoint"].filter((key) => typeof metadata?.[key] !== "string");
+    if (!response.ok || !metadata || missing.length > 0)
+      throw new McpLoginFailedError(
+        `the authorization server's metadata at ${url} is not valid (${response.ok ? `no ${missing.join(", ")}` : `HTTP ${response.status}`}): fix "oauth.authServerMetadataUrl"`,
+      );
+    await this.#save({
+      discoveryState: { authorizationServerUrl: metadata.issuer, authorizationServerMetadata: metadata, configuredFrom: url },
+    });
   }
 
   async #withPrivateKey(): Promise<void> {
@@ -129,7 +170,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   get redirectUrl(): string | undefined {
     // Unattended grants have no browser step: the SDK then requests the token directly.
-    return this.grant === "authorization_code" ? `http://127.0.0.1:${this.#port}/callback` : undefined;
+    if (this.grant !== "authorization_code") return undefined;
+    // A configured port is a pre-registered client's, registered (as Claude Code's docs say) at localhost.
+    return `http://${this.#settings.oauth?.callbackPort ? "localhost" : "127.0.0.1"}:${this.#port}/callback`;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -144,8 +187,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    this.#state = randomBytes(16).toString("base64url");
-    return this.#state;
+    const state = randomBytes(16).toString("base64url");
+    // A second flow while a login is under way shows nothing (it waits for that login): its state is not kept.
+    if (!this.#pending) this.#nextState = state;
+    return state;
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
@@ -174,17 +219,19 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     this.#wantedScope = undefined;
+    if (this.#scopeToAsk && coversScope(tokens.scope, this.#scopeToAsk)) this.#scopeToAsk = undefined;
     this.#lostLogin = undefined;
     await this.#save({ tokens: tokens as Record<string, unknown>, tokensSavedAt: Date.now() });
   }
 
   saveCodeVerifier(verifier: string): void {
-    this.#verifier = verifier;
+    if (!this.#pending) this.#nextVerifier = verifier;
   }
 
   codeVerifier(): string {
-    if (!this.#verifier) throw new Error("no login is under way (no PKCE code verifier)");
-    return this.#verifier;
+    const verifier = this.#finishingVerifier ?? this.#nextVerifier;
+    if (!verifier) throw new Error("no login is under way (no PKCE code verifier)");
+    return verifier;
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
@@ -197,7 +244,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "verifier") {
-      this.#verifier = undefined;
+      this.#nextVerifier = undefined;
       return;
     }
     // The SDK drops tokens the authorization server refused (invalid_grant) and a registration it no longer knows.
@@ -235,40 +282,101 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * The browser step: listens for the redirect on 127.0.0.1 (which takes only the state sent), hands the URL to
-   * whoever shows it, and waits for the code. Without anybody to show it to, throws {@link McpLoginRequiredError}.
+   * The browser step's start: listens for the redirect on 127.0.0.1 (which takes only the state sent), hands the URL
+   * to whoever shows it, and returns: the SDK's request that asked then fails (UnauthorizedError), and the
+   * connection waits for the browser with {@link finishPendingLogin}, outside that request's timer, so that a person
+   * has `loginTimeoutMs`, not the start-up timeout. Without anybody to show it to, throws {@link McpLoginRequiredError}.
    */
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    // A login is under way (another request asked first): this request waits for that one.
+    if (this.#pending) return;
     // The larger scope is this login's to ask for: after it, successful or not, the stored tokens refresh again.
-    const wantedScope = this.#wantedScope;
+    const wantedScope = unionOfScopes(this.#wantedScope, this.#scopeToAsk);
     this.#wantedScope = undefined;
     const authorize = this.#settings.authorize();
-    if (!authorize)
+    if (!authorize) {
+      this.#scopeToAsk = wantedScope;
+      this.endStepUp();
       throw new McpLoginRequiredError(
         this.#settings.server,
         wantedScope ? `it asks for more access: scope "${wantedScope}"` : this.#lostLogin,
         wantedScope,
       );
+    }
+    const signal = this.#settings.signal();
+    if (signal.aborted) {
+      this.endStepUp();
+      throw new McpLoginRequiredError(this.#settings.server, "the login was given up", wantedScope);
+    }
+    // The SDK built the URL with the scope of the request that asked; a larger one asked before is asked again here,
+    // and `oauth.scopes` (Claude Code's pin) wins over what the server says.
+    const pinned = this.#settings.oauth?.scopes;
+    const scope = unionOfScopes(pinned ?? authorizationUrl.searchParams.get("scope") ?? undefined, wantedScope);
+    if (scope) authorizationUrl.searchParams.set("scope", scope);
     let redirect: LoopbackRedirect;
     try {
-      redirect = await LoopbackRedirect.listen(this.#port, this.#state);
+      redirect = await LoopbackRedirect.listen(this.#port, this.#nextState);
     } catch (error) {
+      this.endStepUp();
       throw new McpLoginFailedError(
         `the login redirect could not listen on 127.0.0.1:${this.#port} (${messageOf(error)}): free that port, or set another "oauth.callbackPort"`,
       );
     }
+    const pending: PendingLogin = {
+      redirect,
+      received: redirect.received(this.#settings.loginTimeoutMs, signal),
+      verifier: this.#nextVerifier,
+      wantedScope,
+      signal,
+    };
+    this.#pending = pending;
     try {
-      const signal = this.#settings.signal();
-      const received = redirect.received(this.#settings.loginTimeoutMs, signal);
       await authorize({ server: this.#settings.server, url: authorizationUrl.toString(), signal });
-      this.#pendingCode = (await received).code;
     } catch (error) {
-      // Given up (Esc, Ctrl-C, closing): the server still needs a login, which is what its state should say.
-      if (this.#settings.signal().aborted) throw new McpLoginRequiredError(this.#settings.server, "the login was given up", wantedScope);
+      this.#pending = undefined;
+      this.endStepUp();
+      await redirect.close();
+      throw new McpLoginFailedError(messageOf(error), { cause: error });
+    }
+  }
+
+  /**
+   * Waits for the browser of the login under way and returns its code, with its PKCE verifier made the one the
+   * SDK's exchange reads; undefined when no login is under way. Throws {@link McpLoginRequiredError} when the login
+   * was given up (Esc, Ctrl-C, closing), and a failed-login error when it timed out or was refused.
+   */
+  async finishPendingLogin(): Promise<string | undefined> {
+    const pending = this.#pending;
+    if (!pending) return undefined;
+    try {
+      const { code } = await pending.received;
+      this.#finishingVerifier = pending.verifier;
+      return code;
+    } catch (error) {
+      if (pending.signal.aborted) throw new McpLoginRequiredError(this.#settings.server, "the login was given up", pending.wantedScope);
       throw new McpLoginFailedError(messageOf(error), { cause: error });
     } finally {
-      await redirect.close();
+      this.#pending = undefined;
+      await pending.redirect.close();
     }
+  }
+
+  /** After the code of {@link finishPendingLogin} was exchanged (or refused): its verifier is not used again. */
+  loginFinished(): void {
+    this.#finishingVerifier = undefined;
+    this.#nextVerifier = undefined;
+    this.endStepUp();
+  }
+
+  /** Resolves when the login for more scope under way has ended; undefined when none is. */
+  stepUpSettled(): Promise<void> | undefined {
+    return this.#stepUp?.promise;
+  }
+
+  /** Ends the wait of {@link stepUpSettled}: the login for more scope succeeded, failed, or its call gave up. */
+  endStepUp(): void {
+    this.#stepUp?.settle();
+    this.#stepUp = undefined;
   }
 
   /**
@@ -297,20 +405,19 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return undefined;
   }
 
-  /** The code of a browser login that just finished, once. */
-  takeAuthorizationCode(): string | undefined {
-    const code = this.#pendingCode;
-    this.#pendingCode = undefined;
-    return code;
-  }
-
   /** The values to hide wherever the server's messages are shown: tokens, the client secret. */
   secrets(): string[] {
     const tokens = this.#stored.tokens ?? {};
     const client = (this.clientInformation() ?? {}) as Record<string, unknown>;
-    return [tokens.access_token, tokens.refresh_token, tokens.id_token, client.client_secret].filter(
-      (value): value is string => typeof value === "string" && value !== "",
-    );
+    for (const value of [tokens.access_token, tokens.refresh_token, tokens.id_token, client.client_secret])
+      if (typeof value === "string" && value !== "") this.#secrets.add(value);
+    return [...this.#secrets];
+  }
+
+  /** Drops the stored tokens (keeping the registration), so that the next request logs in afresh: a new `login()`. */
+  async forgetTokens(): Promise<void> {
+    this.secrets();
+    await this.#save({ tokens: undefined, tokensSavedAt: undefined });
   }
 
   /** Whether a login is stored (tokens, possibly expired: a refresh may still work). */
@@ -340,6 +447,21 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 }
 
+/** A login under way: see {@link McpOAuthProvider.redirectToAuthorization}. */
+type PendingLogin = {
+  redirect: LoopbackRedirect;
+  received: Promise<{ code: string }>;
+  verifier: string | undefined;
+  wantedScope: string | undefined;
+  signal: AbortSignal;
+};
+
+/** Every scope of either (space-separated), once; undefined when both are empty. */
+function unionOfScopes(first: string | undefined, second: string | undefined): string | undefined {
+  const scopes = new Set([...(first ?? "").split(" "), ...(second ?? "").split(" ")].filter(Boolean));
+  return scopes.size > 0 ? [...scopes].join(" ") : undefined;
+}
+
 /** Whether the scope granted (space-separated) holds every scope of `wanted`. */
 function coversScope(granted: string | undefined, wanted: string): boolean {
   const have = new Set((granted ?? "").split(" "));
@@ -364,7 +486,7 @@ function messageOf(error: unknown): string {
 /** The port of a registration's first loopback redirect URI, to log in again at the address the server knows. */
 function registeredPort(information: Record<string, unknown> | undefined): number | undefined {
   const uris = information?.redirect_uris;
-  if (!Array.isArray(uris) || typeof uris[0] !== "string") return undefined;
+  if (!Array.isArray(uris) || typeof uris[0] !== "string" || !URL.canParse(uris[0])) return undefined;
   const url = new URL(uris[0]);
   return url.hostname === "127.0.0.1" && url.port ? Number(url.port) : undefined;
 }

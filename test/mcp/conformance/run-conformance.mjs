@@ -28,6 +28,10 @@ if (!args.includes("--in-namespace")) {
     Number(process.versions.node.split(".")[0]) >= 22
       ? process.execPath
       : spawnSync("npx", ["-y", "node@22", "-p", "process.execPath"], { encoding: "utf8" }).stdout.trim();
+  if (!node) {
+    console.error("The conformance suite needs Node 22 or later, and `npx -y node@22` could not fetch it: run this with Node 22.");
+    process.exit(2);
+  }
   const inside = spawnSync(
     "unshare",
     [
