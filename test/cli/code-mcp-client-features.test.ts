@@ -2,8 +2,8 @@
 // counted in the usage; refused without one), elicitation declined with a note (nobody to ask), and the workspace and
 // --add-dir folders as roots. The real CLI, the real server, the local wire server.
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 import type { WireRequest } from "../../src/testing/wire-server.js";
 import { referenceServers } from "../mcp/reference-servers.js";
@@ -114,10 +114,37 @@ describe("minagent code -p and MCP elicitation", () => {
     );
     expect(exit, stderr).toBe(0);
     expect(stderr).toContain(
-      'minagent code: MCP server "everything" asked for input (Please provide inputs for the following fields:); declined: -p has no person to answer it.',
+      'minagent code: MCP server "everything" asked for input (Please provide inputs for the following fields:); declined: -p has no person to answer it (a rule McpElicitation(everything) accepts a form whose required fields have defaults).',
     );
     expect(lastToolResult(fixture.server.requests[1]).content).toContain("User declined to provide the requested information.");
   }, 60_000);
+});
+
+describe("minagent code -p and a rule McpElicitation(<server>)", () => {
+  const formServer = join(dirname(fileURLToPath(import.meta.url)), "..", "mcp", "fixtures", "form-server.mjs");
+  test.each([
+    [
+      ["mcp__forms", "McpElicitation(forms)"],
+      'booking accept: {"guests":2,"time":"19:00"}',
+      "accepted with the form's defaults (McpElicitation(forms))",
+    ],
+    [["mcp__forms"], "booking decline", "declined: -p has no person to answer it"],
+  ])(
+    "with %j: the form is answered with its defaults only when the rule allows it",
+    async (allowed, result, note) => {
+      const config = join(fixture.home, "forms.json");
+      await writeFile(config, JSON.stringify({ mcpServers: { forms: { command: process.execPath, args: [formServer] } } }));
+      fixture.server.reply(callTool("toolu_1", "mcp__forms__book-table", {}), answer("Done."));
+      const { exit, stderr } = await runCode(
+        printArgs(fixture, "Book a table", "--mcp-config", config, "--allowedTools", allowed.join(",")),
+        anthropicEnv(fixture),
+      );
+      expect(exit, stderr).toBe(0);
+      expect(stderr).toContain(note);
+      expect(lastToolResult(fixture.server.requests[1]).content).toContain(result);
+    },
+    60_000,
+  );
 });
 
 describe("minagent code -p and MCP roots", () => {

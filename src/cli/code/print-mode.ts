@@ -33,12 +33,32 @@ export function printModeDenial(request: Pick<ApprovalRequest, "toolCall" | "rea
  * code: 0 completed, 1 failed (a provider error, the turn or budget limit), 2 misuse (bad rules or settings), 130
  * interrupted (the context's signal: SIGINT; 143 for SIGTERM).
  */
+/**
+ * What `-p` answers a server's form with when a rule allows it (`McpElicitation(<server>)`): the schema's defaults,
+ * provided every required field has one; otherwise undefined (the form is declined).
+ */
+async function acceptedDefaults(
+  agent: CodingAgent | undefined,
+  server: string,
+  schema: { properties?: Record<string, unknown>; required?: readonly string[] } | undefined,
+): Promise<Record<string, string | number | boolean | string[]> | undefined> {
+  if (!agent) return undefined;
+  const { decision } = await agent.permissions.explain({ name: "McpElicitation", arguments: { server } });
+  if (decision.behavior !== "allow") return undefined;
+  const defaults: Record<string, string | number | boolean | string[]> = {};
+  for (const [name, field] of Object.entries(schema?.properties ?? {})) {
+    const value = (field as { default?: unknown }).default;
+    if (value !== undefined) defaults[name] = value as string | number | boolean | string[];
+  }
+  return (schema?.required ?? []).every((name) => name in defaults) ? defaults : undefined;
+}
+
 export async function runPrintMode(context: PrintModeContext): Promise<number> {
   const { io, options, session, spending } = context;
   const started = Date.now();
   const denials: PermissionDenial[] = [];
   const progress = createProgress(context);
-  let agent: CodingAgent;
+  let agent: CodingAgent | undefined;
   try {
     agent = await context.createAgent({
       askPerson: (request) => {
@@ -47,10 +67,20 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
           io.stderr(`✗ ${request.toolCall.name} not approved (-p): ${toOneLine(request.reason ?? "it needs approval", 160)}\n`);
         return { behavior: "deny", message: printModeDenial(request) };
       },
-      // Nobody can fill in a server's form or open its link: declined, and said, so that a script's author knows why.
+      // Nobody can fill in a server's form or open its link: declined, and said, so that a script's author knows why;
+      // unless a rule McpElicitation(<server>) lets the run accept a form as it comes, its defaults for answers.
       elicit: async (request) => {
         const what = request.mode === "url" ? `to open ${request.url}` : `for input (${toOneLine(request.message, 120)})`;
-        io.stderr(`minagent code: MCP server "${request.server}" asked ${what}; declined: -p has no person to answer it.\n`);
+        const answer = request.mode === "form" ? await acceptedDefaults(agent, request.server, request.requestedSchema) : undefined;
+        if (answer) {
+          io.stderr(
+            `minagent code: MCP server "${request.server}" asked ${what}; accepted with the form's defaults (McpElicitation(${request.server})).\n`,
+          );
+          return { action: "accept", content: answer };
+        }
+        io.stderr(
+          `minagent code: MCP server "${request.server}" asked ${what}; declined: -p has no person to answer it${request.mode === "form" ? ` (a rule McpElicitation(${request.server}) accepts a form whose required fields have defaults)` : ""}.\n`,
+        );
         return { action: "decline" };
       },
     });

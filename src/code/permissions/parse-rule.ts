@@ -33,6 +33,8 @@ const namedArguments: Readonly<Record<string, string>> = {
   SlashCommand: "command",
   // An MCP server's sampling request (src/code/create-session-sampler.ts): `McpSampling(github)` lets that server use the model.
   McpSampling: "server",
+  // An MCP server's form in -p (src/cli/code/print-mode.ts): `McpElicitation(github)` accepts its defaults unasked.
+  McpElicitation: "server",
 };
 
 /** One permission rule, parsed and compiled. */
@@ -111,7 +113,7 @@ export function parsePermissionRule(text: unknown, list: RuleList, source: strin
       `${source}: the ${list} rule ${JSON.stringify(trimmed)} is for a tool minagent does not have (${tool}); skipped`,
     );
   return fail(
-    `${tool} takes no specifier (only Bash, the file tools — Read, Edit, Write, Grep, Glob, … —, WebFetch(domain:…), Agent(<type>), Skill(<name>), SlashCommand(/<name>) and McpSampling(<server>) do); write ${tool} alone`,
+    `${tool} takes no specifier (only Bash, the file tools — Read, Edit, Write, Grep, Glob, … —, WebFetch(domain:…), Agent(<type>), Skill(<name>), SlashCommand(/<name>), McpSampling(<server>) and McpElicitation(<server>) do); write ${tool} alone`,
   );
 }
 
