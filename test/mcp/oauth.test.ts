@@ -184,13 +184,14 @@ describe("an MCP server behind OAuth", () => {
   }, 30_000);
 
   it("in a session whose refresh token is refused, the server becomes needs-login and login() brings it back", async () => {
-    const server = await startOAuthServer("--access-token-lifetime", "1", "--refuse-refresh");
+    // Long enough for two connections on a busy machine: the token expires during the session, not before it.
+    const server = await startOAuthServer("--access-token-lifetime", "4", "--refuse-refresh");
     const directory = await authDirectory();
     const { browser } = standInBrowser();
     await (await connect(server.url, directory, browser)).close();
     const mcp = await connect(server.url, directory);
     expect(mcp.status()[0]).toMatchObject({ state: "ready" });
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await new Promise((resolve) => setTimeout(resolve, 4_200));
     await expect(mcp.callTool("guarded", "whoami")).rejects.toThrow(
       'MCP server "guarded" needs a new OAuth login for whoami (its stored login was refused by the authorization server: it expired or was revoked): call login("guarded")',
     );
@@ -198,6 +199,21 @@ describe("an MCP server behind OAuth", () => {
     expect(mcp.status()[0]?.problem).toContain("its stored login was refused");
     expect(await mcp.login("guarded", browser)).toMatchObject({ state: "ready" });
     expect(await whoami(mcp)).toMatch(/with scopes mcp/);
+  }, 30_000);
+
+  it("two processes sharing a login: one's refresh does not cost the other its login", async () => {
+    const server = await startOAuthServer("--access-token-lifetime", "2");
+    const directory = await authDirectory();
+    const { browser } = standInBrowser();
+    await (await connect(server.url, directory, browser)).close();
+    // Two clients reading the same file, as a session and a -p run would.
+    const first = await connect(server.url, directory);
+    const second = await connect(server.url, directory);
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    expect(await whoami(first)).toMatch(/with scopes mcp/);
+    // The second's refresh token was used up by the first's refresh: it takes the newer one from the file.
+    expect(await whoami(second)).toMatch(/with scopes mcp/);
+    expect(second.status()[0]).toMatchObject({ state: "ready" });
   }, 30_000);
 
   it("logs in again, registering anew, when the authorization server forgot the client and its tokens", async () => {
@@ -238,7 +254,7 @@ describe("an MCP server behind OAuth", () => {
   }, 30_000);
 
   it("without a browser, a call that needs a larger scope is refused saying how to log in; the others still work", async () => {
-    const server = await startOAuthServer("--access-token-lifetime", "1");
+    const server = await startOAuthServer("--access-token-lifetime", "4");
     const directory = await authDirectory();
     const { browser } = standInBrowser();
     await (await connect(server.url, directory, browser)).close();
@@ -248,7 +264,7 @@ describe("an MCP server behind OAuth", () => {
     );
     expect(mcp.status()[0]).toMatchObject({ state: "ready" });
     // The refused step-up leaves the stored login as it was: it is still refreshed when it expires.
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await new Promise((resolve) => setTimeout(resolve, 4_200));
     expect(await whoami(mcp)).toMatch(/with scopes mcp"/);
   }, 30_000);
 

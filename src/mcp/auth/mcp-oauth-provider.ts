@@ -247,6 +247,17 @@ export class McpOAuthProvider implements OAuthClientProvider {
       this.#nextVerifier = undefined;
       return;
     }
+    // Another process (a -p run beside a session) may have refreshed meanwhile, using up the refresh token refused
+    // here: its newer tokens are on disk, and the SDK's next try refreshes with them instead of a new login.
+    if (scope === "tokens") {
+      const onDisk = await this.#settings.store.load(this.#settings.server, this.#settings.url);
+      const refresh = (tokens: Record<string, unknown> | undefined) => tokens?.refresh_token;
+      if (onDisk.tokens && refresh(onDisk.tokens) !== refresh(this.#stored.tokens)) {
+        this.#stored = { ...this.#stored, tokens: onDisk.tokens, tokensSavedAt: onDisk.tokensSavedAt };
+        this.secrets();
+        return;
+      }
+    }
     // The SDK drops tokens the authorization server refused (invalid_grant) and a registration it no longer knows.
     if (this.#stored.tokens && (scope === "all" || scope === "tokens"))
       this.#lostLogin =
