@@ -24,15 +24,7 @@ export {
   resolveMcpConfig,
   type VariableSource,
 } from "./config.js";
-export {
-  type ConnectMcpServersOptions,
-  connectMcpServers,
-  type McpAuthOptions,
-  type McpServerStatus,
-  type McpServers,
-  type McpTool,
-  type McpTurnOptions,
-} from "./connect-mcp-servers.js";
+export { connectMcpServers } from "./connect-mcp-servers.js";
 export { convertMcpSamplingMessages, createMcpSampler, type McpSamplerOptions, mapStopReasonToMcp } from "./create-mcp-sampler.js";
 export { type DeferTools, loadedToolNames, ToolDeferral, toolSearchName } from "./defer-tools.js";
 export {
@@ -46,7 +38,15 @@ export {
 } from "./mcp-prompts.js";
 export { describeResourceContents, type McpResource, type McpResourceContents, type McpResourceTemplate } from "./mcp-resources.js";
 export type { McpSandbox } from "./mcp-sandbox.js";
-export type { McpProgress, McpServerState, McpToolAnnotations, McpToolDefinition } from "./mcp-server-connection.js";
+export type { McpProgress, McpServerState, McpToolAnnotations, McpToolDefinition } from "./mcp-server-types.js";
+export type {
+  ConnectMcpServersOptions,
+  McpAuthOptions,
+  McpServerStatus,
+  McpServers,
+  McpTool,
+  McpTurnOptions,
+} from "./mcp-servers.js";
 export { type McpConfigFile, readMcpConfigFiles } from "./read-mcp-config-files.js";
 export { type AttachedResources, attachResourceMentions, type MentionSource } from "./resource-mentions.js";
 export { listResourcesToolName, readResourceToolName } from "./resource-tools.js";

@@ -1,89 +1,17 @@
-import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { createSecretScrubber, type JsonSchema, type SecretScrubber } from "../engine.js";
+import { createSecretScrubber, type SecretScrubber } from "../engine.js";
 import { ToolError, UsageError } from "../errors.js";
-import type { McpCredentialStore } from "./auth/credential-store.js";
 import { type McpAuthorizationRequest, McpLoginRequiredError, McpOAuthProvider } from "./auth/mcp-oauth-provider.js";
-import { attachClientFeatures, type McpClientFeatures } from "./client-features.js";
+import { attachClientFeatures } from "./client-features.js";
 import { isRemoteServer, type McpRemoteServerConfig, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
-import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.js";
-import { type McpSandbox, sandboxUnavailableReason } from "./mcp-sandbox.js";
-import { inheritedSecretValues, serverEnvironment } from "./server-environment.js";
+import { createServerTransport } from "./create-server-transport.js";
+import { describeLoginNeeded, describeStartFailure, messageOf } from "./describe-start-failure.js";
+import { loadMcpSdk } from "./load-mcp-sdk.js";
+import { sandboxUnavailableReason } from "./mcp-sandbox.js";
+import type { McpConnectionSettings, McpProgress, McpServerState, McpToolDefinition } from "./mcp-server-types.js";
+import { inheritedSecretValues } from "./server-environment.js";
 import { describeMcpToolResult, type McpToolResult } from "./tool-result.js";
-
-/**
- * Where a server is in its life:
- * - `starting`: being started or connected to; `restarting`: the same, after it stopped;
- * - `ready`: its tools can be called;
- * - `crashed`: it stopped (its process exited, its connection closed); the next call to one of its tools restarts it;
- * - `failed`: it never started (its command is missing, it did not answer the handshake in time, its config is wrong);
- * - `needs-login`: it asks for an OAuth login nobody could do (no one to show the URL to); `login()` does it;
- * - `unavailable`: it stopped more often than `maxRestarts` allows, and is left stopped;
- * - `closed`: closed by {@link McpServers.close}.
- */
-export type McpServerState = "starting" | "restarting" | "ready" | "crashed" | "failed" | "needs-login" | "unavailable" | "closed";
-
-/** The hints a server gives about a tool (MCP's tool annotations); only hints, which a client should not trust blindly. */
-export type McpToolAnnotations = {
-  title?: string | undefined;
-  /** The tool changes nothing: minagent lets such calls overlap, and allows them in plan mode. */
-  readOnlyHint?: boolean | undefined;
-  /** The tool may destroy or overwrite data (meaningful when it is not read-only). */
-  destructiveHint?: boolean | undefined;
-  /** Calling it again with the same arguments has no further effect. */
-  idempotentHint?: boolean | undefined;
-  /** It reaches outside systems (the web, other services). */
-  openWorldHint?: boolean | undefined;
-};
-
-/** A tool as an MCP server lists it. */
-export type McpToolDefinition = {
-  name: string;
-  title?: string | undefined;
-  description?: string | undefined;
-  inputSchema: JsonSchema;
-  outputSchema?: JsonSchema | undefined;
-  annotations?: McpToolAnnotations | undefined;
-};
-
-/** Settings shared by every server's connection. */
-export type McpConnectionSettings = {
-  clientInfo: { name: string; version: string };
-  /** Milliseconds a server has to start and answer the handshake and the tool listing. */
-  startupTimeoutMs: number;
-  /** Restarts allowed after the server stops, before it is marked unavailable. */
-  maxRestarts: number;
-  /** The folder a stdio server runs in when its config names none. */
-  cwd: string | undefined;
-  /** Told whenever the state or the tool list changes. */
-  onChange: () => void;
-  /** The OS sandbox stdio servers with `"sandbox": true` run in; without an enabled one they are not started. */
-  sandbox: McpSandbox | undefined;
-  /** Where OAuth logins are kept, and who shows a login's URL. */
-  auth: McpAuthSettings;
-  /** What answers the server's own requests (elicitation, sampling, roots), declared at each handshake. */
-  features: McpClientFeatures;
-  /**
-   * Told of each new client once it has connected, before the server is ready (at every start and restart): where
-   * notification handlers are set and `logging/setLevel` is sent. It must not throw.
-   */
-  onConnected?: ((connection: McpServerConnection, client: Client) => Promise<void>) | undefined;
-};
-
-/** What the server reports of a call in flight (its `notifications/progress`). */
-export type McpProgress = { progress: number; total?: number | undefined; message?: string | undefined };
-
-/** How HTTP servers that ask for OAuth are logged in to. */
-export type McpAuthSettings = {
-  store: McpCredentialStore;
-  /** Shows a login's URL to the person (prints it, opens a browser); undefined: a login waits for `login()`. */
-  authorize: ((request: McpAuthorizationRequest) => void | Promise<void>) | undefined;
-  /** How long the browser has to come back. */
-  loginTimeoutMs: number;
-  /** What to tell the person to do to log in to a server, in its `needs-login` problem. */
-  loginHint: (server: string) => string;
-};
 
 // A login may be asked for at the start and again for more scope: more rounds than this is a server that never settles.
 const maxLoginRounds = 3;
@@ -209,7 +137,8 @@ export class McpServerConnection {
       },
       (error: unknown) => {
         this.#connecting = undefined;
-        if (error instanceof McpLoginRequiredError) this.#fail("needs-login", this.#needsLoginProblem(error), true);
+        if (error instanceof McpLoginRequiredError)
+          this.#fail("needs-login", describeLoginNeeded(error, this.#settings.auth.loginHint(this.name)), true);
         else this.#fail(...onFailure(error));
       },
     );
@@ -304,7 +233,7 @@ export class McpServerConnection {
         if (error.wantedScope === undefined && this.#client === client) {
           this.#client = undefined;
           await client.close().catch(() => undefined);
-          this.#fail("needs-login", this.#needsLoginProblem(error), true);
+          this.#fail("needs-login", describeLoginNeeded(error, this.#settings.auth.loginHint(this.name)), true);
         }
         throw new ToolError(
           `MCP server "${this.name}" needs a new OAuth login for ${toolName}${error.reason ? ` (${error.reason})` : ""}: ${this.#settings.auth.loginHint(this.name)}. Tell the user.`,
@@ -437,7 +366,19 @@ export class McpServerConnection {
     });
     await attachClientFeatures(client, this.name, this.#settings.features);
     this.#stderrTail = "";
-    const { transport, release } = await this.#createTransport(sdk, config);
+    const { transport, release } = await createServerTransport(sdk, config, {
+      cwd: this.#settings.cwd,
+      sandbox: this.sandboxed ? this.#settings.sandbox : undefined,
+      oauthProvider: (remote) => this.#oauthProvider(remote),
+      releasing: () => this.#releasing,
+      onReleasing: (released) => {
+        this.#releasing = released;
+      },
+      closing: this.#closing.signal,
+      onStderr: (text) => {
+        this.#stderrTail = (this.#stderrTail + text).slice(-stderrTailLength);
+      },
+    });
     client.onclose = () => this.#connectionClosed(client);
     const options = { timeout: this.#settings.startupTimeoutMs, signal: this.#closing.signal };
     try {
@@ -533,71 +474,6 @@ export class McpServerConnection {
     });
   }
 
-  #needsLoginProblem(error: McpLoginRequiredError): string {
-    const hint = this.#settings.auth.loginHint(this.name);
-    return error.reason ? `it needs a new OAuth login (${error.reason}): ${hint}` : `it needs an OAuth login: ${hint}`;
-  }
-
-  /** The transport to the server; for a confined one, also what undoes the confinement once its process has ended. */
-  async #createTransport(sdk: McpSdk, config: McpServerConfig): Promise<{ transport: Transport; release?: () => Promise<void> }> {
-    if (isRemoteServer(config)) {
-      const headers = { ...config.headers };
-      // A server given an Authorization header is the person's choice of credential: OAuth would only fight it.
-      const staticCredential = Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
-      const authProvider = staticCredential ? undefined : await this.#oauthProvider(config);
-      // The provider's fetch makes requests that meet an expired token at once refresh it once (see createOAuthFetch).
-      const auth = authProvider && { authProvider, fetch: authProvider.fetch };
-      if (config.type === "http")
-        return { transport: new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers }, ...auth }) };
-      // The SDK sends requestInit's headers on the SSE stream too (with the bearer token), as on its POSTs.
-      return { transport: new sdk.SSEClientTransport(new URL(config.url), { requestInit: { headers }, ...auth }) };
-    }
-    const cwd = config.cwd ?? this.#settings.cwd;
-    let program = {
-      command: config.command,
-      args: [...(config.args ?? [])],
-      // Proxy, CA and npm variables from this environment too (the SDK passes only HOME, PATH and a few others).
-      env: serverEnvironment(config.env) as Record<string, string | undefined>,
-      cwd,
-    };
-    let release: (() => Promise<void>) | undefined;
-    if (this.sandboxed && this.#settings.sandbox) {
-      // bubblewrap changes into the folder itself: a relative one means what it would to spawn, this process's folder.
-      const absolute = resolve(cwd ?? ".");
-      // A restart confines the server again while the stopped process's placeholders may still be going: the new
-      // confinement waits, or the old release removes a placeholder it reuses (bwrap: "Can't find source path").
-      await this.#releasing;
-      const confined = await this.#settings.sandbox.confineProgram({ ...program, cwd: absolute });
-      let released: Promise<void> | undefined;
-      release = () => {
-        released ??= confined.release().catch(() => undefined);
-        this.#releasing = released;
-        return released;
-      };
-      if (this.#closing.signal.aborted) {
-        await release();
-        throw new Error("closed while starting");
-      }
-      program = { command: confined.command, args: confined.args, env: confined.env, cwd: absolute };
-    }
-    const transport = new sdk.StdioClientTransport({
-      command: program.command,
-      args: program.args,
-      env: definedValues(program.env),
-      ...(program.cwd !== undefined && { cwd: program.cwd }),
-      // Piped, not inherited: a server's log lines must not scribble over the terminal; the last of them explain a crash.
-      stderr: "pipe",
-    });
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      this.#stderrTail = (this.#stderrTail + chunk.toString("utf8")).slice(-stderrTailLength);
-    });
-    if (!release) return { transport };
-    const releaseConfinement = release;
-    // The client keeps a transport's own onclose and calls it first: the process has ended when it runs.
-    transport.onclose = () => void releaseConfinement();
-    return { transport, release };
-  }
-
   async #refreshTools(client: Client): Promise<void> {
     try {
       const tools = await listAllTools(client, { timeout: this.#settings.startupTimeoutMs, signal: this.#closing.signal });
@@ -641,40 +517,20 @@ export class McpServerConnection {
     void client.close().catch(() => undefined);
   }
 
+  #describeStartFailure(error: unknown): string {
+    return describeStartFailure(error, {
+      config: this.config,
+      source: this.source,
+      startupTimeoutMs: this.#settings.startupTimeoutMs,
+      lastOutput: this.#lastStderrLines(),
+      oauth: this.#oauth,
+      loginHint: () => this.#settings.auth.loginHint(this.name),
+    });
+  }
+
   #stoppedReason(): string {
     const tail = this.#lastStderrLines();
     return `the server stopped${tail ? `; its last output: ${tail}` : ""}`;
-  }
-
-  #describeStartFailure(error: unknown): string {
-    const code = (error as { code?: unknown }).code;
-    const config = this.config;
-    if (code === "ENOENT" && config && !isRemoteServer(config))
-      return `its command "${config.command}" was not found: install it, or fix "command" in ${this.source}`;
-    if (code === -32001)
-      return `it did not answer within ${this.#settings.startupTimeoutMs} ms of starting${this.#tailSuffix()}. ${this.#slowStartAdvice()}`;
-    // fetch says only "fetch failed"; why is in its cause (a refused connection, a name that does not resolve).
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-    if (config && isRemoteServer(config) && messageOf(error) === "fetch failed" && cause)
-      return `it could not be reached at ${config.url} (${String(cause.code ?? cause.message)}): check the url in ${this.source} and that the server is up`;
-    // The SDK's own words for a failed login may be a schema's raw issues: the provider says what went wrong.
-    const login = this.#oauth?.describeFailure(error);
-    if (login)
-      return `its OAuth login failed: ${login.what}. ${login.serversFault ? "Its operator must fix that; until then minagent cannot log in to it" : `To try again: ${this.#settings.auth.loginHint(this.name)}`}`;
-    return `${messageOf(error)}${this.#tailSuffix()}`;
-  }
-
-  /** What to check when a server does not answer in time: mostly one that is slow, or one that cannot reach the network. */
-  #slowStartAdvice(): string {
-    const slow =
-      "If it is only slow to start (npx fetching its package, say), allow it more: MCP_TIMEOUT=<ms> for minagent code, startupTimeoutMs in code";
-    if (!this.config || isRemoteServer(this.config)) return slow;
-    return `${slow}. If it needs the network: it gets the proxy and CA variables (HTTPS_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS, npm_config_*…) from this environment; set any other variable it needs in its "env" in ${this.source}`;
-  }
-
-  #tailSuffix(): string {
-    const tail = this.#lastStderrLines();
-    return tail ? `; its last output: ${tail}` : "";
   }
 
   #lastStderrLines(): string {
@@ -719,12 +575,4 @@ function isRunning(pid: number): boolean {
     // EPERM: it exists, as another user's.
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-function definedValues(record: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined));
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,8 +1,8 @@
 import { ToolError } from "../errors.js";
-import type { McpServers } from "./connect-mcp-servers.js";
 import { describePromptMessages, getPromptOf, listPromptsOf } from "./mcp-prompts.js";
 import { describeResourceContents, listResourcesOf, listResourceTemplatesOf, readResourceOf } from "./mcp-resources.js";
 import type { McpServerConnection } from "./mcp-server-connection.js";
+import type { McpServers } from "./mcp-servers.js";
 import type { ServerFeatures } from "./server-features.js";
 
 /** What {@link McpServers} asks of servers beyond their tools. */

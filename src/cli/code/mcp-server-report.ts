@@ -1,5 +1,5 @@
-import type { McpServerStatus } from "../../mcp/connect-mcp-servers.js";
-import type { McpServerState } from "../../mcp/mcp-server-connection.js";
+import type { McpServerState } from "../../mcp/mcp-server-types.js";
+import type { McpServerStatus } from "../../mcp/mcp-servers.js";
 
 /**
  * An MCP server as a `-p` run reports it (`mcp_servers` in the JSON result and in stream-json's `session-start`).
