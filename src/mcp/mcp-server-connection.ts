@@ -2,15 +2,17 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createSecretScrubber, type SecretScrubber } from "../engine.js";
 import { ToolError, UsageError } from "../errors.js";
-import { type McpAuthorizationRequest, McpLoginRequiredError, McpOAuthProvider } from "./auth/mcp-oauth-provider.js";
+import { type McpAuthorizationRequest, McpLoginRequiredError } from "./auth/mcp-oauth-provider.js";
 import { attachClientFeatures } from "./client-features.js";
-import { isRemoteServer, type McpRemoteServerConfig, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
+import { isRemoteServer, type McpServerConfig, type ResolvedMcpServer, secretValuesOf } from "./config.js";
 import { createServerTransport } from "./create-server-transport.js";
 import { describeLoginNeeded, describeStartFailure, messageOf } from "./describe-start-failure.js";
+import { listAllTools } from "./list-all-tools.js";
 import { loadMcpSdk } from "./load-mcp-sdk.js";
 import { sandboxUnavailableReason } from "./mcp-sandbox.js";
 import type { McpConnectionSettings, McpProgress, McpServerState, McpToolDefinition } from "./mcp-server-types.js";
 import { inheritedSecretValues } from "./server-environment.js";
+import { ServerLogin } from "./server-login.js";
 import { describeMcpToolResult, type McpToolResult } from "./tool-result.js";
 
 // A login may be asked for at the start and again for more scope: more rounds than this is a server that never settles.
@@ -44,16 +46,10 @@ export class McpServerConnection {
   #releasing: Promise<void> | undefined;
   /** Hides the config's secrets (header and environment values), its OAuth tokens, and any credential it recognises. */
   #scrubber: SecretScrubber;
-  /** The OAuth client of an HTTP server, made at its first connection and kept across restarts. */
-  #oauth: McpOAuthProvider | undefined;
+  /** The OAuth login of an HTTP server, kept across restarts. */
+  readonly #login: ServerLogin;
   /** The transport of the running client (an HTTP one finishes logins). */
   #transport: Transport | undefined;
-  /** Who shows a login's URL for a {@link login} under way, over the settings' own. */
-  #loginHandler: ((request: McpAuthorizationRequest) => void | Promise<void>) | undefined;
-  /** What gives up the {@link login} under way (with the connection's closing). */
-  #loginSignal: AbortSignal | undefined;
-  /** The wait for a browser login and its exchange, shared by every request that needs it. */
-  #finishingLogin: Promise<boolean> | undefined;
   readonly #settings: McpConnectionSettings;
   readonly #closing = new AbortController();
   /** False when its entry can never start (a config problem, a sandbox it needs that is off): a restart leaves it failed. */
@@ -64,6 +60,14 @@ export class McpServerConnection {
     this.source = server.source;
     this.config = server.config;
     this.#settings = settings;
+    this.#login = new ServerLogin({
+      server: this.name,
+      settings,
+      closing: this.#closing.signal,
+      onSecrets: () => {
+        this.#scrubber = this.#makeScrubber();
+      },
+    });
     this.#scrubber = this.#makeScrubber();
     const asksForSandbox = server.config !== undefined && !isRemoteServer(server.config) && server.config.sandbox === true;
     const sandbox = settings.sandbox;
@@ -104,7 +108,7 @@ export class McpServerConnection {
 
   /** An OAuth login is stored for this HTTP server. */
   get loggedIn(): boolean {
-    return this.#oauth?.hasTokens === true;
+    return this.#login.provider?.hasTokens === true;
   }
 
   /** What the server says about how to use it (its `instructions`), if anything. */
@@ -160,16 +164,14 @@ export class McpServerConnection {
     const client = this.#client;
     this.#client = undefined;
     await client?.close().catch(() => undefined);
-    await (await this.#oauthProvider(config)).forgetTokens();
-    this.#loginHandler = authorize;
-    this.#loginSignal = signal ? AbortSignal.any([signal, this.#closing.signal]) : undefined;
+    await (await this.#login.providerFor(config)).forgetTokens();
+    this.#login.begin(authorize, signal);
     this.#restarts = 0;
     this.#setState("starting");
     try {
       await this.start();
     } finally {
-      this.#loginHandler = undefined;
-      this.#loginSignal = undefined;
+      this.#login.end();
     }
   }
 
@@ -177,7 +179,7 @@ export class McpServerConnection {
   async logout(): Promise<void> {
     const config = this.config;
     if (!config || !isRemoteServer(config)) return;
-    await (this.#oauth ?? (await this.#oauthProvider(config))).logout();
+    await (this.#login.provider ?? (await this.#login.providerFor(config))).logout();
   }
 
   /**
@@ -219,12 +221,12 @@ export class McpServerConnection {
         try {
           return await call();
         } catch (error) {
-          if (round >= maxLoginRounds || !(await this.#finishLogin(error))) throw error;
+          if (round >= maxLoginRounds || !(await this.#login.finish(error, this.#transport))) throw error;
         }
       }
     } catch (error) {
       // A login for more scope this call may have started is over with it: calls waiting for it try again now.
-      this.#oauth?.endStepUp();
+      this.#login.provider?.endStepUp();
       if (this.#client === client) this.#noticeLostConnection(error ?? "failed");
       if (signal?.aborted) throw error;
       if (error instanceof McpLoginRequiredError) {
@@ -369,7 +371,7 @@ export class McpServerConnection {
     const { transport, release } = await createServerTransport(sdk, config, {
       cwd: this.#settings.cwd,
       sandbox: this.sandboxed ? this.#settings.sandbox : undefined,
-      oauthProvider: (remote) => this.#oauthProvider(remote),
+      oauthProvider: (remote) => this.#login.providerFor(remote),
       releasing: () => this.#releasing,
       onReleasing: (released) => {
         this.#releasing = released;
@@ -400,7 +402,7 @@ export class McpServerConnection {
     } catch (error) {
       // A confined server's placeholders go once its process has: at its transport's close, or now if none runs.
       const running = (transport as { pid?: number | null }).pid != null;
-      const loggedIn = await this.#finishLogin(error, transport).catch(async (loginError: unknown) => {
+      const loggedIn = await this.#login.finish(error, transport).catch(async (loginError: unknown) => {
         await client.close().catch(() => undefined);
         throw loginError;
       });
@@ -411,56 +413,6 @@ export class McpServerConnection {
     }
   }
 
-  /**
-   * After a request failed: when it failed because the server wanted a login whose browser step has started, waits
-   * for the browser (up to the login timeout, outside the request's own timer), exchanges the code for tokens through
-   * the transport, and says true, so that the request is made again. Requests that fail meanwhile wait for the same
-   * login. Throws what ended a login that did not finish (given up, timed out, refused).
-   */
-  async #finishLogin(error: unknown, transport = this.#transport): Promise<boolean> {
-    const sdk = await loadMcpSdk();
-    const oauth = this.#oauth;
-    if (!oauth || !transport || !("finishAuth" in transport)) return false;
-    if (!(error instanceof sdk.UnauthorizedError)) {
-      // A 403 for more scope while another call's login for it is under way: the SDK refuses it at once; once that
-      // login has ended, the call is worth making again.
-      const stepUp = (error as { code?: unknown }).code === 403 ? oauth.stepUpSettled() : undefined;
-      if (!stepUp) return false;
-      await stepUp;
-      return true;
-    }
-    this.#finishingLogin ??= (async () => {
-      try {
-        const code = await oauth.finishPendingLogin();
-        if (code === undefined) return false;
-        await (transport as { finishAuth(code: string): Promise<void> }).finishAuth(code);
-        return true;
-      } finally {
-        oauth.loginFinished();
-        this.#finishingLogin = undefined;
-      }
-    })();
-    return this.#finishingLogin;
-  }
-
-  /** The OAuth client of an HTTP server (its stored login read once). */
-  async #oauthProvider(config: McpRemoteServerConfig): Promise<McpOAuthProvider> {
-    this.#oauth ??= await McpOAuthProvider.create({
-      server: this.name,
-      url: config.url,
-      oauth: config.oauth,
-      store: this.#settings.auth.store,
-      clientName: this.#settings.clientInfo.name,
-      authorize: () => this.#loginHandler ?? this.#settings.auth.authorize,
-      loginTimeoutMs: this.#settings.auth.loginTimeoutMs,
-      signal: () => this.#loginSignal ?? this.#closing.signal,
-      onSecrets: () => {
-        this.#scrubber = this.#makeScrubber();
-      },
-    });
-    return this.#oauth;
-  }
-
   #makeScrubber(): SecretScrubber {
     // No length limit: the scrubber cuts nothing of a tool's result, which the registry bounds instead.
     return createSecretScrubber({
@@ -468,7 +420,7 @@ export class McpServerConnection {
         ...(this.config ? secretValuesOf(this.config) : []),
         // A stdio server inherits proxy and npm variables (server-environment.ts): a password in them is hidden too.
         ...(this.config && !isRemoteServer(this.config) ? inheritedSecretValues() : []),
-        ...(this.#oauth?.secrets() ?? []),
+        ...(this.#login.provider?.secrets() ?? []),
       ],
       maxPayloadLength: Number.POSITIVE_INFINITY,
     });
@@ -523,7 +475,7 @@ export class McpServerConnection {
       source: this.source,
       startupTimeoutMs: this.#settings.startupTimeoutMs,
       lastOutput: this.#lastStderrLines(),
-      oauth: this.#oauth,
+      oauth: this.#login.provider,
       loginHint: () => this.#settings.auth.loginHint(this.name),
     });
   }
@@ -552,18 +504,6 @@ export class McpServerConnection {
     this.#state = state;
     this.#settings.onChange();
   }
-}
-
-/** Every page of the server's tool list. */
-async function listAllTools(client: Client, options: { timeout: number; signal: AbortSignal }): Promise<McpToolDefinition[]> {
-  const tools: McpToolDefinition[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, options);
-    tools.push(...(page.tools as McpToolDefinition[]));
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
 }
 
 /** True while a process with this id exists (a signal 0 checks, and sends nothing). */
