@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startListeningServer } from "./listening-server.js";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 
@@ -15,32 +15,6 @@ export type OAuthServer = { url: string; output: () => string; stop: () => Promi
 
 /** Starts fixtures/oauth-server.mjs with `flags` on a free port of 127.0.0.1. Stop it when done (by its pid). */
 export async function startOAuthFixture(...flags: string[]): Promise<OAuthServer> {
-  const child: ChildProcess = spawn(process.execPath, [join(fixtures, "oauth-server.mjs"), ...flags], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    if (child.pid) process.kill(child.pid, "SIGKILL");
-    await exited;
-  };
-  let output = "";
-  try {
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the OAuth fixture did not listen within 15 s: ${output}`)), 15_000);
-      child.stderr?.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /LISTENING (\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-      child.once("exit", (code) => reject(new Error(`the OAuth fixture exited (${code}): ${output}`)));
-    });
-    return { url: `http://127.0.0.1:${port}/mcp`, output: () => output, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const server = await startListeningServer("the OAuth fixture", [join(fixtures, "oauth-server.mjs"), ...flags]);
+  return { url: `http://127.0.0.1:${server.port}/mcp`, output: server.output, stop: server.stop };
 }

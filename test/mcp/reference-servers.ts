@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { McpStdioServerConfig } from "../../src/mcp/index.js";
+import { startListeningServer } from "./listening-server.js";
 
 const require = createRequire(import.meta.url);
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
@@ -50,35 +50,15 @@ export const referenceServers = {
 export async function startEverythingOverHttp(
   mode: "streamableHttp" | "sse",
 ): Promise<{ url: string; stop: () => Promise<void>; output: () => string }> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", join(fixtures, "loopback-only.mjs"), serverScript("everything"), mode], {
-    env: { ...process.env, PORT: "0" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    if (child.pid) process.kill(child.pid, "SIGKILL");
-    await exited;
-  };
-  let output = "";
-  try {
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server-everything ${mode} did not listen within 15 s: ${output}`)), 15_000);
-      child.stderr?.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /LISTENING (\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-      child.once("exit", (code) => reject(new Error(`server-everything ${mode} exited (${code}): ${output}`)));
-    });
-    return { url: `http://127.0.0.1:${port}/${mode === "sse" ? "sse" : "mcp"}`, stop, output: () => output };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const server = await startListeningServer(
+    `server-everything ${mode}`,
+    ["--import", join(fixtures, "loopback-only.mjs"), serverScript("everything"), mode],
+    {
+      ...process.env,
+      PORT: "0",
+    },
+  );
+  return { url: `http://127.0.0.1:${server.port}/${mode === "sse" ? "sse" : "mcp"}`, stop: server.stop, output: server.output };
 }
 
 /** Waits until `check` is true, polling; fails with `what` after `timeoutMs`. */
