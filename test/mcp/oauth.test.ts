@@ -167,13 +167,14 @@ describe("an MCP server behind OAuth", () => {
   }, 30_000);
 
   it("is needs-login, saying why, when its refresh token is refused and nobody can log in", async () => {
-    const server = await startOAuthServer("--access-token-lifetime", "1", "--refuse-refresh");
+    const server = await startOAuthServer("--access-token-lifetime", "2", "--refuse-refresh");
     const directory = await authDirectory();
     const { browser } = standInBrowser();
     const first = await connect(server.url, directory, browser);
     const { tokens } = await storedCredentials(directory);
     await first.close();
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Well past the token's life (the fixture counts whole seconds): the very first request meets the refusal.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
 
     const second = await connect(server.url, directory);
     const [status] = second.status();

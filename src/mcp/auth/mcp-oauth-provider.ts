@@ -252,7 +252,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (scope === "tokens") {
       const onDisk = await this.#settings.store.load(this.#settings.server, this.#settings.url);
       const refresh = (tokens: Record<string, unknown> | undefined) => tokens?.refresh_token;
-      if (onDisk.tokens && refresh(onDisk.tokens) !== refresh(this.#stored.tokens)) {
+      const newer = (onDisk.tokensSavedAt ?? 0) > (this.#stored.tokensSavedAt ?? 0);
+      if (this.#stored.tokens && onDisk.tokens && newer && refresh(onDisk.tokens) !== refresh(this.#stored.tokens)) {
         this.#stored = { ...this.#stored, tokens: onDisk.tokens, tokensSavedAt: onDisk.tokensSavedAt };
         this.secrets();
         return;
