@@ -12,7 +12,7 @@ import { FakeModel } from "../../src/models/fake-model.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 import { createTemporaryWorkspace, removeTemporaryWorkspace, type TemporaryWorkspace } from "../code/helpers/temporary-workspace.js";
 import { referenceServers } from "../mcp/reference-servers.js";
-import { type FakeTerminal, fakeTerminal, interactiveOptions, memorySession, until } from "./interactive-harness.js";
+import { type FakeTerminal, fakeTerminal, interactiveOptions, memorySessionParts, until } from "./interactive-harness.js";
 
 let mcp: McpServers;
 beforeAll(async () => {
@@ -48,7 +48,6 @@ function liveTerminal(): FakeTerminal {
 
 function setUp(script: ConstructorParameters<typeof FakeModel>[0], terminal: FakeTerminal = fakeTerminal({ columns: 120, rows: 40 })) {
   const model = new FakeModel(script);
-  const session = memorySession("session-1");
   const context: CodeSessionContext = {
     io: { stdout: () => {}, stderr: () => {}, readLine: async () => undefined, env: { TERM: "xterm" } },
     terminal,
@@ -69,10 +68,7 @@ function setUp(script: ConstructorParameters<typeof FakeModel>[0], terminal: Fak
       agents.push(agent);
       return agent;
     },
-    session,
-    sessions: { create: async () => session, open: async () => session, list: async () => [] },
-    spending: { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, isBudgetExceeded: () => false },
-    signal: new AbortController().signal,
+    ...memorySessionParts("session-1"),
   };
   return { context, terminal, model };
 }

@@ -10,7 +10,7 @@ import { CodingAgent } from "../../src/code/coding-agent.js";
 import { connectMcpServers, type McpServers } from "../../src/mcp/index.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 import { referenceServers } from "../mcp/reference-servers.js";
-import { type FakeTerminal, fakeTerminal, interactiveOptions, memorySession, until } from "./interactive-harness.js";
+import { type FakeTerminal, fakeTerminal, interactiveOptions, memorySessionParts, until } from "./interactive-harness.js";
 
 let workspace: string;
 let mcp: McpServers | undefined;
@@ -27,7 +27,6 @@ afterEach(async () => {
 function setUp(servers: McpServers, script: string[]): { context: CodeSessionContext; terminal: FakeTerminal; model: FakeModel } {
   const terminal = fakeTerminal({ columns: 120, rows: 40 });
   const model = new FakeModel(script);
-  const session = memorySession("session-1");
   const context: CodeSessionContext = {
     io: { stdout: () => {}, stderr: () => {}, readLine: async () => undefined, env: {} },
     terminal,
@@ -46,10 +45,7 @@ function setUp(servers: McpServers, script: string[]): { context: CodeSessionCon
       agents.push(agent);
       return agent;
     },
-    session,
-    sessions: { create: async () => session, open: async () => session, list: async () => [] },
-    spending: { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, isBudgetExceeded: () => false },
-    signal: new AbortController().signal,
+    ...memorySessionParts("session-1"),
   };
   return { context, terminal, model };
 }

@@ -55,6 +55,17 @@ export function memorySession(id: string): CodeSession {
   return { id, file: `/sessions/${id}.jsonl`, history: [], record: (_: AgentEvent) => {}, flush: async () => {} };
 }
 
+/** The parts of a session context that stay in memory: one session (`id`) that every resume opens, no spending. */
+export function memorySessionParts(id: string): Pick<CodeSessionContext, "session" | "sessions" | "spending" | "signal"> {
+  const session = memorySession(id);
+  return {
+    session,
+    sessions: { create: async () => session, open: async () => session, list: async () => [] },
+    spending: { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, isBudgetExceeded: () => false },
+    signal: new AbortController().signal,
+  };
+}
+
 /** Waits until the screen's text satisfies `expected` (polling; bounded), and returns it. */
 export async function until(terminal: Pick<FakeTerminal, "text">, expected: string | RegExp, timeoutMs = 5000): Promise<string> {
   const deadline = Date.now() + timeoutMs;

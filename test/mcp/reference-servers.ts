@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { McpStdioServerConfig } from "../../src/mcp/index.js";
+import { afterEach, beforeEach } from "vitest";
+import { connectMcpServers, type McpServers, type McpStdioServerConfig } from "../../src/mcp/index.js";
 import { startListeningServer } from "./listening-server.js";
 
 const require = createRequire(import.meta.url);
@@ -78,4 +81,29 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * For a test file: a fresh temporary folder per test, and `connect`, which is connectMcpServers with every servers'
+ * set it opens closed after the test (before the folder is removed).
+ */
+export function useMcpScratch(prefix: string): { folder: () => string; connect: typeof connectMcpServers } {
+  let folder = "";
+  let opened: McpServers[] = [];
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), prefix));
+    opened = [];
+  });
+  afterEach(async () => {
+    await Promise.all(opened.map((mcp) => mcp.close()));
+    rmSync(folder, { recursive: true, force: true });
+  });
+  return {
+    folder: () => folder,
+    connect: async (...args) => {
+      const mcp = await connectMcpServers(...args);
+      opened.push(mcp);
+      return mcp;
+    },
+  };
 }

@@ -1,31 +1,16 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are .mcp.json placeholders, not templates.
 // What happens when MCP servers misbehave: a server killed mid-call, one that never starts, a long call aborted or
 // timed out, a tool list that changes mid-run. Real servers over stdio; every process the tests start is stopped.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent, defineTool, FakeModel, ToolRegistry } from "../../src/index.js";
-import { connectMcpServers, type McpServers } from "../../src/mcp/index.js";
+import type { McpServers } from "../../src/mcp/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
-import { isRunning, referenceServers, waitFor } from "./reference-servers.js";
+import { isRunning, referenceServers, useMcpScratch, waitFor } from "./reference-servers.js";
 
-let folder: string;
-let opened: McpServers[] = [];
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), "minagent-mcp-resilience-"));
-  opened = [];
-});
-afterEach(async () => {
-  await Promise.all(opened.map((mcp) => mcp.close()));
-  rmSync(folder, { recursive: true, force: true });
-});
-
-async function connect(...args: Parameters<typeof connectMcpServers>): Promise<McpServers> {
-  const mcp = await connectMcpServers(...args);
-  opened.push(mcp);
-  return mcp;
-}
+const scratch = useMcpScratch("minagent-mcp-resilience-");
+const connect = scratch.connect;
 
 const toolResults = (messages: readonly { role: string; content: string; isError?: boolean }[]) =>
   messages.filter((message) => message.role === "tool");
@@ -71,7 +56,7 @@ describe("a server that stops", () => {
 
   it("notices a server whose process ended while a helper it started keeps its output open, and restarts it", async () => {
     // The SDK reports a stdio server's end only once every holder of its pipes has let go: here not for 20 s.
-    const orphanPidFile = join(folder, "orphan.pid");
+    const orphanPidFile = join(scratch.folder(), "orphan.pid");
     const mcp = await connect({ mcpServers: { m: referenceServers.misbehaving({ MISBEHAVING_ORPHAN_PID_FILE: orphanPidFile }) } });
     const call = (tool: string, args: Record<string, unknown>, timeoutMs = 10_000) =>
       mcp.callTool("m", tool, args, { signal: AbortSignal.timeout(timeoutMs) }).then(
@@ -102,13 +87,13 @@ describe("a server that stops", () => {
 
 describe("servers that are slow or never start", () => {
   it("fails a server that never answers the handshake, stops its process, and does not hold up the others", async () => {
-    const pidFile = join(folder, "silent.pid");
+    const pidFile = join(scratch.folder(), "silent.pid");
     const silent = {
       command: process.execPath,
       args: ["-e", "require('node:fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000)", pidFile],
     };
     const mcp = await connect(
-      { mcpServers: { silent, everything: referenceServers.everything(), missing: { command: join(folder, "no-such-server") } } },
+      { mcpServers: { silent, everything: referenceServers.everything(), missing: { command: join(scratch.folder(), "no-such-server") } } },
       { wait: false, startupTimeoutMs: 1_500 },
     );
     // The first turn runs at once: nothing waits for a server.
@@ -168,7 +153,9 @@ describe("servers that are slow or never start", () => {
   }, 30_000);
 
   it("stops every stdio server on close, and answers later calls that the servers were closed", async () => {
-    const mcp = await connect({ mcpServers: { a: referenceServers.everything(), b: referenceServers.memory(join(folder, "m.jsonl")) } });
+    const mcp = await connect({
+      mcpServers: { a: referenceServers.everything(), b: referenceServers.memory(join(scratch.folder(), "m.jsonl")) },
+    });
     const pids = mcp.status().map((server) => server.pid as number);
     const echo = mcp.tools().find((tool) => tool.name === "mcp__a__echo");
     expect(
@@ -189,7 +176,7 @@ describe("servers that are slow or never start", () => {
 
 describe("cancelling a call", () => {
   it("sends the protocol's cancellation when the run is aborted", async () => {
-    const log = join(folder, "wire.jsonl");
+    const log = join(scratch.folder(), "wire.jsonl");
     const mcp = await connect({ mcpServers: { everything: referenceServers.recorded(log, referenceServers.everything()) } });
     const registry = new ToolRegistry();
     const controller = new AbortController();
@@ -211,7 +198,7 @@ describe("cancelling a call", () => {
   }, 30_000);
 
   it("cancels a call that passes its timeout, and tells the model", async () => {
-    const log = join(folder, "wire.jsonl");
+    const log = join(scratch.folder(), "wire.jsonl");
     const mcp = await connect(
       { mcpServers: { everything: referenceServers.recorded(log, referenceServers.everything()) } },
       { toolTimeoutMs: 300 },

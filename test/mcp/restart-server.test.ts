@@ -1,31 +1,16 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are .mcp.json placeholders, not templates.
 // McpServers.restart: a person's `/mcp restart <server>` — a server restarted whatever its state, its restart count
 // back to 0, without a new session. Real servers over stdio (the SDK-built misbehaving fixture).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { connectMcpServers, type McpServers } from "../../src/mcp/index.js";
-import { isRunning, referenceServers, waitFor } from "./reference-servers.js";
+import { describe, expect, it } from "vitest";
+import type { McpServers } from "../../src/mcp/index.js";
+import { isRunning, referenceServers, useMcpScratch, waitFor } from "./reference-servers.js";
 
 const fixture = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "misbehaving-server.mjs");
-let folder: string;
-let opened: McpServers[] = [];
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), "minagent-mcp-restart-"));
-  opened = [];
-});
-afterEach(async () => {
-  await Promise.all(opened.map((mcp) => mcp.close()));
-  rmSync(folder, { recursive: true, force: true });
-});
-
-async function connect(...args: Parameters<typeof connectMcpServers>): Promise<McpServers> {
-  const mcp = await connectMcpServers(...args);
-  opened.push(mcp);
-  return mcp;
-}
+const scratch = useMcpScratch("minagent-mcp-restart-");
+const connect = scratch.connect;
 
 const echo = async (mcp: McpServers, message: string) =>
   ((await mcp.callTool("m", "echo", { message })).content as readonly { text?: string }[])[0]?.text;
@@ -55,7 +40,7 @@ describe("McpServers.restart", () => {
 
   it("starts a server that failed to start, once what it needed is there", async () => {
     // The server's program does not exist yet: it fails; once written, a restart starts it.
-    const program = join(folder, "server.mjs");
+    const program = join(scratch.folder(), "server.mjs");
     const mcp = await connect({ mcpServers: { m: { command: process.execPath, args: [program] } } });
     expect(mcp.status()[0]).toMatchObject({ state: "failed", problem: expect.stringMatching(/Connection closed.*Node\.js/) });
     writeFileSync(program, `import ${JSON.stringify(fixture)};\n`);
