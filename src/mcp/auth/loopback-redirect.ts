@@ -12,7 +12,6 @@ export class LoopbackRedirect {
   readonly #server: Server;
   readonly #received: Promise<AuthorizationRedirect>;
   readonly #giveUp: () => void;
-  #port = 0;
 
   private constructor(server: Server, received: Promise<AuthorizationRedirect>, giveUp: () => void) {
     this.#server = server;
@@ -62,19 +61,7 @@ export class LoopbackRedirect {
       server.once("error", reject);
       server.listen(port, "127.0.0.1", () => resolve());
     });
-    const redirect = new LoopbackRedirect(server, received, () => settle?.reject(new Error("the login was given up")));
-    const address = server.address();
-    redirect.#port = typeof address === "object" && address ? address.port : port;
-    return redirect;
-  }
-
-  /** The redirect URI to register and send: `http://127.0.0.1:<port>/callback`. */
-  get url(): string {
-    return `http://127.0.0.1:${this.#port}/callback`;
-  }
-
-  get port(): number {
-    return this.#port;
+    return new LoopbackRedirect(server, received, () => settle?.reject(new Error("the login was given up")));
   }
 
   /** Resolves with the code when the browser comes back; rejects after `timeoutMs` or when `signal` aborts. */
