@@ -131,6 +131,20 @@ export type ModelCallOptions = {
   onEvent?: ((event: ModelStreamEvent) => void) | undefined;
   /** How the model may use the tools of this call (default: the provider's, `"auto"`). */
   toolChoice?: ToolChoice | undefined;
+  /**
+   * Ask that a final answer (a turn without tool calls) be JSON text matching this schema, through the
+   * provider's native structured output. The engine sends it only to a model whose `supportsResponseFormat`
+   * is true; for other models typed output goes through a final-answer tool instead.
+   */
+  responseFormat?: ResponseFormat | undefined;
+};
+
+/** A JSON Schema the model's final answer must match (see {@link ModelCallOptions.responseFormat}). */
+export type ResponseFormat = {
+  /** A name for the schema, as providers ask for one: letters, digits, `_` and `-`. */
+  name: string;
+  /** The JSON Schema of the answer. */
+  schema: JsonSchema;
 };
 
 /** A language model the engine can call. Implement this to plug in any provider. */
@@ -139,6 +153,8 @@ export interface Model {
   readonly provider?: string;
   /** Model id for traces, e.g. "claude-sonnet-4-6". */
   readonly modelId?: string;
+  /** True when this model honours {@link ModelCallOptions.responseFormat} (native structured output). */
+  readonly supportsResponseFormat?: boolean;
   /** Sends the conversation and the available tools; resolves to the model's next message. */
   complete(messages: Message[], tools: ToolSchema[], options?: ModelCallOptions): Promise<ModelResponse>;
 }
