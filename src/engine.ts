@@ -27,6 +27,7 @@ export type {
   ModelStreamEvent,
   PendingToolCall,
   ReasoningPart,
+  ResponseFormat,
   RunResult,
   RunStatus,
   Step,

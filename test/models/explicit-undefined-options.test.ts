@@ -86,7 +86,12 @@ const resolveUndefined: EveryOptionalUndefined<ResolveModelOptions> = {
   idleTimeoutMs: undefined,
   thinking: undefined,
 };
-const callUndefined: EveryOptionalUndefined<ModelCallOptions> = { signal: undefined, onEvent: undefined, toolChoice: undefined };
+const callUndefined: EveryOptionalUndefined<ModelCallOptions> = {
+  signal: undefined,
+  onEvent: undefined,
+  toolChoice: undefined,
+  responseFormat: undefined,
+};
 const recordingUndefined: EveryOptionalUndefined<RecordingModelOptions> = { path: undefined, secrets: undefined, secretKeys: undefined };
 const replayUndefined: EveryOptionalUndefined<ReplayModelOptions> = { match: undefined, secrets: undefined, secretKeys: undefined };
 const matchUndefined: EveryOptionalUndefined<RequestMatchOptions> = {
