@@ -158,6 +158,7 @@ export class GoogleModel implements Model {
     const { systemInstruction, contents } = convertToGoogleContents(messages);
     const { maxTokens, temperature, stopSequences, thinkingConfig, safetySettings } = this.#options;
     const { toolChoice, responseFormat } = options;
+    const thinking = thinkingConfig && withoutUndefined(thinkingConfig);
     return {
       model: this.modelId,
       contents,
@@ -169,7 +170,7 @@ export class GoogleModel implements Model {
         ...(maxTokens !== undefined && { maxOutputTokens: maxTokens }),
         ...(temperature !== undefined && { temperature }),
         ...(stopSequences && { stopSequences }),
-        ...(thinkingConfig && { thinkingConfig: withoutUndefined(thinkingConfig) as ThinkingConfig }),
+        ...(thinking && Object.keys(thinking).length > 0 && { thinkingConfig: thinking as ThinkingConfig }),
         ...(safetySettings && { safetySettings }),
         // Tool calls are the engine's to run, and a call is one request: a continuation hop would be a hidden retry.
         automaticFunctionCalling: { disable: true },
