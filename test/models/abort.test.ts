@@ -3,10 +3,11 @@ import { Agent } from "../../src/core/agent.js";
 import type { Model } from "../../src/core/types.js";
 import { AbortError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
+import { GoogleModel } from "../../src/models/google/index.js";
 import { OpenAIModel } from "../../src/models/openai/index.js";
 import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
-import { anthropicStream, openAIStream } from "../helpers/wire-bodies.js";
+import { anthropicStream, geminiStream, openAIStream } from "../helpers/wire-bodies.js";
 
 let server: WireServer;
 beforeEach(async () => {
@@ -22,6 +23,11 @@ const cases: [string, () => Model, () => string][] = [
     () => anthropicStream([{ type: "text", text: longText }], "end_turn"),
   ],
   ["OpenAIModel", () => new OpenAIModel({ model: "gpt-test", baseURL: `${server.url}/v1` }), () => openAIStream(longText, [], "stop")],
+  [
+    "GoogleModel",
+    () => new GoogleModel({ model: "gemini-test", apiKey: "test", baseURL: server.url }),
+    () => geminiStream(longText, [], "STOP"),
+  ],
 ];
 
 test.each(cases)("%s: aborting a run in the middle of a slow stream rejects promptly with an AbortError", async (_name, create, body) => {

@@ -137,7 +137,6 @@ export class GoogleModel implements Model {
 
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
     const request = this.createRequest(messages, tools, options);
-    options.signal?.throwIfAborted();
     const client = await this.#loadClient();
     const context = { usedIds: () => this.#ids.of(messages) };
     return this.#attempts.complete(options, async ({ signal }, { onEvent }) => {
