@@ -60,6 +60,7 @@ const anthropicUndefined: EveryOptionalUndefined<AnthropicModelOptions> = {
   idleTimeoutMs: undefined,
   headers: undefined,
   fetch: undefined,
+  baseURLSource: undefined,
 };
 const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   apiKey: undefined,
@@ -76,6 +77,7 @@ const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   idleTimeoutMs: undefined,
   headers: undefined,
   fetch: undefined,
+  baseURLSource: undefined,
 };
 const resolveUndefined: EveryOptionalUndefined<ResolveModelOptions> = {
   env: undefined,
