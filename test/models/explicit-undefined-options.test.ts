@@ -68,6 +68,7 @@ const anthropicUndefined: EveryOptionalUndefined<AnthropicModelOptions> = {
   idleTimeoutMs: undefined,
   headers: undefined,
   fetch: undefined,
+  baseURLSource: undefined,
 };
 const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   apiKey: undefined,
@@ -84,6 +85,7 @@ const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   idleTimeoutMs: undefined,
   headers: undefined,
   fetch: undefined,
+  baseURLSource: undefined,
 };
 const googleUndefined: EveryOptionalUndefined<GoogleModelOptions> = {
   apiKey: undefined,
