@@ -97,6 +97,7 @@ const googleUndefined: EveryOptionalUndefined<GoogleModelOptions> = {
   temperature: undefined,
   stopSequences: undefined,
   safetySettings: undefined,
+  baseURLSource: undefined,
   maxRetries: undefined,
   retry: undefined,
   timeoutMs: undefined,

@@ -95,6 +95,7 @@ export class GoogleModel implements Model {
   constructor(options: GoogleModelOptions) {
     const vertex = resolveVertex(options?.vertex);
     const apiKey = vertex ? undefined : (options?.apiKey ?? (readEnv("GOOGLE_API_KEY") || readEnv("GEMINI_API_KEY")));
+    const vertexSettings = vertex && vertexClientOptions(vertex);
     this.#attempts = new ProviderAttempts(
       { ...options, apiKey },
       {
@@ -109,6 +110,9 @@ export class GoogleModel implements Model {
         // A thinking model streams nothing while it thinks unless thoughts are included: allow long silences.
         idleTimeoutMs: 300_000,
         toError: createGoogleError,
+        defaultEndpoint: vertexSettings
+          ? { url: vertexEndpoint(vertexSettings.location), variable: "GOOGLE_VERTEX_BASE_URL" }
+          : { url: "https://generativelanguage.googleapis.com", variable: "GOOGLE_GEMINI_BASE_URL" },
       },
     );
     if (vertex && options.apiKey !== undefined)
@@ -124,7 +128,7 @@ export class GoogleModel implements Model {
     this.#options = options;
     this.#clientOptions = {
       vertexai: vertex !== undefined,
-      ...(vertex ? vertexClientOptions(vertex) : { apiKey: this.#attempts.apiKey as string }),
+      ...(vertexSettings || { apiKey: this.#attempts.apiKey as string }),
       ...(options.apiVersion !== undefined && { apiVersion: options.apiVersion }),
       // No httpOptions.timeout (it would start the SDK's own timer and send X-Server-Timeout) and no retryOptions (no SDK retries).
       httpOptions: {
@@ -191,7 +195,7 @@ function resolveVertex(vertex: GoogleModelOptions["vertex"]): GoogleVertexOption
   return vertex === true ? {} : vertex;
 }
 
-function vertexClientOptions(vertex: GoogleVertexOptions): Partial<GoogleGenAIOptions> {
+function vertexClientOptions(vertex: GoogleVertexOptions): Partial<GoogleGenAIOptions> & { location: string } {
   const project = vertex.project ?? readEnv("GOOGLE_CLOUD_PROJECT");
   if (!project)
     throw new UsageError(
@@ -199,6 +203,13 @@ function vertexClientOptions(vertex: GoogleVertexOptions): Partial<GoogleGenAIOp
     );
   const location = vertex.location ?? (readEnv("GOOGLE_CLOUD_LOCATION") || "global");
   return { project, location, ...(vertex.googleAuthOptions && { googleAuthOptions: vertex.googleAuthOptions }) };
+}
+
+/** The address the SDK sends Vertex AI requests to without a base URL (its choice by location). */
+function vertexEndpoint(location: string): string {
+  if (location === "global") return "https://aiplatform.googleapis.com";
+  if (location === "us" || location === "eu") return `https://aiplatform.${location}.rep.googleapis.com`;
+  return `https://${location}-aiplatform.googleapis.com`;
 }
 
 /** An environment variable, trimmed as the SDK reads it; undefined when unset or blank. */

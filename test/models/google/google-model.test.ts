@@ -1,4 +1,6 @@
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { Agent } from "../../../src/core/agent.js";
 import type { Message, ModelStreamEvent, ToolSchema } from "../../../src/core/types.js";
 import { type GoogleMessageMetadata, GoogleModel, type GoogleModelOptions, type GooglePart } from "../../../src/models/google/index.js";
@@ -292,6 +294,20 @@ describe("GoogleModel: errors", () => {
 });
 
 describe("GoogleModel: streaming", () => {
+  test("an error object inside a stream (after text was sent) is a typed ProviderError, retried when retryable", async () => {
+    const text = { candidates: [{ content: { role: "model", parts: [{ text: "The " }] } }] };
+    const overloaded = { error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } };
+    const broken = `data: ${JSON.stringify(text)}\r\n\r\ndata: ${JSON.stringify(overloaded)}\r\n\r\n`;
+    server.reply({ sse: broken }, fixtureReply("google/stream-text.sse"));
+    const events: ModelStreamEvent[] = [];
+    const response = await model().complete(user("Capital of France?"), [], { onEvent: (event) => events.push(event) });
+    expect(response.message.content).toBe("The capital of France is Paris.\n");
+    expect(events.find((event) => event.type === "model-call-retry")).toMatchObject({
+      streamed: true,
+      error: { provider: "google", kind: "api", status: 503, errorType: "UNAVAILABLE", message: overloaded.error.message },
+    });
+  });
+
   test("thoughts stream as reasoning, never as text; the signature stays on the part it arrived on and goes back", async () => {
     server.reply(
       { ...fixtureReply("google/stream-thinking-thought-signature.sse"), chunkSize: 23 },
@@ -358,5 +374,33 @@ describe("GoogleModel: streaming", () => {
       .complete(user("Capital of France?"), [], { onEvent: () => {} })
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ kind: "incomplete_stream", retryable: true, providerMessage: "the stream ended before a finishReason" });
+  });
+});
+
+describe("GoogleModel: a connection that fails names the URL and what set it", () => {
+  async function closedPortURL(): Promise<string> {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    return `http://127.0.0.1:${port}`;
+  }
+
+  test.each([
+    ["the baseURL option", false],
+    ["GOOGLE_GEMINI_BASE_URL", true],
+  ])("set by %s", async (setBy, fromVariable) => {
+    const url = await closedPortURL();
+    vi.stubEnv("GOOGLE_GEMINI_BASE_URL", fromVariable ? url : "");
+    try {
+      const refused = new GoogleModel({ model: "gemini-test", apiKey: "k", maxRetries: 0, ...(!fromVariable && { baseURL: url }) });
+      const error = await refused.complete(user("Hi"), []).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ provider: "google", kind: "connection", retryable: true });
+      expect((error as { providerMessage: string }).providerMessage).toBe(
+        `the connection to ${url} (set by ${setBy}) failed: ECONNREFUSED (connection refused; nothing is listening at that address and port)`,
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
