@@ -25,7 +25,8 @@ export type ProviderModelOptions = {
    * Milliseconds the server may stay silent once it has sent the response headers — between two chunks
    * of a stream, or before the body — before the attempt fails with a retryable `timeout` ProviderError
    * (0 turns it off). Default 120,000; 300,000 for an OpenAIModel with a `baseURL`, because a local server
-   * (llama.cpp, vLLM) may send its headers at once and then read a long prompt for minutes in silence.
+   * (llama.cpp, vLLM) may send its headers at once and then read a long prompt for minutes in silence, and for a
+   * GoogleModel, because a Gemini model streams nothing while it thinks unless its thoughts are included.
    * Anthropic and OpenAI stream text as it is written.
    */
   idleTimeoutMs?: number | undefined;

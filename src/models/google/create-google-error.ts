@@ -29,6 +29,7 @@ export function createGoogleError(error: unknown, signal?: AbortSignal): Error {
   if (error instanceof ProviderError) return error;
   if (error instanceof Error && error.name === "AbortError") return toAbortError(AbortSignal.abort(error));
   if (isApiError(error)) return fromApiError(error);
+  if (isCredentialsError(error)) return fromCredentialsError(error);
   if (error instanceof SyntaxError) return createMalformedResponseError(provider, `the body is not valid JSON (${error.message})`, error);
   if (isNetworkError(error)) return createTransportError(provider, "connection", error);
   // The SDK's words for a stream whose last event has no terminating blank line (cut in the middle).
@@ -72,4 +73,29 @@ function retryDelay(body: GoogleErrorBody | undefined): number | undefined {
   const info = details.find((detail) => typeof detail?.["@type"] === "string" && detail["@type"].endsWith("google.rpc.RetryInfo"));
   const match = typeof info?.retryDelay === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay) : null;
   return match ? Number(match[1]) * 1000 : undefined;
+}
+
+/** google-auth-library's HTTP failure (gaxios's error), recognised by its class name: the SDK does not export it. */
+function isCredentialsError(error: unknown): error is Error {
+  return error instanceof Error && (error.name === "GaxiosError" || error.constructor?.name === "GaxiosError");
+}
+
+/**
+ * google-auth-library failed to get a Vertex AI access token (its own HTTP, before the model's request): said
+ * so, rather than as a failure to reach the model's address; retryable when the network failed or the token
+ * endpoint answered 429 or 5xx.
+ */
+function fromCredentialsError(error: Error): ProviderError {
+  const status = (error as { status?: unknown; response?: { status?: unknown } }).response?.status;
+  const httpStatus = typeof status === "number" ? status : undefined;
+  return new ProviderError(
+    {
+      provider,
+      kind: httpStatus === undefined ? "connection" : "api",
+      errorType: "credentials",
+      providerMessage: `could not get a Google Cloud access token: ${error.message}`,
+      retryable: httpStatus === undefined ? isNetworkError(error) : isRetryableStatus(httpStatus),
+    },
+    { cause: error },
+  );
 }

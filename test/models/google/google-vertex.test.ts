@@ -125,6 +125,26 @@ describe("GoogleModel on Vertex AI", () => {
     expect(verify("RSA-SHA256", Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature ?? "", "base64url"))).toBe(true);
   });
 
+  test("a token endpoint that refuses the credentials is an error about the access token, not the model's address", async () => {
+    const file = join(temporaryFolder("minagent-vertex-"), "adc.json");
+    writeFileSync(file, JSON.stringify({ type: "authorized_user", client_id: "c", client_secret: "s", refresh_token: "revoked" }));
+    vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", file);
+    server.reply({ status: 400, json: { error: "invalid_grant", error_description: "Token has been expired or revoked." } });
+    const model = new GoogleModel({
+      model: "gemini-2.5-flash",
+      baseURL: server.url,
+      vertex: {
+        project: "minagent-test",
+        location: "us-central1",
+        googleAuthOptions: { clientOptions: { endpoints: { oauth2TokenUrl: `${server.url}/token` } } },
+      },
+    });
+    const error = await model.complete(user, []).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ provider: "google", kind: "api", errorType: "credentials", retryable: false });
+    expect((error as { providerMessage: string }).providerMessage).toMatch(/^could not get a Google Cloud access token: .*invalid_grant/);
+    expect(server.requests.map((request) => request.path)).toEqual(["/token"]);
+  });
+
   test("vertex: true takes project and location from the environment; without a project it is a UsageError; an apiKey is refused", () => {
     expect(() => new GoogleModel({ model: "gemini-2.5-flash", vertex: true })).toThrow(
       "GoogleModel on Vertex AI needs a project: set the GOOGLE_CLOUD_PROJECT environment variable or pass { vertex: { project } }.",
