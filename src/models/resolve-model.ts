@@ -49,7 +49,7 @@ export const ollamaBaseURL = "http://localhost:11434/v1";
 export const modelSpecSyntax = `  anthropic:<model>                  Claude through the Anthropic API      (key: ANTHROPIC_API_KEY)
   openai:<model>                     OpenAI's Responses API                (key: OPENAI_API_KEY)
   openai-chat:<model>                OpenAI Chat Completions               (key: OPENAI_API_KEY)
-  google:<model>                     Gemini through the Gemini API         (key: GEMINI_API_KEY or GOOGLE_API_KEY)
+  google:<model>                     Gemini through the Gemini API         (key: GOOGLE_API_KEY or GEMINI_API_KEY)
   vertex:<model>                     Gemini on Vertex AI                   (Google Cloud application-default
                                      credentials; GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION)
   bedrock:<model-id>                 any model on Amazon Bedrock           (the AWS credential chain; AWS_REGION)
@@ -89,7 +89,8 @@ export function parseModelSpec(spec: string): ModelSpec {
       return { provider, model, apiKeyVariable: provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY", apiKeyRequired: true };
     case "google":
       cloud(provider);
-      return { provider, model, apiKeyVariable: "GEMINI_API_KEY", apiKeyFallbackVariables: ["GOOGLE_API_KEY"], apiKeyRequired: true };
+      // The SDK's order: GOOGLE_API_KEY wins when both are set.
+      return { provider, model, apiKeyVariable: "GOOGLE_API_KEY", apiKeyFallbackVariables: ["GEMINI_API_KEY"], apiKeyRequired: true };
     // Vertex and Bedrock sign in with their cloud's credential chain, which their SDKs read; no key is passed.
     case "vertex":
       cloud(provider);
@@ -113,7 +114,7 @@ export function findApiKey(spec: ModelSpec, env: Record<string, string | undefin
   return undefined;
 }
 
-/** The variables a missing key may be set in, for messages: "GEMINI_API_KEY (or GOOGLE_API_KEY)". */
+/** The variables a missing key may be set in, for messages: "GOOGLE_API_KEY (or GEMINI_API_KEY)". */
 export function describeApiKeyVariables(spec: ModelSpec): string {
   const fallbacks = spec.apiKeyFallbackVariables ?? [];
   return fallbacks.length === 0 ? spec.apiKeyVariable : `${spec.apiKeyVariable} (or ${fallbacks.join(", ")})`;
@@ -147,6 +148,8 @@ const baseURLVariables: Partial<Record<ModelProvider, string>> = {
   anthropic: "ANTHROPIC_BASE_URL",
   openai: "OPENAI_BASE_URL",
   "openai-chat": "OPENAI_BASE_URL",
+  google: "GOOGLE_GEMINI_BASE_URL",
+  vertex: "GOOGLE_VERTEX_BASE_URL",
 };
 
 /**
@@ -183,6 +186,15 @@ export async function resolveModel(spec: string, options: ResolveModelOptions = 
       const { AnthropicModel } = await import("./anthropic/anthropic-model.js");
       return new AnthropicModel({ ...common, ...location, ...(options.thinking && { thinking: options.thinking }) });
     }
+    case "google":
+    case "vertex": {
+      const { GoogleModel } = await import("./google/google-model.js");
+      return new GoogleModel({
+        ...common,
+        ...location,
+        ...(parsed.provider === "vertex" ? { vertex: vertexSettings(env) } : { vertex: false }),
+      });
+    }
     case "openai-chat": {
       const { OpenAIModel } = await import("./openai/openai-model.js");
       return new OpenAIModel({ ...common, ...location, provider: "openai" });
@@ -192,4 +204,14 @@ export async function resolveModel(spec: string, options: ResolveModelOptions = 
       return new OpenAIModel({ ...common, ...location, provider: parsed.provider });
     }
   }
+}
+
+/** Vertex AI's project, location and credentials file from `env` (the SDK and google-auth-library would read process.env). */
+function vertexSettings(env: Record<string, string | undefined>) {
+  const keyFile = env.GOOGLE_APPLICATION_CREDENTIALS || undefined;
+  return {
+    ...(env.GOOGLE_CLOUD_PROJECT && { project: env.GOOGLE_CLOUD_PROJECT }),
+    ...(env.GOOGLE_CLOUD_LOCATION && { location: env.GOOGLE_CLOUD_LOCATION }),
+    ...(keyFile && { googleAuthOptions: { keyFile } }),
+  };
 }
