@@ -3,10 +3,10 @@ import { Agent } from "../../src/core/agent.js";
 import type { Model } from "../../src/core/types.js";
 import { AbortError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
-import { OpenAIModel } from "../../src/models/openai/index.js";
+import { OpenAIModel, OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
-import { anthropicStream, openAIStream } from "../helpers/wire-bodies.js";
+import { anthropicStream, openAIStream, responsesOutput, responsesResponse, responsesStream } from "../helpers/wire-bodies.js";
 
 let server: WireServer;
 beforeEach(async () => {
@@ -22,6 +22,11 @@ const cases: [string, () => Model, () => string][] = [
     () => anthropicStream([{ type: "text", text: longText }], "end_turn"),
   ],
   ["OpenAIModel", () => new OpenAIModel({ model: "gpt-test", baseURL: `${server.url}/v1` }), () => openAIStream(longText, [], "stop")],
+  [
+    "OpenAIResponsesModel",
+    () => new OpenAIResponsesModel({ model: "gpt-test", baseURL: `${server.url}/v1` }),
+    () => responsesStream(responsesResponse(responsesOutput(longText, []))),
+  ],
 ];
 
 test.each(cases)("%s: aborting a run in the middle of a slow stream rejects promptly with an AbortError", async (_name, create, body) => {

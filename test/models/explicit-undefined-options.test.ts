@@ -11,6 +11,8 @@ import {
   type OpenAIMessageConversionOptions,
   OpenAIModel,
   type OpenAIModelOptions,
+  OpenAIResponsesModel,
+  type OpenAIResponsesModelOptions,
 } from "../../src/models/openai/index.js";
 import { ProviderError, type ProviderErrorDetails } from "../../src/models/provider-error.js";
 import { type ResolveModelOptions, resolveModel } from "../../src/models/resolve-model.js";
@@ -71,6 +73,22 @@ const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   stopSequences: undefined,
   sendReasoning: undefined,
   streamUsage: undefined,
+  maxRetries: undefined,
+  retry: undefined,
+  timeoutMs: undefined,
+  idleTimeoutMs: undefined,
+  headers: undefined,
+  fetch: undefined,
+  baseURLSource: undefined,
+};
+const responsesUndefined: EveryOptionalUndefined<OpenAIResponsesModelOptions> = {
+  apiKey: undefined,
+  baseURL: undefined,
+  provider: undefined,
+  maxTokens: undefined,
+  temperature: undefined,
+  reasoning: undefined,
+  store: undefined,
   maxRetries: undefined,
   retry: undefined,
   timeoutMs: undefined,
@@ -170,6 +188,18 @@ describe("explicit undefined options mean the defaults", () => {
     expect(server.requests[0]?.body).toEqual({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
     await model.complete(messages, [], { onEvent: () => {} });
     expect(server.requests[1]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  test("OpenAIResponsesModelOptions: OpenAI itself (key and base URL from the environment), model, input and store: false only", async () => {
+    vi.stubEnv("OPENAI_API_KEY", "sk-from-env");
+    vi.stubEnv("OPENAI_BASE_URL", `${server.url}/v1`);
+    const model = new OpenAIResponsesModel({ model: "gpt-test", ...responsesUndefined });
+    expect(model.provider).toBe("openai");
+    const output = [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "Hello" }] }];
+    server.reply({ json: { status: "completed", output } });
+    expect((await model.complete(messages, [], callUndefined)).message.content).toBe("Hello");
+    expect(server.requests[0]?.body).toEqual({ model: "gpt-test", input: [{ role: "user", content: "hi" }], store: false });
+    expect(server.requests[0]?.path).toBe("/v1/responses");
   });
 
   test("RetryOptions: the documented defaults, no onRetry", () => {

@@ -7,10 +7,10 @@ import { Agent } from "../../src/core/agent.js";
 import type { Model, ModelResponse, ModelStreamEvent, StopReason } from "../../src/core/types.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
 import { FakeModel } from "../../src/models/fake-model.js";
-import { OpenAIModel } from "../../src/models/openai/index.js";
+import { OpenAIModel, OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { startWireServer, type WireReply, type WireServer } from "../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
-import { anthropicStream, openAIStream } from "../helpers/wire-bodies.js";
+import { anthropicStream, openAIStream, responsesOutput, responsesResponse, responsesStream } from "../helpers/wire-bodies.js";
 
 /** A reply in no provider's format: what the model "says". */
 type Turn = {
@@ -77,6 +77,15 @@ function openAIReply(turn: Turn, streaming: boolean): WireReply {
   return { json: { choices: [{ index: 0, message, finish_reason: finishReasons[turn.stop] }], usage } };
 }
 
+function responsesReply(turn: Turn, streaming: boolean): WireReply {
+  const output = responsesOutput(turn.text, turn.call ? [{ name: turn.call.name, arguments: turn.call.input }] : []);
+  const response = responsesResponse(output, {
+    usage: turn.usage,
+    ...(turn.stop === "max_tokens" && { incompleteReason: "max_output_tokens" }),
+  });
+  return streaming ? { sse: responsesStream(response), chunkSize: 17 } : { json: response };
+}
+
 const adapters: Harness[] = [false, true].flatMap((streaming) => [
   {
     name: `AnthropicModel${streaming ? " (streaming)" : ""}`,
@@ -92,6 +101,14 @@ const adapters: Harness[] = [false, true].flatMap((streaming) => [
     create: (turns: Turn[]) => {
       server.reply(...turns.map((turn) => openAIReply(turn, streaming)));
       return new OpenAIModel({ model: "gpt-test", baseURL: `${server.url}/v1`, maxRetries: 0 });
+    },
+  },
+  {
+    name: `OpenAIResponsesModel${streaming ? " (streaming)" : ""}`,
+    streaming,
+    create: (turns: Turn[]) => {
+      server.reply(...turns.map((turn) => responsesReply(turn, streaming)));
+      return new OpenAIResponsesModel({ model: "gpt-test", baseURL: `${server.url}/v1`, maxRetries: 0 });
     },
   },
 ]);

@@ -6,6 +6,7 @@ import { createOpenAIError } from "../create-openai-error.js";
 import { collectResponsesStream } from "./collect-responses-stream.js";
 import { convertResponsesResponse } from "./convert-responses-response.js";
 import { convertToResponsesInput, convertToResponsesTools } from "./convert-to-responses-input.js";
+import { createTerminatedEventsFetch, createWholeEventsFetch } from "./create-whole-events-fetch.js";
 import { mapResponsesToolChoice } from "./map-responses-tool-choice.js";
 import type { ResponsesReasoningSettings, ResponsesRequest, ResponsesStreamEvent } from "./responses-wire-types.js";
 
@@ -62,19 +63,23 @@ export class OpenAIResponsesModel implements Model {
   constructor(options: OpenAIResponsesModelOptions) {
     const official = options?.baseURL === undefined;
     this.provider = options?.provider ?? (official ? "openai" : "openai-compatible");
-    this.#attempts = new ProviderAttempts(options, {
-      owner: "OpenAIResponsesModel",
-      provider: this.provider,
-      exampleModel: "gpt-5",
-      keyVariable: "OPENAI_API_KEY",
-      // With a baseURL the key is the server's, given or none: an OpenAI key from the environment never reaches another host.
-      officialKey: official,
-      logVariable: "OPENAI_LOG",
-      // A reasoning model may think for minutes before its first output event, but OpenAI sends progress events meanwhile.
-      idleTimeoutMs: official ? 120_000 : 300_000,
-      toError: (error, signal) => createOpenAIError(error, this.provider, signal),
-      defaultEndpoint: { url: "https://api.openai.com/v1", variable: "OPENAI_BASE_URL" },
-    });
+    // A whole last line missing its break is completed under the guarded fetch (which drops a partial last line).
+    this.#attempts = new ProviderAttempts(
+      { ...options, fetch: createTerminatedEventsFetch(options.fetch) },
+      {
+        owner: "OpenAIResponsesModel",
+        provider: this.provider,
+        exampleModel: "gpt-5",
+        keyVariable: "OPENAI_API_KEY",
+        // With a baseURL the key is the server's, given or none: an OpenAI key from the environment never reaches another host.
+        officialKey: official,
+        logVariable: "OPENAI_LOG",
+        // A reasoning model may think for minutes before its first output event, but OpenAI sends progress events meanwhile.
+        idleTimeoutMs: official ? 120_000 : 300_000,
+        toError: (error, signal) => createOpenAIError(error, this.provider, signal),
+        defaultEndpoint: { url: "https://api.openai.com/v1", variable: "OPENAI_BASE_URL" },
+      },
+    );
     this.modelId = options.model;
     this.#options = options;
     const apiKey = this.#attempts.apiKey;
@@ -82,6 +87,8 @@ export class OpenAIResponsesModel implements Model {
       // A keyless server: the SDK insists on a key, so give it a placeholder and send no Authorization header.
       apiKey: apiKey ?? "no-key",
       ...this.#attempts.clientOptions,
+      // Over the guarded fetch (which times the raw bytes), only whole events reach the SDK.
+      fetch: createWholeEventsFetch(this.#attempts.clientOptions.fetch),
       defaultHeaders: { ...options.headers, ...(!apiKey && { authorization: null }) },
     });
   }
