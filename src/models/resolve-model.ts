@@ -195,6 +195,10 @@ export async function resolveModel(spec: string, options: ResolveModelOptions = 
         ...(parsed.provider === "vertex" ? { vertex: vertexSettings(env) } : { vertex: false }),
       });
     }
+    case "openai": {
+      const { OpenAIResponsesModel } = await import("./openai/responses/openai-responses-model.js");
+      return new OpenAIResponsesModel({ ...common, ...location, provider: "openai" });
+    }
     case "openai-chat": {
       const { OpenAIModel } = await import("./openai/openai-model.js");
       return new OpenAIModel({ ...common, ...location, provider: "openai" });

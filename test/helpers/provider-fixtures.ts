@@ -24,8 +24,8 @@ type Meta = { status?: number; headers?: Record<string, string> | null };
 /**
  * A fixture as a wire-server reply, with the status and retry-relevant headers of its `.meta.json`.
  * `.json` bodies are served byte for byte; `.sse` streams as recorded; `.chunks.jsonl` payloads are
- * framed the way their provider frames them (Anthropic names each event after its `type`; OpenAI-style
- * streams end with `data: [DONE]`).
+ * framed the way their provider frames them (Anthropic and the Responses API name each event after its
+ * `type`; Chat Completions streams end with `data: [DONE]`).
  */
 export function fixtureReply(
   name: string,
@@ -44,7 +44,8 @@ export function fixtureReply(
   const lines = fixtureText(name)
     .split("\n")
     .filter((line) => line.trim() !== "");
-  const anthropic = name.startsWith("anthropic/");
-  const events = lines.map((data) => (anthropic ? { event: (JSON.parse(data) as { type: string }).type, data } : { data }));
-  return { status, headers, sse: formatServerSentEvents(events, { done: !anthropic }), ...chunkSize };
+  // Anthropic and the Responses API name every event after its `type` and send no [DONE].
+  const named = name.startsWith("anthropic/") || name.startsWith("openai-responses/");
+  const events = lines.map((data) => (named ? { event: (JSON.parse(data) as { type: string }).type, data } : { data }));
+  return { status, headers, sse: formatServerSentEvents(events, { done: !named }), ...chunkSize };
 }

@@ -4,10 +4,17 @@ import type { Model } from "../../src/core/types.js";
 import { AbortError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
 import { GoogleModel } from "../../src/models/google/index.js";
-import { OpenAIModel } from "../../src/models/openai/index.js";
+import { OpenAIModel, OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
-import { anthropicStream, geminiStream, openAIStream } from "../helpers/wire-bodies.js";
+import {
+  anthropicStream,
+  geminiStream,
+  openAIStream,
+  responsesOutput,
+  responsesResponse,
+  responsesStream,
+} from "../helpers/wire-bodies.js";
 
 let server: WireServer;
 beforeEach(async () => {
@@ -27,6 +34,11 @@ const cases: [string, () => Model, () => string][] = [
     "GoogleModel",
     () => new GoogleModel({ model: "gemini-test", apiKey: "test", baseURL: server.url }),
     () => geminiStream(longText, [], "STOP"),
+  ],
+  [
+    "OpenAIResponsesModel",
+    () => new OpenAIResponsesModel({ model: "gpt-test", baseURL: `${server.url}/v1` }),
+    () => responsesStream(responsesResponse(responsesOutput(longText, []))),
   ],
 ];
 

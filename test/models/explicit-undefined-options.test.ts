@@ -19,6 +19,8 @@ import {
   type OpenAIMessageConversionOptions,
   OpenAIModel,
   type OpenAIModelOptions,
+  OpenAIResponsesModel,
+  type OpenAIResponsesModelOptions,
 } from "../../src/models/openai/index.js";
 import { ProviderError, type ProviderErrorDetails } from "../../src/models/provider-error.js";
 import { type ResolveModelOptions, resolveModel } from "../../src/models/resolve-model.js";
@@ -97,13 +99,29 @@ const googleUndefined: EveryOptionalUndefined<GoogleModelOptions> = {
   temperature: undefined,
   stopSequences: undefined,
   safetySettings: undefined,
-  baseURLSource: undefined,
   maxRetries: undefined,
   retry: undefined,
   timeoutMs: undefined,
   idleTimeoutMs: undefined,
   headers: undefined,
   fetch: undefined,
+  baseURLSource: undefined,
+};
+const responsesUndefined: EveryOptionalUndefined<OpenAIResponsesModelOptions> = {
+  apiKey: undefined,
+  baseURL: undefined,
+  provider: undefined,
+  maxTokens: undefined,
+  temperature: undefined,
+  reasoning: undefined,
+  store: undefined,
+  maxRetries: undefined,
+  retry: undefined,
+  timeoutMs: undefined,
+  idleTimeoutMs: undefined,
+  headers: undefined,
+  fetch: undefined,
+  baseURLSource: undefined,
 };
 const googleThinkingUndefined: EveryOptionalUndefined<GoogleThinkingConfig> = {
   thinkingBudget: undefined,
@@ -233,6 +251,18 @@ describe("explicit undefined options mean the defaults", () => {
     const call = { functionCall: { name: "t", args: {} } };
     const response = convertGoogleResponse({ candidates: [{ content: { parts: [call] } }] }, googleContextUndefined);
     expect(response.message.toolCalls?.[0]?.id).toMatch(/^call_/);
+  });
+
+  test("OpenAIResponsesModelOptions: OpenAI itself (key and base URL from the environment), model, input and store: false only", async () => {
+    vi.stubEnv("OPENAI_API_KEY", "sk-from-env");
+    vi.stubEnv("OPENAI_BASE_URL", `${server.url}/v1`);
+    const model = new OpenAIResponsesModel({ model: "gpt-test", ...responsesUndefined });
+    expect(model.provider).toBe("openai");
+    const output = [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "Hello" }] }];
+    server.reply({ json: { status: "completed", output } });
+    expect((await model.complete(messages, [], callUndefined)).message.content).toBe("Hello");
+    expect(server.requests[0]?.body).toEqual({ model: "gpt-test", input: [{ role: "user", content: "hi" }], store: false });
+    expect(server.requests[0]?.path).toBe("/v1/responses");
   });
 
   test("RetryOptions: the documented defaults, no onRetry", () => {

@@ -8,10 +8,17 @@ import type { Model, ModelResponse, ModelStreamEvent, StopReason } from "../../s
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 import { GoogleModel } from "../../src/models/google/index.js";
-import { OpenAIModel } from "../../src/models/openai/index.js";
+import { OpenAIModel, OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { startWireServer, type WireReply, type WireServer } from "../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
-import { anthropicStream, geminiStream, openAIStream } from "../helpers/wire-bodies.js";
+import {
+  anthropicStream,
+  geminiStream,
+  openAIStream,
+  responsesOutput,
+  responsesResponse,
+  responsesStream,
+} from "../helpers/wire-bodies.js";
 
 /** A reply in no provider's format: what the model "says". */
 type Turn = {
@@ -90,6 +97,15 @@ function geminiReply(turn: Turn, streaming: boolean): WireReply {
   };
 }
 
+function responsesReply(turn: Turn, streaming: boolean): WireReply {
+  const output = responsesOutput(turn.text, turn.call ? [{ name: turn.call.name, arguments: turn.call.input }] : []);
+  const response = responsesResponse(output, {
+    usage: turn.usage,
+    ...(turn.stop === "max_tokens" && { incompleteReason: "max_output_tokens" }),
+  });
+  return streaming ? { sse: responsesStream(response), chunkSize: 17 } : { json: response };
+}
+
 const adapters: Harness[] = [false, true].flatMap((streaming) => [
   {
     name: `AnthropicModel${streaming ? " (streaming)" : ""}`,
@@ -113,6 +129,14 @@ const adapters: Harness[] = [false, true].flatMap((streaming) => [
     create: (turns: Turn[]) => {
       server.reply(...turns.map((turn) => geminiReply(turn, streaming)));
       return new GoogleModel({ model: "gemini-test", apiKey: "test", baseURL: server.url, maxRetries: 0 });
+    },
+  },
+  {
+    name: `OpenAIResponsesModel${streaming ? " (streaming)" : ""}`,
+    streaming,
+    create: (turns: Turn[]) => {
+      server.reply(...turns.map((turn) => responsesReply(turn, streaming)));
+      return new OpenAIResponsesModel({ model: "gpt-test", baseURL: `${server.url}/v1`, maxRetries: 0 });
     },
   },
 ]);

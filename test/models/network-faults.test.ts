@@ -3,10 +3,22 @@ import type { Message, ModelStreamEvent } from "../../src/core/types.js";
 import { AbortError } from "../../src/errors.js";
 import { AnthropicModel, type AnthropicModelOptions } from "../../src/models/anthropic/index.js";
 import { GoogleModel, type GoogleModelOptions } from "../../src/models/google/index.js";
-import { OpenAIModel, type OpenAIModelOptions } from "../../src/models/openai/index.js";
+import {
+  OpenAIModel,
+  type OpenAIModelOptions,
+  OpenAIResponsesModel,
+  type OpenAIResponsesModelOptions,
+} from "../../src/models/openai/index.js";
 import { ProviderError } from "../../src/models/provider-error.js";
 import { startWireServer, type WireResponse, type WireServer } from "../../src/testing/wire-server.js";
-import { anthropicStream, geminiStream, openAIStream } from "../helpers/wire-bodies.js";
+import {
+  anthropicStream,
+  geminiStream,
+  openAIStream,
+  responsesOutput,
+  responsesResponse,
+  responsesStream,
+} from "../helpers/wire-bodies.js";
 
 // Every way a connection can fail under a model call, on both adapters, through a real local server:
 // each ends as a typed, retryable ProviderError and is retried within the budget.
@@ -79,6 +91,20 @@ const adapters = [
       },
     }),
     sse: () => geminiStream(answer, [], "STOP"),
+  },
+  {
+    name: "openai-responses",
+    model: (options: Timeouts = {}) =>
+      new OpenAIResponsesModel({
+        model: "gpt-test",
+        apiKey: "test-key",
+        baseURL: `${server.url}/v1`,
+        provider: "openai-responses",
+        retry: { baseDelayMs: 1 },
+        ...options,
+      } satisfies OpenAIResponsesModelOptions),
+    json: (): WireResponse => ({ json: responsesResponse(responsesOutput(answer, []), { usage: [5, 7] }) }),
+    sse: () => responsesStream(responsesResponse(responsesOutput(answer, []), { usage: [5, 7] })),
   },
 ];
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Message, ModelStreamEvent } from "../../src/core/types.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
 import { GoogleModel } from "../../src/models/google/index.js";
-import { OpenAIModel } from "../../src/models/openai/index.js";
+import { OpenAIModel, OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { ProviderError } from "../../src/models/provider-error.js";
 import type { RetryEvent } from "../../src/models/with-retry.js";
 import { formatServerSentEvents, startWireServer, type WireResponse, type WireServer } from "../../src/testing/wire-server.js";
@@ -75,6 +75,22 @@ const adapters = [
           message: `API key not valid: ${apiKey}. Please pass a valid API key.`,
           status: status === 401 ? "UNAUTHENTICATED" : "INTERNAL",
         },
+      },
+    }),
+  },
+  {
+    name: "openai-responses",
+    model: (retries: RetryEvent[] = []) =>
+      new OpenAIResponsesModel({
+        model: "gpt-test",
+        apiKey,
+        baseURL: `${server.url}/v1`,
+        retry: { baseDelayMs: 1, onRetry: (retry) => retries.push(retry) },
+      }),
+    echo: (status: number): WireResponse => ({
+      status,
+      json: {
+        error: { message: `Incorrect API key provided: ${apiKey}.`, type: "invalid_request_error", param: null, code: "invalid_api_key" },
       },
     }),
   },

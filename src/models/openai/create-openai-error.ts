@@ -54,6 +54,21 @@ function fromApiError(error: APIError, provider: string): ProviderError {
   );
 }
 
+/**
+ * The error of a Responses API response that failed after an HTTP 200: a stream's `response.failed` event
+ * (when no `error` event came before it), or a response received whole with status `failed`. There is no
+ * status, so the error's code decides, as for an error event inside a stream: a server error or a rate
+ * limit may pass on retry; anything else (an exhausted quota, an invalid prompt) will not.
+ * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
+ */
+export function createOpenAIResponseFailure(error: unknown, provider: string): ProviderError {
+  const body = (typeof error === "object" && error !== null ? error : {}) as ErrorBody;
+  const errorType = typeof body.code === "string" ? body.code : typeof body.type === "string" ? body.type : undefined;
+  const providerMessage = typeof body.message === "string" && body.message !== "" ? body.message : "the response failed";
+  const retryable = retryableTypes.has(errorType ?? "") || retryableTypes.has(String(body.type));
+  return new ProviderError({ provider, errorType, providerMessage, retryable });
+}
+
 /** A 429 that waiting cannot fix: no quota left, or one request larger than the per-minute limit. */
 function cannotSucceedLater(body: ErrorBody, message: string): boolean {
   if (body.code === "insufficient_quota" || body.type === "insufficient_quota") return true;

@@ -1,0 +1,136 @@
+import OpenAI from "openai";
+import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../../core/types.js";
+import { ProviderAttempts, type ProviderModelOptions } from "../../provider-attempts.js";
+import { ConversationToolCallIds } from "../../tool-call-ids.js";
+import { createOpenAIError } from "../create-openai-error.js";
+import { collectResponsesStream } from "./collect-responses-stream.js";
+import { convertResponsesResponse } from "./convert-responses-response.js";
+import { convertToResponsesInput, convertToResponsesTools } from "./convert-to-responses-input.js";
+import { createTerminatedEventsFetch, createWholeEventsFetch } from "./create-whole-events-fetch.js";
+import { mapResponsesToolChoice } from "./map-responses-tool-choice.js";
+import type { ResponsesReasoningSettings, ResponsesRequest, ResponsesStreamEvent } from "./responses-wire-types.js";
+
+/** Settings of an {@link OpenAIResponsesModel}. */
+export type OpenAIResponsesModelOptions = ProviderModelOptions & {
+  /** Model id, e.g. "gpt-5" or "gpt-4.1". */
+  model: string;
+  /**
+   * API key. Default: the `OPENAI_API_KEY` environment variable, but only for OpenAI itself: with a
+   * `baseURL`, pass the server's key here (or none), so your OpenAI key never reaches another host.
+   */
+  apiKey?: string | undefined;
+  /** Another server speaking the Responses API (a proxy, Azure OpenAI's `/openai/v1`), e.g. "http://localhost:8080/v1". */
+  baseURL?: string | undefined;
+  /** Provider name in errors, traces and `providerMetadata`. Default: "openai", or "openai-compatible" with a `baseURL`. */
+  provider?: string | undefined;
+  /** Most tokens the model may write per call, reasoning included (`max_output_tokens`). */
+  maxTokens?: number | undefined;
+  /** Sampling temperature (reasoning models refuse it). */
+  temperature?: number | undefined;
+  /**
+   * How hard a reasoning model thinks (`effort`) and whether it writes summaries of its reasoning
+   * (`summary`: "auto", "concise", "detailed"). Setting it also asks for the encrypted reasoning
+   * (`include: ["reasoning.encrypted_content"]`) while `store` is false, so the reasoning goes back to the
+   * model on the next turn; models that do not reason refuse that, so leave it unset for them.
+   */
+  reasoning?: ResponsesReasoningSettings | undefined;
+  /**
+   * Let OpenAI keep the responses (`store: true`, for its dashboard and evals). Default false: nothing is
+   * kept on the server; every request carries the whole conversation, reasoning included.
+   */
+  store?: boolean | undefined;
+};
+
+/**
+ * A model behind OpenAI's Responses API (POST /v1/responses), on the official `openai` SDK. Reasoning
+ * items go back to the model on every turn as they were received (encrypted, with nothing stored on the
+ * server by default); their summaries are readable in `message.reasoning`. Streams when the engine passes
+ * `onEvent`, and resolves to the same response either way.
+ * @example
+ * const model = new OpenAIResponsesModel({ model: "gpt-5", reasoning: { effort: "low", summary: "auto" } });
+ */
+export class OpenAIResponsesModel implements Model {
+  readonly provider: string;
+  readonly modelId: string;
+  /** Final answers can be held to a JSON Schema (`text.format` json_schema). */
+  readonly supportsResponseFormat = true;
+  readonly #client: OpenAI;
+  readonly #options: OpenAIResponsesModelOptions;
+  readonly #attempts: ProviderAttempts;
+  /** Tool-call ids of each conversation seen, kept up to date as it grows, so no call rescans the history. */
+  readonly #ids = new ConversationToolCallIds();
+
+  constructor(options: OpenAIResponsesModelOptions) {
+    const official = options?.baseURL === undefined;
+    this.provider = options?.provider ?? (official ? "openai" : "openai-compatible");
+    // A whole last line missing its break is completed under the guarded fetch (which drops a partial last line).
+    this.#attempts = new ProviderAttempts(
+      { ...options, fetch: createTerminatedEventsFetch(options.fetch) },
+      {
+        owner: "OpenAIResponsesModel",
+        provider: this.provider,
+        exampleModel: "gpt-5",
+        keyVariable: "OPENAI_API_KEY",
+        // With a baseURL the key is the server's, given or none: an OpenAI key from the environment never reaches another host.
+        officialKey: official,
+        logVariable: "OPENAI_LOG",
+        // A reasoning model may think for minutes before its first output event, but OpenAI sends progress events meanwhile.
+        idleTimeoutMs: official ? 120_000 : 300_000,
+        toError: (error, signal) => createOpenAIError(error, this.provider, signal),
+        defaultEndpoint: { url: "https://api.openai.com/v1", variable: "OPENAI_BASE_URL" },
+      },
+    );
+    this.modelId = options.model;
+    this.#options = options;
+    const apiKey = this.#attempts.apiKey;
+    this.#client = new OpenAI({
+      // A keyless server: the SDK insists on a key, so give it a placeholder and send no Authorization header.
+      apiKey: apiKey ?? "no-key",
+      ...this.#attempts.clientOptions,
+      // Over the guarded fetch (which times the raw bytes), only whole events reach the SDK.
+      fetch: createWholeEventsFetch(this.#attempts.clientOptions.fetch),
+      defaultHeaders: { ...options.headers, ...(!apiKey && { authorization: null }) },
+    });
+  }
+
+  async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
+    const request = this.createRequest(messages, tools, options);
+    const context = { provider: this.provider, usedIds: () => this.#ids.of(messages) };
+    return this.#attempts.complete(options, async (requestOptions, { onEvent }) => {
+      if (!onEvent) return convertResponsesResponse(await this.#client.responses.create(request, requestOptions), context);
+      const stream = await this.#client.responses.create({ ...request, stream: true }, requestOptions);
+      return collectResponsesStream(stream as AsyncIterable<ResponsesStreamEvent>, onEvent, context);
+    });
+  }
+
+  /**
+   * The Responses body this model sends for a conversation (without `stream`): `store: false` unless asked
+   * otherwise, the leading system prompt as `instructions`, `tool_choice` only when `options.toolChoice` is
+   * given and the request has tools, and `responseFormat` as a `json_schema` text format.
+   */
+  createRequest(
+    messages: readonly Message[],
+    tools: readonly ToolSchema[],
+    options: Pick<ModelCallOptions, "toolChoice" | "responseFormat"> = {},
+  ): ResponsesRequest {
+    const { maxTokens, temperature, reasoning } = this.#options;
+    const store = this.#options.store ?? false;
+    const { instructions, input } = convertToResponsesInput(messages, { provider: this.provider, store });
+    const format = options.responseFormat;
+    return {
+      model: this.modelId,
+      ...(instructions !== undefined && { instructions }),
+      input,
+      // Sent either way: the API's own default is to store.
+      store,
+      ...(tools.length > 0 && { tools: convertToResponsesTools(tools) }),
+      ...(tools.length > 0 && options.toolChoice !== undefined && { tool_choice: mapResponsesToolChoice(options.toolChoice) }),
+      ...(maxTokens !== undefined && { max_output_tokens: maxTokens }),
+      ...(temperature !== undefined && { temperature }),
+      ...(reasoning !== undefined && { reasoning }),
+      // Without stored responses, the reasoning can only go back to the model encrypted.
+      ...(reasoning !== undefined && !store && { include: ["reasoning.encrypted_content"] }),
+      ...(format && { text: { format: { type: "json_schema", name: format.name, schema: format.schema, strict: false } } }),
+    };
+  }
+}
