@@ -93,7 +93,7 @@ export class BedrockModel implements Model {
         officialKey: false,
         logVariable: "AWS_SDK_LOG",
         idleTimeoutMs,
-        toError: createBedrockError,
+        toError: (error, signal) => createBedrockError(error, signal, { idleTimeoutMs: options.idleTimeoutMs ?? idleTimeoutMs }),
       },
     );
     this.modelId = options.model;

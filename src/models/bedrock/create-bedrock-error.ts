@@ -43,11 +43,11 @@ type ServiceFailure = Error & {
  * {@link ProviderError} with its HTTP status, the exception's name as `errorType` and whether a retry may
  * succeed (throttling, unavailable, internal and timed-out model errors: yes; validation, access,
  * not-found: no); a refused or dropped connection and the HTTP handler's socket timeout give `connection`
- * and `timeout` errors. Other errors (a bug, a missing region) come back unchanged. The SDK is not imported:
+ * and `timeout` errors (`idleTimeoutMs`, the socket timeout the model set, for the message). Other errors (a bug, a missing region) come back unchanged. The SDK is not imported:
  * its exceptions are read by their fields, so that this file loads without it.
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors.html
  */
-export function createBedrockError(error: unknown, signal?: AbortSignal): Error {
+export function createBedrockError(error: unknown, signal?: AbortSignal, options: { idleTimeoutMs?: number | undefined } = {}): Error {
   if (signal?.aborted) return toAbortError(signal);
   if (error instanceof ProviderError) return error;
   if (!(error instanceof Error)) return new Error(String(error));
@@ -55,11 +55,16 @@ export function createBedrockError(error: unknown, signal?: AbortSignal): Error 
   if (failure.name === "AbortError") return toAbortError(AbortSignal.abort(error));
   // The HTTP handler names a reset or a broken pipe "TimeoutError" too; only ETIMEDOUT or no code is a timeout.
   if (failure.name === "TimeoutError" && (failure.code === undefined || failure.code === "ETIMEDOUT"))
-    return createTransportError(provider, "timeout", error, "the server sent nothing for longer than idleTimeoutMs");
+    return createTransportError(provider, "timeout", error, describeSilence(options.idleTimeoutMs));
   if (isNetworkError(error)) return createTransportError(provider, "connection", error);
   if (failure.$fault !== undefined || failure.$metadata !== undefined || failure.name in exceptions) return fromServiceFailure(failure);
   if (failure instanceof SyntaxError) return createMalformedResponseError(`the body is not valid JSON (${failure.message})`, failure);
   return error;
+}
+
+function describeSilence(idleTimeoutMs: number | undefined): string {
+  if (idleTimeoutMs === undefined) return "the server sent nothing for too long";
+  return `the server sent nothing for ${idleTimeoutMs / 1000} s (idleTimeoutMs: ${idleTimeoutMs})`;
 }
 
 function fromServiceFailure(failure: ServiceFailure): ProviderError {
