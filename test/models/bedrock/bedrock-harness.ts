@@ -18,6 +18,12 @@ export function useBedrockServer(options: { keepCredentials?: boolean } = {}) {
         retry: { baseDelayMs: 1 },
         ...overrides,
       }),
+    /** The JSON body of the `index`th request the server received (throws when there is none). */
+    sentBody<T>(index: number): T {
+      const request = context.server.requests[index];
+      if (!request) throw new Error(`no request ${index} was received`);
+      return request.body as T;
+    },
   };
   beforeEach(async () => {
     context.server = await startWireServer(options);

@@ -86,7 +86,7 @@ describe("BedrockModel: tool use", () => {
     expect(second).toMatchObject({ stopReason: "end_turn", usage: { inputTokens: 531, outputTokens: 76 } });
     expect(second.message.content).toMatch(/The capital of France is Paris\./);
     const expected = recorded("converse-end-turn-after-tool-result");
-    const sent = bedrock.server.requests[1]?.body as typeof expected & { inferenceConfig?: unknown };
+    const sent = bedrock.sentBody<typeof expected & { inferenceConfig?: unknown }>(1);
     expect(sent.messages).toEqual(expected.messages);
     expect(sent.system).toEqual(expected.system);
     expect(sent.toolConfig).toEqual(expected.toolConfig);
@@ -117,7 +117,7 @@ describe("BedrockModel: tool use", () => {
       { role: "tool", toolCallId: "tooluse_AZHw3Ym0S07qOv5NlXj9iJ", content: "100 nF" },
     );
     await model.complete(JSON.parse(JSON.stringify(messages)) as Message[], tools);
-    expect((bedrock.server.requests[1]?.body as { messages: unknown[] }).messages.slice(1)).toEqual([
+    expect(bedrock.sentBody<{ messages: unknown[] }>(1).messages.slice(1)).toEqual([
       {
         role: "assistant",
         content: [
@@ -203,7 +203,7 @@ describe("BedrockModel: reasoningContent", () => {
       [{ role: "user", content: "How do I cross?" }, edited, { role: "user", content: "And?" }, foreign, { role: "user", content: "Ok" }],
       [],
     );
-    const sent = (bedrock.server.requests[1]?.body as { messages: { content: unknown[] }[] }).messages;
+    const sent = bedrock.sentBody<{ messages: { content: unknown[] }[] }>(1).messages;
     expect(sent[1]?.content).toEqual([
       {
         reasoningContent: {

@@ -75,7 +75,7 @@ describe("BedrockModel streaming: the recorded event streams, byte for byte, spl
     expect(text).toBe(answer);
 
     await model.complete(JSON.parse(JSON.stringify([...user, response.message, { role: "user", content: "More?" }])) as Message[], []);
-    const sent = bedrock.server.requests[1]?.body as { messages: { role: string; content: unknown[] }[] };
+    const sent = bedrock.sentBody<{ messages: { role: string; content: unknown[] }[] }>(1);
     expect(sent.messages[1]).toEqual({
       role: "assistant",
       content: [{ reasoningContent: { reasoningText: { text: thought, signature } } }, { text: answer }],
@@ -98,7 +98,7 @@ describe("BedrockModel streaming: the recorded event streams, byte for byte, spl
     expect(response.message.content).toMatch(/^I notice you've sent what appears to be/);
 
     await model.complete(JSON.parse(JSON.stringify([...user, response.message, { role: "user", content: "Ok" }])) as Message[], []);
-    const sent = bedrock.server.requests[1]?.body as { messages: { content: unknown[] }[] };
+    const sent = bedrock.sentBody<{ messages: { content: unknown[] }[] }>(1);
     expect(sent.messages[1]?.content).toEqual([
       ...redacted.map((redactedContent) => ({ reasoningContent: { redactedContent } })),
       { text: response.message.content },
