@@ -3,9 +3,11 @@ import { Agent } from "../../src/core/agent.js";
 import type { Model } from "../../src/core/types.js";
 import { AbortError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
+import { BedrockModel } from "../../src/models/bedrock/index.js";
 import { OpenAIModel } from "../../src/models/openai/index.js";
-import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
+import { startWireServer, type WireResponse, type WireServer } from "../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { bedrockStreamEvents, encodeBedrockEvents } from "../helpers/bedrock-event-stream.js";
 import { anthropicStream, openAIStream } from "../helpers/wire-bodies.js";
 
 let server: WireServer;
@@ -15,18 +17,37 @@ beforeEach(async () => {
 afterEach(() => server.close());
 
 const longText = "word ".repeat(400);
-const cases: [string, () => Model, () => string][] = [
+/** Each model, and its provider's stream of `longText` (server-sent events, or AWS's binary event stream). */
+const cases: [string, () => Model, () => WireResponse][] = [
   [
     "AnthropicModel",
     () => new AnthropicModel({ model: "claude-test", apiKey: "test", baseURL: server.url }),
-    () => anthropicStream([{ type: "text", text: longText }], "end_turn"),
+    () => ({ sse: anthropicStream([{ type: "text", text: longText }], "end_turn") }),
   ],
-  ["OpenAIModel", () => new OpenAIModel({ model: "gpt-test", baseURL: `${server.url}/v1` }), () => openAIStream(longText, [], "stop")],
+  [
+    "OpenAIModel",
+    () => new OpenAIModel({ model: "gpt-test", baseURL: `${server.url}/v1` }),
+    () => ({ sse: openAIStream(longText, [], "stop") }),
+  ],
+  [
+    "BedrockModel",
+    () =>
+      new BedrockModel({
+        model: "amazon.nova-micro-v1:0",
+        region: "us-east-1",
+        endpoint: server.url,
+        credentials: { accessKeyId: "AKIDTEST", secretAccessKey: "test" },
+      }),
+    () => ({
+      bytes: encodeBedrockEvents(bedrockStreamEvents([{ type: "text", text: longText }], "end_turn")),
+      headers: { "content-type": "application/vnd.amazon.eventstream" },
+    }),
+  ],
 ];
 
 test.each(cases)("%s: aborting a run in the middle of a slow stream rejects promptly with an AbortError", async (_name, create, body) => {
   // About 40 s of stream in total; the abort comes after the first words.
-  server.reply({ sse: body(), chunkSize: 64, chunkDelayMs: 100 });
+  server.reply({ ...body(), chunkSize: 64, chunkDelayMs: 100 } as WireResponse);
   const controller = new AbortController();
   let words = 0;
   const started = Date.now();

@@ -203,7 +203,7 @@ describe("explicit undefined options mean the defaults", () => {
     expect((await model.complete(messages, [], callUndefined)).message.content).toBe("Hello");
     expect(server.requests[0]?.path).toBe("/model/amazon.nova-micro-v1%3A0/converse");
     expect(server.requests[0]?.body).toEqual({ messages: [{ role: "user", content: [{ text: "hi" }] }] });
-    expect(server.requests[0]?.headers["x-amz-date"]).toMatch(/^\d{8}T\d{6}Z$/); // signed, with the environment's keys
+    expect(server.requests[0]?.headers["x-amz-date"]).toMatch(/^\d{8}T\d{6}Z$/); // SigV4-signed: the chain found the keys
     expect(server.requests[0]?.headers.authorization).toBe("<redacted>");
     const throttled: WireResponse = { status: 429, headers: { "x-amzn-errortype": "ThrottlingException" }, json: { message: "slow down" } };
     server.reply(throttled, throttled, throttled);
