@@ -42,7 +42,16 @@ export { addUsage, emptyUsage } from "./core/usage.js";
 export { AbortError, MinagentError, ToolError, UsageError } from "./errors.js";
 export { FakeModel, type FakeModelRequest, type FakeModelScriptItem } from "./models/fake-model.js";
 export { ProviderError, type ProviderErrorDetails, type ProviderErrorKind } from "./models/provider-error.js";
-export { type ModelSpec, modelSpecSyntax, parseModelSpec, type ResolveModelOptions, resolveModel } from "./models/resolve-model.js";
+export {
+  describeApiKeyVariables,
+  findApiKey,
+  type ModelProvider,
+  type ModelSpec,
+  modelSpecSyntax,
+  parseModelSpec,
+  type ResolveModelOptions,
+  resolveModel,
+} from "./models/resolve-model.js";
 export { type RetryEvent, type RetryOptions, withRetry } from "./models/with-retry.js";
 export type { CanUseTool, PermissionContext, PermissionDecision } from "./tools/permission.js";
 export {

@@ -1,6 +1,7 @@
 import type { ModelCallOptions, ModelResponse } from "../core/types.js";
 import { UsageError } from "../errors.js";
 import { createGuardedFetch } from "./create-guarded-fetch.js";
+import { nameEndpoint, type ProviderEndpoint, resolveEndpoint } from "./describe-connection-failure.js";
 import { hideSecretsInError } from "./hide-secrets-in-error.js";
 import { createTransportError, type ProviderError } from "./provider-error.js";
 import { completeWithRetries, type RetryOptions, type RetryPolicy, resolveRetryOptions } from "./with-retry.js";
@@ -24,7 +25,8 @@ export type ProviderModelOptions = {
    * Milliseconds the server may stay silent once it has sent the response headers — between two chunks
    * of a stream, or before the body — before the attempt fails with a retryable `timeout` ProviderError
    * (0 turns it off). Default 120,000; 300,000 for an OpenAIModel with a `baseURL`, because a local server
-   * (llama.cpp, vLLM) may send its headers at once and then read a long prompt for minutes in silence.
+   * (llama.cpp, vLLM) may send its headers at once and then read a long prompt for minutes in silence, and for a
+   * GoogleModel, because a Gemini model streams nothing while it thinks unless its thoughts are included.
    * Anthropic and OpenAI stream text as it is written.
    */
   idleTimeoutMs?: number | undefined;
@@ -32,6 +34,11 @@ export type ProviderModelOptions = {
   headers?: Record<string, string> | undefined;
   /** A fetch implementation, e.g. to record traffic. Default: the global fetch. */
   fetch?: typeof fetch | undefined;
+  /**
+   * What set `baseURL`, named when the connection fails ("could not connect to … (set by OPENAI_BASE_URL)").
+   * Default "the baseURL option"; {@link resolveModel} passes the variable or model string it read the URL from.
+   */
+  baseURLSource?: string | undefined;
 };
 
 /** What {@link ProviderAttempts} reads of an adapter's options. */
@@ -55,6 +62,11 @@ export type ProviderAttemptSettings = {
   idleTimeoutMs: number;
   /** The one mapping of a failed SDK call to a minagent error (an AbortError when `signal` aborted, a ProviderError). */
   toError(error: unknown, signal: AbortSignal | undefined): Error;
+  /**
+   * Where requests go without a `baseURL` option: the provider's address, and the SDK's own variable that
+   * overrides it ("ANTHROPIC_BASE_URL"). A connection error names the address and what set it.
+   */
+  defaultEndpoint?: { url: string; variable?: string | undefined } | undefined;
 };
 
 /** The SDK client options both adapters set the same way. */
@@ -84,6 +96,7 @@ export class ProviderAttempts {
   readonly #settings: ProviderAttemptSettings;
   readonly #retry: RetryPolicy;
   readonly #timeoutMs: number | undefined;
+  readonly #endpoint: ProviderEndpoint | undefined;
 
   constructor(options: AttemptOptions, settings: ProviderAttemptSettings) {
     const { owner } = settings;
@@ -97,6 +110,7 @@ export class ProviderAttempts {
     this.#retry = resolveRetryOptions({ ...options.retry, maxRetries: options.maxRetries ?? 2 });
     const { timeoutMs, idleTimeoutMs = settings.idleTimeoutMs } = checkTimeouts(owner, options);
     this.#timeoutMs = timeoutMs;
+    this.#endpoint = settings.defaultEndpoint && resolveEndpoint(options, settings.defaultEndpoint);
     this.clientOptions = {
       // The SDKs' retries cannot be tuned, and they retry what should not be (a 409, an exhausted quota): ours are in completeWithRetries.
       maxRetries: 0,
@@ -125,7 +139,7 @@ export class ProviderAttempts {
       attempt.signal?.throwIfAborted(); // the SDK ends an aborted stream quietly; the call must not look complete
       return response;
     } catch (error) {
-      throw hideSecretsInError(attempt.timedOut() ?? toError(error, options.signal), [this.apiKey]);
+      throw hideSecretsInError(attempt.timedOut() ?? nameEndpoint(toError(error, options.signal), this.#endpoint), [this.apiKey]);
     } finally {
       attempt.dispose();
     }

@@ -6,7 +6,7 @@ export type WireRequest = {
   method: string;
   /** Path and query, e.g. "/v1/messages". */
   path: string;
-  /** Lower-cased headers. Credentials (`authorization`, `x-api-key`, `api-key`) read "<redacted>" unless the server keeps them. */
+  /** Lower-cased headers. Credentials (`authorization`, `x-api-key`, `api-key`, `x-goog-api-key`) read "<redacted>" unless the server keeps them. */
   headers: Record<string, string>;
   /** The body parsed as JSON, or the raw text when it is not JSON. */
   body: unknown;
@@ -71,7 +71,7 @@ export type WireServerOptions = {
   keepCredentials?: boolean | undefined;
 };
 
-const credentialHeaders = new Set(["authorization", "x-api-key", "api-key", "proxy-authorization"]);
+const credentialHeaders = new Set(["authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization"]);
 
 /**
  * Starts a wire-format server on 127.0.0.1 at a random port, for testing model adapters (or anything

@@ -64,3 +64,26 @@ export function openAIStream(text: string, calls: { name: string; arguments: Rec
   chunks.push(chunk({}, finishReason));
   return formatServerSentEvents(chunks, { done: true });
 }
+
+/**
+ * A Gemini `streamGenerateContent?alt=sse` body for a response we write ourselves: text in word-sized chunks,
+ * each function call whole in a chunk of its own, the finish reason and usage on the last chunk. Framed as the
+ * real API frames it: `data:` lines only, CRLF line endings, `\r\n\r\n` between events.
+ */
+export function geminiStream(
+  text: string,
+  calls: { name: string; args: Record<string, unknown> }[],
+  finishReason: string,
+  usage = { promptTokenCount: 100, candidatesTokenCount: 20 },
+): string {
+  const chunk = (parts: Record<string, unknown>[], last = false) =>
+    JSON.stringify({
+      candidates: [{ content: { role: "model", parts }, ...(last && { finishReason }), index: 0 }],
+      usageMetadata: last ? usage : { promptTokenCount: usage.promptTokenCount },
+      modelVersion: "gemini-test",
+    });
+  const chunks = (text.match(/\S+\s*/g) ?? []).map((piece) => chunk([{ text: piece }]));
+  for (const call of calls) chunks.push(chunk([{ functionCall: call }]));
+  chunks.push(chunk([], true));
+  return chunks.map((data) => `data: ${data}\r\n\r\n`).join("");
+}

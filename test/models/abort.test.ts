@@ -4,11 +4,12 @@ import type { Model } from "../../src/core/types.js";
 import { AbortError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
 import { BedrockModel } from "../../src/models/bedrock/index.js";
+import { GoogleModel } from "../../src/models/google/index.js";
 import { OpenAIModel } from "../../src/models/openai/index.js";
 import { startWireServer, type WireResponse, type WireServer } from "../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { bedrockStreamEvents, encodeBedrockEvents } from "../helpers/bedrock-event-stream.js";
-import { anthropicStream, openAIStream } from "../helpers/wire-bodies.js";
+import { anthropicStream, geminiStream, openAIStream } from "../helpers/wire-bodies.js";
 
 let server: WireServer;
 beforeEach(async () => {
@@ -42,6 +43,11 @@ const cases: [string, () => Model, () => WireResponse][] = [
       bytes: encodeBedrockEvents(bedrockStreamEvents([{ type: "text", text: longText }], "end_turn")),
       headers: { "content-type": "application/vnd.amazon.eventstream" },
     }),
+  ],
+  [
+    "GoogleModel",
+    () => new GoogleModel({ model: "gemini-test", apiKey: "test", baseURL: server.url }),
+    () => ({ sse: geminiStream(longText, [], "STOP") }),
   ],
 ];
 

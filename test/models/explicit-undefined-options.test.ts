@@ -6,6 +6,14 @@ import { BedrockModel, type BedrockModelOptions } from "../../src/models/bedrock
 import { createToolCall } from "../../src/models/create-tool-call.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 import {
+  convertGoogleResponse,
+  type GoogleConversionContext,
+  GoogleModel,
+  type GoogleModelOptions,
+  type GoogleThinkingConfig,
+  type GoogleVertexOptions,
+} from "../../src/models/google/index.js";
+import {
   convertOpenAIResponse,
   convertToOpenAIMessages,
   type OpenAIConversionContext,
@@ -61,6 +69,7 @@ const anthropicUndefined: EveryOptionalUndefined<AnthropicModelOptions> = {
   idleTimeoutMs: undefined,
   headers: undefined,
   fetch: undefined,
+  baseURLSource: undefined,
 };
 const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   apiKey: undefined,
@@ -77,10 +86,12 @@ const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   idleTimeoutMs: undefined,
   headers: undefined,
   fetch: undefined,
+  baseURLSource: undefined,
 };
 const bedrockUndefined: EveryOptionalUndefined<BedrockModelOptions> = {
   region: undefined,
   endpoint: undefined,
+  endpointSource: undefined,
   credentials: undefined,
   maxTokens: undefined,
   temperature: undefined,
@@ -94,6 +105,35 @@ const bedrockUndefined: EveryOptionalUndefined<BedrockModelOptions> = {
   idleTimeoutMs: undefined,
   headers: undefined,
 };
+const googleUndefined: EveryOptionalUndefined<GoogleModelOptions> = {
+  apiKey: undefined,
+  baseURL: undefined,
+  vertex: undefined,
+  apiVersion: undefined,
+  maxTokens: undefined,
+  thinkingConfig: undefined,
+  temperature: undefined,
+  stopSequences: undefined,
+  safetySettings: undefined,
+  baseURLSource: undefined,
+  maxRetries: undefined,
+  retry: undefined,
+  timeoutMs: undefined,
+  idleTimeoutMs: undefined,
+  headers: undefined,
+  fetch: undefined,
+};
+const googleThinkingUndefined: EveryOptionalUndefined<GoogleThinkingConfig> = {
+  thinkingBudget: undefined,
+  thinkingLevel: undefined,
+  includeThoughts: undefined,
+};
+const googleVertexUndefined: EveryOptionalUndefined<GoogleVertexOptions> = {
+  project: undefined,
+  location: undefined,
+  googleAuthOptions: undefined,
+};
+const googleContextUndefined: EveryOptionalUndefined<GoogleConversionContext> = { usedIds: undefined, callIds: undefined };
 const resolveUndefined: EveryOptionalUndefined<ResolveModelOptions> = {
   env: undefined,
   maxRetries: undefined,
@@ -209,6 +249,32 @@ describe("explicit undefined options mean the defaults", () => {
     server.reply(throttled, throttled, throttled);
     await expect(model.complete(messages, [])).rejects.toMatchObject({ status: 429, attempts: 3 });
     expect(server.requests).toHaveLength(1 + 3);
+  });
+
+  test("GoogleModelOptions: the Gemini API, the key and base URL from the environment, nothing sent but the contents, 2 retries", async () => {
+    vi.stubEnv("GOOGLE_API_KEY", "");
+    vi.stubEnv("GOOGLE_GENAI_USE_VERTEXAI", "");
+    vi.stubEnv("GEMINI_API_KEY", "gemini-from-env");
+    vi.stubEnv("GOOGLE_GEMINI_BASE_URL", server.url);
+    const model = new GoogleModel({ model: "gemini-test", ...googleUndefined, thinkingConfig: googleThinkingUndefined });
+    const geminiText = { json: { candidates: [{ content: { role: "model", parts: [{ text: "Hello" }] }, finishReason: "STOP" }] } };
+    server.reply(geminiText);
+    expect((await model.complete(messages, [], callUndefined)).message.content).toBe("Hello");
+    expect(server.requests[0]?.path).toBe("/v1/models/gemini-test:generateContent");
+    expect(server.requests[0]?.body).toEqual({ contents: [{ role: "user", parts: [{ text: "hi" }] }], generationConfig: {} });
+    expect(server.requests[0]?.headers["x-goog-api-key"]).toBe("<redacted>"); // keepCredentials: undefined → redacted
+    const unavailable: WireResponse = { status: 503, json: { error: { code: 503, message: "Overloaded", status: "UNAVAILABLE" } } };
+    server.reply(unavailable, unavailable, unavailable);
+    await expect(
+      new GoogleModel({ model: "gemini-test", ...googleUndefined, retry: { baseDelayMs: 1 } }).complete(messages, []),
+    ).rejects.toMatchObject({ status: 503, attempts: 3 });
+    expect(server.requests).toHaveLength(1 + 3);
+    expect(() => new GoogleModel({ model: "gemini-test", vertex: googleVertexUndefined })).toThrow(
+      /needs a project: set the GOOGLE_CLOUD_PROJECT/,
+    );
+    const call = { functionCall: { name: "t", args: {} } };
+    const response = convertGoogleResponse({ candidates: [{ content: { parts: [call] } }] }, googleContextUndefined);
+    expect(response.message.toolCalls?.[0]?.id).toMatch(/^call_/);
   });
 
   test("RetryOptions: the documented defaults, no onRetry", () => {

@@ -8,11 +8,12 @@ import type { Model, ModelResponse, ModelStreamEvent, StopReason } from "../../s
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
 import { BedrockModel } from "../../src/models/bedrock/index.js";
 import { FakeModel } from "../../src/models/fake-model.js";
+import { GoogleModel } from "../../src/models/google/index.js";
 import { OpenAIModel } from "../../src/models/openai/index.js";
 import { startWireServer, type WireReply, type WireServer } from "../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { bedrockStreamEvents, encodeBedrockEvents } from "../helpers/bedrock-event-stream.js";
-import { anthropicStream, openAIStream } from "../helpers/wire-bodies.js";
+import { anthropicStream, geminiStream, openAIStream } from "../helpers/wire-bodies.js";
 
 /** A reply in no provider's format: what the model "says". */
 type Turn = {
@@ -98,6 +99,18 @@ function bedrockReply(turn: Turn, streaming: boolean): WireReply {
 /** Static test credentials: the tests never read ~/.aws or the environment's keys. */
 const awsTestCredentials = { accessKeyId: "AKIDTEST", secretAccessKey: "test-secret" };
 
+const geminiFinishReasons = { end_turn: "STOP", tool_use: "STOP", max_tokens: "MAX_TOKENS" } as const;
+
+function geminiReply(turn: Turn, streaming: boolean): WireReply {
+  const calls = turn.call ? [{ name: turn.call.name, args: turn.call.input }] : [];
+  const usage = { promptTokenCount: turn.usage[0], candidatesTokenCount: turn.usage[1] };
+  if (streaming) return { sse: geminiStream(turn.text, calls, geminiFinishReasons[turn.stop], usage), chunkSize: 17 };
+  const parts = [...(turn.text ? [{ text: turn.text }] : []), ...calls.map((call) => ({ functionCall: call }))];
+  return {
+    json: { candidates: [{ content: { role: "model", parts }, finishReason: geminiFinishReasons[turn.stop] }], usageMetadata: usage },
+  };
+}
+
 const adapters: Harness[] = [false, true].flatMap((streaming) => [
   {
     name: `AnthropicModel${streaming ? " (streaming)" : ""}`,
@@ -127,6 +140,14 @@ const adapters: Harness[] = [false, true].flatMap((streaming) => [
         credentials: awsTestCredentials,
         maxRetries: 0,
       });
+    },
+  },
+  {
+    name: `GoogleModel${streaming ? " (streaming)" : ""}`,
+    streaming,
+    create: (turns: Turn[]) => {
+      server.reply(...turns.map((turn) => geminiReply(turn, streaming)));
+      return new GoogleModel({ model: "gemini-test", apiKey: "test", baseURL: server.url, maxRetries: 0 });
     },
   },
 ]);

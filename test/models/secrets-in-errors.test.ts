@@ -2,6 +2,7 @@ import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Message, ModelStreamEvent } from "../../src/core/types.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
+import { GoogleModel } from "../../src/models/google/index.js";
 import { OpenAIModel } from "../../src/models/openai/index.js";
 import { ProviderError } from "../../src/models/provider-error.js";
 import type { RetryEvent } from "../../src/models/with-retry.js";
@@ -53,6 +54,26 @@ const adapters = [
           message: `Incorrect API key provided: ${apiKey}. Bearer ${apiKey}`,
           type: "invalid_request_error",
           code: "invalid_api_key",
+        },
+      },
+    }),
+  },
+  {
+    name: "google",
+    model: (retries: RetryEvent[] = []) =>
+      new GoogleModel({
+        model: "gemini-test",
+        apiKey,
+        baseURL: server.url,
+        retry: { baseDelayMs: 1, onRetry: (retry) => retries.push(retry) },
+      }),
+    echo: (status: number): WireResponse => ({
+      status,
+      json: {
+        error: {
+          code: status,
+          message: `API key not valid: ${apiKey}. Please pass a valid API key.`,
+          status: status === 401 ? "UNAUTHENTICATED" : "INTERNAL",
         },
       },
     }),

@@ -27,7 +27,11 @@ describe("what importing costs", () => {
   it('`import "minagent"` loads the engine only: no tracing module (but perhaps the scrubber), no provider SDK', () => {
     const graph = staticGraph("src/index.ts");
     const loaded = [...graph.keys()].filter(
-      (file) => file.startsWith("src/trace/") || file.startsWith("src/models/anthropic/") || file.startsWith("src/models/openai/"),
+      (file) =>
+        file.startsWith("src/trace/") ||
+        file.startsWith("src/models/anthropic/") ||
+        file.startsWith("src/models/openai/") ||
+        file.startsWith("src/models/google/"),
     );
     expect(loaded.filter((file) => file !== "src/trace/scrub-secrets.ts")).toEqual([]);
     // The engine may scrub error messages with it; then it loads nothing more but the ground floor's text helpers

@@ -16,7 +16,14 @@ import { modelAliases } from "../../code/subagents/model-aliases.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { Model } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
-import { type ModelSpec, modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
+import {
+  describeApiKeyVariables,
+  findApiKey,
+  type ModelSpec,
+  modelSpecSyntax,
+  parseModelSpec,
+  resolveModel,
+} from "../../models/resolve-model.js";
 import { estimateCost } from "../../trace/model-prices.js";
 import { chooseSession } from "../code/choose-session.js";
 import { createCodeSessionStore } from "../code/code-session-store.js";
@@ -274,9 +281,9 @@ async function openModel(
   settings: LoadedSettings,
 ): Promise<{ instance: Model; id: string; free: boolean; spec: string }> {
   const spec: ModelSpec = parseModelSpec(options.model);
-  if (spec.apiKeyRequired && !env[spec.apiKeyVariable])
+  if (spec.apiKeyRequired && !findApiKey(spec, env))
     throw new UsageError(
-      `${options.model} needs an API key. Set the ${spec.apiKeyVariable} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…`,
+      `${options.model} needs an API key. Set the ${describeApiKeyVariables(spec)} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…`,
     );
   const thinking =
     spec.provider === "anthropic" && settingsValue(settings, "alwaysThinkingEnabled")?.value === true

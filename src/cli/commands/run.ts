@@ -3,7 +3,7 @@ import type { AgentEvent } from "../../core/events.js";
 import type { Model, Usage } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
 import { ProviderError } from "../../models/provider-error.js";
-import { modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
+import { describeApiKeyVariables, findApiKey, modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import { estimateCost } from "../../trace/model-prices.js";
 import { describeProgress, toolCallLine } from "../describe-progress.js";
@@ -66,9 +66,9 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   let model: Model;
   try {
     const spec = parseModelSpec(options.model);
-    if (spec.apiKeyRequired && !io.env[spec.apiKeyVariable]) {
+    if (spec.apiKeyRequired && !findApiKey(spec, io.env)) {
       io.stderr(
-        `minagent run: ${options.model} needs an API key. Set the ${spec.apiKeyVariable} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…\nor run "minagent demo react" offline.\n`,
+        `minagent run: ${options.model} needs an API key. Set the ${describeApiKeyVariables(spec)} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…\nor run "minagent demo react" offline.\n`,
       );
       return 2;
     }

@@ -70,6 +70,7 @@ export class AnthropicModel implements Model {
       logVariable: "ANTHROPIC_LOG",
       idleTimeoutMs: 120_000,
       toError: createAnthropicError,
+      defaultEndpoint: { url: "https://api.anthropic.com", variable: "ANTHROPIC_BASE_URL" },
     });
     this.modelId = options.model;
     this.#options = options;

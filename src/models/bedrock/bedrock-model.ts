@@ -13,10 +13,10 @@ import { mapBedrockToolChoice } from "./map-bedrock-tool-choice.js";
 
 /**
  * Settings of a {@link BedrockModel}. `fetch` is not among them: the AWS SDK sends its requests through its own
- * Node HTTP handler, not fetch. `timeoutMs` bounds each attempt through the abort signal the SDK is given;
+ * Node HTTP handler, not fetch; `endpoint` and `endpointSource` stand for `baseURL` and `baseURLSource`. `timeoutMs` bounds each attempt through the abort signal the SDK is given;
  * `idleTimeoutMs` is the handler's socket timeout (silence on the connection, headers and stream alike).
  */
-export type BedrockModelOptions = Omit<ProviderModelOptions, "fetch"> & {
+export type BedrockModelOptions = Omit<ProviderModelOptions, "fetch" | "baseURLSource"> & {
   /**
    * The model: a model id ("anthropic.claude-sonnet-4-20250514-v1:0", "amazon.nova-micro-v1:0"), an inference
    * profile id ("us.anthropic.claude-sonnet-4-20250514-v1:0") or an ARN (of a profile or a provisioned model).
@@ -27,6 +27,11 @@ export type BedrockModelOptions = Omit<ProviderModelOptions, "fetch"> & {
   region?: string | undefined;
   /** An endpoint URL instead of bedrock-runtime.<region>.amazonaws.com: a VPC endpoint, a proxy, a local test server. */
   endpoint?: string | undefined;
+  /**
+   * What set `endpoint`, named when the connection fails ("the connection to … (set by …) failed"). Default "the
+   * endpoint option"; a resolver passes the variable or model string it read the URL from.
+   */
+  endpointSource?: string | undefined;
   /**
    * AWS credentials, or a function that provides them (e.g. `fromIni({ profile })` of `@aws-sdk/credential-providers`).
    * Default: the SDK's credential chain (environment variables, `AWS_PROFILE` and ~/.aws, SSO, container and
@@ -84,7 +89,7 @@ export class BedrockModel implements Model {
     const secret = credentials && typeof credentials === "object" ? credentials.secretAccessKey : undefined;
     // There is no API key: the secret access key, when given, is what ProviderAttempts hides from errors.
     this.#attempts = new ProviderAttempts(
-      { ...options, apiKey: secret },
+      { ...options, apiKey: secret, baseURL: options?.endpoint, baseURLSource: options?.endpointSource ?? "the endpoint option" },
       {
         owner: "BedrockModel",
         provider: this.provider,
@@ -93,6 +98,8 @@ export class BedrockModel implements Model {
         officialKey: false,
         logVariable: "AWS_SDK_LOG",
         idleTimeoutMs,
+        // Without an endpoint the SDK goes to the region's address, or to the URL AWS's own variable sets.
+        defaultEndpoint: { url: defaultEndpointURL(options?.region), variable: "AWS_ENDPOINT_URL_BEDROCK_RUNTIME" },
         toError: (error, signal) => createBedrockError(error, signal, { idleTimeoutMs: options.idleTimeoutMs ?? idleTimeoutMs }),
       },
     );
@@ -188,6 +195,12 @@ export class BedrockModel implements Model {
     }
     return client;
   }
+}
+
+/** The Bedrock runtime address of the region (as the SDK will find it), for connection errors. */
+function defaultEndpointURL(region: string | undefined): string {
+  const resolved = region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? "<region>";
+  return `https://bedrock-runtime.${resolved}.amazonaws.com`;
 }
 
 /** Milliseconds of silence allowed on the connection when `idleTimeoutMs` is not given. */

@@ -70,6 +70,7 @@ export class OpenAIModel implements Model {
       // A local server (llama.cpp, vLLM) may send its headers at once and then read a long prompt for minutes in silence.
       idleTimeoutMs: official ? 120_000 : 300_000,
       toError: (error, signal) => explainNotFound(createOpenAIError(error, this.provider, signal), options.baseURL),
+      defaultEndpoint: { url: "https://api.openai.com/v1", variable: "OPENAI_BASE_URL" },
     });
     this.modelId = options.model;
     this.#options = options;

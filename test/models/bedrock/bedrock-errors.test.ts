@@ -128,6 +128,11 @@ describe("BedrockModel: connections, timeouts, aborts", () => {
     await closed.close();
     const error = await failure(bedrock.model({ endpoint: url, maxRetries: 0 }).complete(user, []));
     expect(error).toMatchObject({ provider: "bedrock", kind: "connection", errorType: "connection_error", retryable: true });
+    expect(error.providerMessage).toBe(
+      `the connection to ${url} (set by the endpoint option) failed: ECONNREFUSED (connection refused; nothing is listening at that address and port)`,
+    );
+    const named = await failure(bedrock.model({ endpoint: url, endpointSource: "the model string", maxRetries: 0 }).complete(user, []));
+    expect(named.providerMessage).toMatch(/\(set by the model string\)/);
   });
 
   test("a connection dropped before the headers, or in the middle of a stream, is retried", async () => {
