@@ -195,6 +195,11 @@ export async function resolveModel(spec: string, options: ResolveModelOptions = 
         ...(parsed.provider === "vertex" ? { vertex: vertexSettings(env) } : { vertex: false }),
       });
     }
+    case "bedrock": {
+      const { BedrockModel } = await import("./bedrock/bedrock-model.js");
+      const { apiKey: _none, ...signed } = common;
+      return new BedrockModel({ ...signed, ...bedrockSettings(env) });
+    }
     case "openai": {
       const { OpenAIResponsesModel } = await import("./openai/responses/openai-responses-model.js");
       return new OpenAIResponsesModel({ ...common, ...location, provider: "openai" });
@@ -217,5 +222,20 @@ function vertexSettings(env: Record<string, string | undefined>) {
     ...(env.GOOGLE_CLOUD_PROJECT && { project: env.GOOGLE_CLOUD_PROJECT }),
     ...(env.GOOGLE_CLOUD_LOCATION && { location: env.GOOGLE_CLOUD_LOCATION }),
     ...(keyFile && { googleAuthOptions: { keyFile } }),
+  };
+}
+
+/**
+ * Bedrock's region, endpoint and keys from `env`, where they are set there: the AWS SDK's chain would read only
+ * process.env (and, without them, the shared config files, SSO and the instance's role, which it still does).
+ */
+function bedrockSettings(env: Record<string, string | undefined>) {
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
+  const endpointVariable = ["AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "AWS_ENDPOINT_URL"].find((name) => env[name]);
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
+  return {
+    ...(region && { region }),
+    ...(endpointVariable && { endpoint: env[endpointVariable], endpointSource: endpointVariable }),
+    ...(accessKeyId && secretAccessKey && { credentials: { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) } }),
   };
 }

@@ -33,15 +33,20 @@ type WireResponseHead = {
 /**
  * One scripted response: a JSON body, a raw body, a server-sent event stream (written in pieces of
  * `chunkSize` bytes to exercise parsers at arbitrary boundaries, even inside a UTF-8 character, and
- * optionally `chunkDelayMs` apart, as a slow model would), a dropped connection before any response
- * (`reset`), which clients see as a connection error, or no response at all (`stall`: the request is
- * read and never answered). A body can also be dropped or stalled part-way (`dropAfterBytes`,
+ * optionally `chunkDelayMs` apart, as a slow model would), a binary body (`bytes`, e.g. an AWS
+ * event stream, written byte for byte in pieces of `chunkSize` bytes that may split a frame anywhere;
+ * `content-type` application/octet-stream unless `headers` say otherwise), a dropped connection before
+ * any response (`reset`), which clients see as a connection error, or no response at all (`stall`: the
+ * request is read and never answered). A body can also be dropped or stalled part-way (`dropAfterBytes`,
  * `stallAfterBytes`).
+ * @example
+ * server.reply({ bytes: readFileSync("stream.eventstream"), chunkSize: 7, headers: { "content-type": "application/vnd.amazon.eventstream" } });
  */
 export type WireResponse =
   | (WireResponseHead & { json: unknown })
   | (WireResponseHead & { body: string })
   | (WireResponseHead & { sse: string; chunkSize?: number | undefined; chunkDelayMs?: number | undefined })
+  | (WireResponseHead & { bytes: Uint8Array; chunkSize?: number | undefined; chunkDelayMs?: number | undefined })
   | { reset: true }
   | { stall: true };
 
@@ -154,6 +159,10 @@ async function send(response: ServerResponse, reply: WireResponse): Promise<void
     response.writeHead(status, { "content-type": "text/event-stream", "cache-control": "no-cache", ...reply.headers });
     bytes = Buffer.from(reply.sse, "utf8");
     size = reply.chunkSize ?? bytes.length;
+  } else if ("bytes" in reply) {
+    response.writeHead(status, { "content-type": "application/octet-stream", ...reply.headers });
+    bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+    size = reply.chunkSize ?? bytes.length;
   } else {
     response.writeHead(status, { "content-type": "application/json", ...reply.headers });
     bytes = Buffer.from("json" in reply ? JSON.stringify(reply.json) : reply.body, "utf8");
@@ -172,7 +181,7 @@ async function send(response: ServerResponse, reply: WireResponse): Promise<void
     response.write(bytes.subarray(start, Math.min(start + size, end)));
     if (response.destroyed) return; // the client went away (an abort)
     // Yield between pieces so that they leave as separate writes rather than one coalesced buffer.
-    if ("sse" in reply && reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs));
+    if (("sse" in reply || "bytes" in reply) && reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs));
     else if (size < end) await new Promise((resolve) => setImmediate(resolve));
   }
   if (cutAt === Number.POSITIVE_INFINITY || cutAt >= bytes.length) response.end();

@@ -70,14 +70,14 @@ describe("the built bin: minagent code", () => {
     });
   });
 
-  test("-p --output-format stream-json against the OpenAI wire format, the prompt on stdin", async () => {
+  test("-p --output-format stream-json against the OpenAI Chat Completions wire format, the prompt on stdin", async () => {
     fixture.server.reply(
       { sse: openAIStream("", [{ name: "Read", arguments: { file_path: "notes.txt" } }], "tool_calls") },
       { sse: openAIStream("It says 42.", [], "stop") },
     );
     const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${fixture.server.url}/v1`, MINAGENT_HOME: fixture.home };
     const outcome = await runBin(
-      ["-p", "--model", "openai:gpt-4.1-mini", "--cwd", fixture.workspace, "--output-format", "stream-json"],
+      ["-p", "--model", "openai-chat:gpt-4.1-mini", "--cwd", fixture.workspace, "--output-format", "stream-json"],
       env,
       "What do the notes say?\n",
     );
@@ -86,7 +86,7 @@ describe("the built bin: minagent code", () => {
       .trimEnd()
       .split("\n")
       .map((line) => JSON.parse(line) as { type: string });
-    expect(lines[0]).toMatchObject({ type: "session-start", model: "openai:gpt-4.1-mini" });
+    expect(lines[0]).toMatchObject({ type: "session-start", model: "openai-chat:gpt-4.1-mini" });
     expect(lines.map((line) => line.type)).toEqual(expect.arrayContaining(["run-start", "tool-call-end", "run-end"]));
     expect(lines.at(-1)).toMatchObject({ type: "result", status: "completed", result: "It says 42." });
     const sent = requestBody<{ messages: { role: string; content: string }[] }>(fixture, 0).messages;

@@ -144,13 +144,13 @@ describe("minagent code -p: output formats", () => {
     expect(sentMessages(fixture.server.requests[0]?.body)).toEqual([{ role: "user", content: ["Summarise the notes.\nBe brief."] }]);
   });
 
-  test("the OpenAI wire format works the same: a tool round trip, the answer on stdout", async () => {
+  test("the OpenAI Chat Completions wire format works the same: a tool round trip, the answer on stdout", async () => {
     fixture.server.reply(
       { sse: openAIStream("", [{ name: "Read", arguments: { file_path: "notes.txt" } }], "tool_calls") },
       { sse: openAIStream("It says 42.", [], "stop") },
     );
     const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${fixture.server.url}/v1`, MINAGENT_HOME: fixture.home };
-    const outcome = await runCode(["-p", "What do the notes say?", "--model", "openai:gpt-4.1-mini", "--cwd", fixture.workspace], env);
+    const outcome = await runCode(["-p", "What do the notes say?", "--model", "openai-chat:gpt-4.1-mini", "--cwd", fixture.workspace], env);
     expect(outcome).toEqual({ exit: 0, stdout: "It says 42.\n", stderr: "" });
     expect(fixture.server.requests.map((request) => request.path)).toEqual(["/v1/chat/completions", "/v1/chat/completions"]);
     const sent = requestBody<{ messages: { role: string; content: string }[] }>(fixture, 1).messages;

@@ -6,12 +6,27 @@ import { formatServerSentEvents, type WireResponse } from "../../src/testing/wir
 export const fixturesRoot = fileURLToPath(new URL("../fixtures/providers/", import.meta.url));
 
 /** Response headers worth replaying: the ones that change what a client does. */
-const replayedHeaders = ["retry-after", "retry-after-ms", "x-should-retry", "request-id", "x-request-id"];
+const replayedHeaders = [
+  "retry-after",
+  "retry-after-ms",
+  "x-should-retry",
+  "request-id",
+  "x-request-id",
+  // AWS: the exception's name lives only in this header (the SDK reads it to pick the error class), and the request id.
+  "x-amzn-errortype",
+  "x-amzn-requestid",
+];
 
 /** The raw text of a fixture file, e.g. "anthropic/messages-end-turn-text.json". */
 export function fixtureText(file: string): string {
   if (!existsSync(`${fixturesRoot}${file}`)) throw new Error(`No recorded provider fixture ${file} in ${fixturesRoot}.`);
   return readFileSync(`${fixturesRoot}${file}`, "utf8");
+}
+
+/** The bytes of a binary fixture, e.g. "bedrock/stream-text.eventstream". */
+export function fixtureBytes(file: string): Uint8Array {
+  if (!existsSync(`${fixturesRoot}${file}`)) throw new Error(`No recorded provider fixture ${file} in ${fixturesRoot}.`);
+  return readFileSync(`${fixturesRoot}${file}`);
 }
 
 /** A JSON fixture, parsed. */
@@ -23,7 +38,8 @@ type Meta = { status?: number; headers?: Record<string, string> | null };
 
 /**
  * A fixture as a wire-server reply, with the status and retry-relevant headers of its `.meta.json`.
- * `.json` bodies are served byte for byte; `.sse` streams as recorded; `.chunks.jsonl` payloads are
+ * `.json` bodies are served byte for byte; `.sse` streams as recorded; `.eventstream` bodies (AWS's binary
+ * event-stream framing) byte for byte, as `application/vnd.amazon.eventstream`; `.chunks.jsonl` payloads are
  * framed the way their provider frames them (Anthropic and the Responses API name each event after its
  * `type`; Chat Completions streams end with `data: [DONE]`).
  */
@@ -31,7 +47,7 @@ export function fixtureReply(
   name: string,
   options: { chunkSize?: number; status?: number; headers?: Record<string, string> } = {},
 ): WireResponse {
-  const base = name.replace(/\.(json|sse|chunks\.jsonl)$/, "");
+  const base = name.replace(/\.(json|sse|eventstream|chunks\.jsonl)$/, "");
   const metaFile = `${fixturesRoot}${base}.meta.json`;
   const meta: Meta = existsSync(metaFile) ? (JSON.parse(readFileSync(metaFile, "utf8")) as Meta) : {};
   const headers: Record<string, string> = {};
@@ -41,6 +57,13 @@ export function fixtureReply(
   if (name.endsWith(".json")) return { status, headers, body: fixtureText(name) };
   const chunkSize = options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {};
   if (name.endsWith(".sse")) return { status, headers, sse: fixtureText(name), ...chunkSize };
+  if (name.endsWith(".eventstream"))
+    return {
+      status,
+      headers: { "content-type": "application/vnd.amazon.eventstream", ...headers },
+      bytes: fixtureBytes(name),
+      ...chunkSize,
+    };
   const lines = fixtureText(name)
     .split("\n")
     .filter((line) => line.trim() !== "");

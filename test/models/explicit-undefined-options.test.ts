@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import type { Message, ModelCallOptions, ToolSchema } from "../../src/core/types.js";
 import { AnthropicModel, type AnthropicModelOptions } from "../../src/models/anthropic/index.js";
+import { BedrockModel, type BedrockModelOptions } from "../../src/models/bedrock/index.js";
 import { createToolCall } from "../../src/models/create-tool-call.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 import {
@@ -88,6 +89,23 @@ const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   headers: undefined,
   fetch: undefined,
   baseURLSource: undefined,
+};
+const bedrockUndefined: EveryOptionalUndefined<BedrockModelOptions> = {
+  region: undefined,
+  endpoint: undefined,
+  endpointSource: undefined,
+  credentials: undefined,
+  maxTokens: undefined,
+  temperature: undefined,
+  topP: undefined,
+  stopSequences: undefined,
+  additionalModelRequestFields: undefined,
+  nativeResponseFormat: undefined,
+  maxRetries: undefined,
+  retry: undefined,
+  timeoutMs: undefined,
+  idleTimeoutMs: undefined,
+  headers: undefined,
 };
 const googleUndefined: EveryOptionalUndefined<GoogleModelOptions> = {
   apiKey: undefined,
@@ -227,6 +245,30 @@ describe("explicit undefined options mean the defaults", () => {
     expect(server.requests[1]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
+  test("BedrockModelOptions: region, credentials and endpoint from the AWS environment, only the messages sent, 2 retries", async () => {
+    // The SDK's own defaults, from the environment alone: no ~/.aws file is read.
+    vi.stubEnv("AWS_CONFIG_FILE", join(temporaryFolder("minagent-aws-"), "none"));
+    vi.stubEnv("AWS_SHARED_CREDENTIALS_FILE", join(temporaryFolder("minagent-aws-"), "none"));
+    vi.stubEnv("AWS_PROFILE", "");
+    vi.stubEnv("AWS_REGION", "eu-west-3");
+    vi.stubEnv("AWS_ACCESS_KEY_ID", "AKIDFROMENVIRONMENT");
+    vi.stubEnv("AWS_SECRET_ACCESS_KEY", "secret-from-environment");
+    vi.stubEnv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", server.url);
+    const model = new BedrockModel({ model: "amazon.nova-micro-v1:0", ...bedrockUndefined });
+    expect(model.supportsResponseFormat).toBeUndefined();
+    const text = { json: { output: { message: { role: "assistant", content: [{ text: "Hello" }] } }, stopReason: "end_turn" } };
+    server.reply(text);
+    expect((await model.complete(messages, [], callUndefined)).message.content).toBe("Hello");
+    expect(server.requests[0]?.path).toBe("/model/amazon.nova-micro-v1%3A0/converse");
+    expect(server.requests[0]?.body).toEqual({ messages: [{ role: "user", content: [{ text: "hi" }] }] });
+    expect(server.requests[0]?.headers["x-amz-date"]).toMatch(/^\d{8}T\d{6}Z$/); // SigV4-signed: the chain found the keys
+    expect(server.requests[0]?.headers.authorization).toBe("<redacted>");
+    const throttled: WireResponse = { status: 429, headers: { "x-amzn-errortype": "ThrottlingException" }, json: { message: "slow down" } };
+    server.reply(throttled, throttled, throttled);
+    await expect(model.complete(messages, [])).rejects.toMatchObject({ status: 429, attempts: 3 });
+    expect(server.requests).toHaveLength(1 + 3);
+  });
+
   test("GoogleModelOptions: the Gemini API, the key and base URL from the environment, nothing sent but the contents, 2 retries", async () => {
     vi.stubEnv("GOOGLE_API_KEY", "");
     vi.stubEnv("GOOGLE_GENAI_USE_VERTEXAI", "");
@@ -306,10 +348,22 @@ describe("explicit undefined options mean the defaults", () => {
     server.reply(
       { json: { ok: true }, status: undefined, headers: undefined, dropAfterBytes: undefined, stallAfterBytes: undefined },
       { sse: "data: 1\n\n", chunkSize: undefined, chunkDelayMs: undefined, dropAfterBytes: undefined, stallAfterBytes: undefined },
+      {
+        bytes: new Uint8Array([0, 1, 255]),
+        chunkSize: undefined,
+        chunkDelayMs: undefined,
+        dropAfterBytes: undefined,
+        stallAfterBytes: undefined,
+      },
     );
     const json = await fetch(server.url);
     expect([json.status, await json.json()]).toEqual([200, { ok: true }]);
     expect(await (await fetch(server.url)).text()).toBe("data: 1\n\n");
+    const binary = await fetch(server.url);
+    expect([binary.headers.get("content-type"), [...new Uint8Array(await binary.arrayBuffer())]]).toEqual([
+      "application/octet-stream",
+      [0, 1, 255],
+    ]);
     expect(formatServerSentEvents([{ event: undefined, data: "x" }], { done: undefined })).toBe("data: x\n\n");
   });
 

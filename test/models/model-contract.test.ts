@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Agent } from "../../src/core/agent.js";
 import type { Model, ModelResponse, ModelStreamEvent, StopReason } from "../../src/core/types.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
+import { BedrockModel } from "../../src/models/bedrock/index.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 import { GoogleModel } from "../../src/models/google/index.js";
 import { OpenAIModel, OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { startWireServer, type WireReply, type WireServer } from "../../src/testing/wire-server.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { bedrockStreamEvents, encodeBedrockEvents } from "../helpers/bedrock-event-stream.js";
 import {
   anthropicStream,
   geminiStream,
@@ -85,6 +87,25 @@ function openAIReply(turn: Turn, streaming: boolean): WireReply {
   return { json: { choices: [{ index: 0, message, finish_reason: finishReasons[turn.stop] }], usage } };
 }
 
+function bedrockReply(turn: Turn, streaming: boolean): WireReply {
+  const blocks = [
+    ...(turn.text ? [{ type: "text" as const, text: turn.text }] : []),
+    ...(turn.call ? [{ type: "toolUse" as const, id: "tooluse_1", name: turn.call.name, input: turn.call.input }] : []),
+  ];
+  const usage = { inputTokens: turn.usage[0], outputTokens: turn.usage[1] };
+  if (streaming) {
+    const bytes = encodeBedrockEvents(bedrockStreamEvents(blocks, turn.stop, usage));
+    return { bytes, chunkSize: 17, headers: { "content-type": "application/vnd.amazon.eventstream" } };
+  }
+  const content = blocks.map((block) =>
+    block.type === "text" ? { text: block.text } : { toolUse: { toolUseId: block.id, name: block.name, input: block.input } },
+  );
+  return { json: { output: { message: { role: "assistant", content } }, stopReason: turn.stop, usage } };
+}
+
+/** Static test credentials: the tests never read ~/.aws or the environment's keys. */
+const awsTestCredentials = { accessKeyId: "AKIDTEST", secretAccessKey: "test-secret" };
+
 const geminiFinishReasons = { end_turn: "STOP", tool_use: "STOP", max_tokens: "MAX_TOKENS" } as const;
 
 function geminiReply(turn: Turn, streaming: boolean): WireReply {
@@ -121,6 +142,20 @@ const adapters: Harness[] = [false, true].flatMap((streaming) => [
     create: (turns: Turn[]) => {
       server.reply(...turns.map((turn) => openAIReply(turn, streaming)));
       return new OpenAIModel({ model: "gpt-test", baseURL: `${server.url}/v1`, maxRetries: 0 });
+    },
+  },
+  {
+    name: `BedrockModel${streaming ? " (streaming)" : ""}`,
+    streaming,
+    create: (turns: Turn[]) => {
+      server.reply(...turns.map((turn) => bedrockReply(turn, streaming)));
+      return new BedrockModel({
+        model: "us.anthropic.claude-test-v1:0",
+        region: "us-east-1",
+        endpoint: server.url,
+        credentials: awsTestCredentials,
+        maxRetries: 0,
+      });
     },
   },
   {

@@ -2,6 +2,7 @@ import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Message, ModelStreamEvent } from "../../src/core/types.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
+import { BedrockModel } from "../../src/models/bedrock/index.js";
 import { GoogleModel } from "../../src/models/google/index.js";
 import { OpenAIModel, OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { ProviderError } from "../../src/models/provider-error.js";
@@ -92,6 +93,23 @@ const adapters = [
       json: {
         error: { message: `Incorrect API key provided: ${apiKey}.`, type: "invalid_request_error", param: null, code: "invalid_api_key" },
       },
+    }),
+  },
+  {
+    // Bedrock has no API key: its secret is the AWS secret access key the requests are signed with.
+    name: "bedrock",
+    model: (retries: RetryEvent[] = []) =>
+      new BedrockModel({
+        model: "amazon.nova-micro-v1:0",
+        region: "us-east-1",
+        endpoint: server.url,
+        credentials: { accessKeyId: "AKIDTEST", secretAccessKey: apiKey },
+        retry: { baseDelayMs: 1, onRetry: (retry) => retries.push(retry) },
+      }),
+    echo: (status: number): WireResponse => ({
+      status,
+      headers: { "x-amzn-errortype": status === 401 ? "UnrecognizedClientException" : "InternalServerException" },
+      json: { message: `The security token included in the request is invalid: ${apiKey}` },
     }),
   },
 ];
