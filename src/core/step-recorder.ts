@@ -82,6 +82,21 @@ export class StepRecorder {
   recordError(index: number, detail: string): void {
     this.steps.push({ index, kind: "error", detail });
   }
+
+  /** Records the run's answer when it came otherwise than as a turn's text (a final-answer tool call's arguments). */
+  recordFinal(index: number, detail: string): void {
+    this.steps.push({ index, kind: "final", detail });
+  }
+
+  /**
+   * Records that the text answer of turn `index` was refused (it broke the output schema): its `final` step becomes a
+   * `thought` (an attempt, not the answer), followed by an `error` step saying why.
+   */
+  recordRejectedAnswer(index: number, detail: string): void {
+    const answer = this.steps.findLast((step) => step.index === index && step.kind === "final");
+    if (answer) answer.kind = "thought";
+    this.steps.push({ index, kind: "error", detail });
+  }
 }
 
 /** `name({"arg":1})`: the detail of an action step. */
