@@ -199,7 +199,13 @@ export class Agent<Output = unknown> {
     }
   }
 
-  #loop(run: RunContext, messages: Message[], resumed: Resumption | undefined, options: RunOptions, answers: Answers): Promise<LoopOutcome> {
+  #loop(
+    run: RunContext,
+    messages: Message[],
+    resumed: Resumption | undefined,
+    options: RunOptions,
+    answers: Answers,
+  ): Promise<LoopOutcome> {
     return runLoop(messages, {
       model: this.model,
       tools: answers.tools,
@@ -291,7 +297,9 @@ function compileOutput(options: AgentOptions<unknown>, registry: ToolExecutor): 
   if (!Number.isInteger(retries) || retries < 0)
     throw new UsageError(`Agent option outputRetries must be a whole number ≥ 0, got ${retries}.`);
   if (registry.schemas().some((schema) => schema.name === finalAnswerName))
-    throw new UsageError(`The registry has a tool named "${finalAnswerName}", the name an agent with an output schema gives its answer tool; rename it.`);
+    throw new UsageError(
+      `The registry has a tool named "${finalAnswerName}", the name an agent with an output schema gives its answer tool; rename it.`,
+    );
   return compileOutputContract(options.output, retries);
 }
 

@@ -37,7 +37,11 @@ export function standardJsonSchema(schema: StandardSchemaV1): JsonSchema | undef
 }
 
 /** Validates with the schema library itself, so that its transforms and defaults apply to the value. */
-export function validateWithStandardSchema(schema: StandardSchemaV1, value: unknown, root = "(arguments)"): SchemaCheck | Promise<SchemaCheck> {
+export function validateWithStandardSchema(
+  schema: StandardSchemaV1,
+  value: unknown,
+  root = "(arguments)",
+): SchemaCheck | Promise<SchemaCheck> {
   const outcome = schema["~standard"].validate(value);
   return outcome instanceof Promise ? outcome.then((result) => toCheck(result, root)) : toCheck(outcome, root);
 }

@@ -36,7 +36,10 @@ async function answerCall(call: ToolCall, options: ToolExecuteOptions, contract:
     return { content: `Tool "${finalAnswerName}" is not available at this step.`, isError: true };
   const check = await checkCall(call, contract);
   if (check.ok) return { content: "Final answer accepted.", isError: false };
-  return { content: `The final answer does not match its schema:\n${listProblems(check.problems)}\nCall ${finalAnswerName} again with a corrected answer.`, isError: true };
+  return {
+    content: `The final answer does not match its schema:\n${listProblems(check.problems)}\nCall ${finalAnswerName} again with a corrected answer.`,
+    isError: true,
+  };
 }
 
 function checkCall(call: ToolCall, contract: OutputContract): SchemaCheck | Promise<SchemaCheck> {

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
-import type { JsonSchema } from "./types.js";
 import { UsageError } from "../errors.js";
+import type { JsonSchema } from "./types.js";
 
 /** Most items an array checked for unique objects may have: the check compares every pair. */
 export const maxUniqueItems = 1000;
