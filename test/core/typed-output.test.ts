@@ -10,6 +10,7 @@ import {
   planToolName,
   ToolRegistry,
   UsageError,
+  withRetry,
 } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 
@@ -165,6 +166,13 @@ describe("typed output through native structured output (supportsResponseFormat)
     const result = await new Agent(model, new ToolRegistry(), { output: { type: "string", enum: ["red", "blue"] } }).run("?");
     expect(result.output).toBe("blue");
     expect(model.requests[0]?.responseFormat?.schema).toMatchObject({ properties: { value: { enum: ["red", "blue"] } } });
+  });
+
+  it("a model wrapped by withRetry keeps its native structured output", async () => {
+    const fake = new FakeModel(['{"city":"Vienna","celsius":21}'], { supportsResponseFormat: true });
+    const result = await new Agent(withRetry(fake), new ToolRegistry(), { output: weather }).run("?");
+    expect(result.output).toMatchObject({ celsius: 21 });
+    expect(fake.requests[0]?.responseFormat?.name).toBe(finalAnswerName);
   });
 
   it("fails after the default two retries", async () => {

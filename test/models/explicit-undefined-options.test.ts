@@ -61,6 +61,7 @@ const anthropicUndefined: EveryOptionalUndefined<AnthropicModelOptions> = {
   headers: undefined,
   fetch: undefined,
   baseURLSource: undefined,
+  structuredOutput: undefined,
 };
 const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   apiKey: undefined,
@@ -78,6 +79,7 @@ const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   headers: undefined,
   fetch: undefined,
   baseURLSource: undefined,
+  structuredOutput: undefined,
 };
 const resolveUndefined: EveryOptionalUndefined<ResolveModelOptions> = {
   env: undefined,
