@@ -4,6 +4,7 @@ export { Agent, type AgentOptions, type RunOptions } from "./core/agent.js";
 export { conversationOf, type RunError } from "./core/conversation-so-far.js";
 export type { AgentStream } from "./core/event-stream.js";
 export type { AgentEvent, AgentEventListener, LoopEvent, PendingDecision, ToolOutcome, ToolResult } from "./core/events.js";
+export { isOutputFeedback } from "./core/final-answer.js";
 export { runLoop } from "./core/loop.js";
 export type {
   ConcludeTurn,

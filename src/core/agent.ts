@@ -4,7 +4,7 @@ import { type AgentStream, streamEvents } from "./event-stream.js";
 import type { AgentEventListener } from "./events.js";
 import { createAnswerCheck, offerFinalAnswer, withFinalAnswerTool } from "./final-answer.js";
 import { answerWithoutCalls, appendToolResults, deferInTurn, executeInTurn, runLoop } from "./loop.js";
-import type { ConcludeTurn, LoopOptions, LoopOutcome, PrepareTurn, ToolExecutor } from "./loop-types.js";
+import type { ConcludeTurn, LoopOptions, LoopOutcome, PrepareTurn, RunAnswer, ToolExecutor, TurnEnd } from "./loop-types.js";
 import { compileOutputContract, finalAnswerName, type OutputContract, type OutputSchema } from "./output-contract.js";
 import type { CanUseTool } from "./permission.js";
 import { combineSignals, createRunId, RunContext, type RunParent } from "./run-context.js";
@@ -156,6 +156,15 @@ export class Agent<Output = unknown> {
     return new StepRecorder();
   }
 
+  /**
+   * Decides whether a finished turn ends the run (see {@link ConcludeTurn}); `conclude` is the agent's own decision:
+   * its output schema's check, or else "a turn without tool calls is the answer". A pattern may decide first:
+   * Plan-and-Solve takes the text of a planning turn as the plan and goes on to solve.
+   */
+  protected concludeTurn(end: TurnEnd, conclude: ConcludeTurn): RunAnswer | undefined | Promise<RunAnswer | undefined> {
+    return conclude(end);
+  }
+
   async #run(input: string, messages: Message[], options: RunOptions, resumed: Resumption | undefined): Promise<RunResult<Output>> {
     const recorder = this.createRecorder();
     const runId = options.runId ?? createRunId();
@@ -229,14 +238,21 @@ export class Agent<Output = unknown> {
   #answers(recorder: StepRecorder): Answers {
     const contract = this.#output;
     const { prepareTurn } = this.options;
-    if (!contract) return { tools: this.registry, prepareTurn, responseFormat: undefined, concludeTurn: undefined };
+    if (!contract)
+      return { tools: this.registry, prepareTurn, responseFormat: undefined, concludeTurn: this.#concluder(answerWithoutCalls) };
     const native = this.model.supportsResponseFormat === true;
     return {
       tools: native ? this.registry : withFinalAnswerTool(this.registry, contract),
       prepareTurn: native ? prepareTurn : offerFinalAnswer(prepareTurn),
       responseFormat: native ? contract.responseFormat : undefined,
-      concludeTurn: createAnswerCheck({ contract, native, recorder }),
+      concludeTurn: this.#concluder(createAnswerCheck({ contract, native, recorder })),
     };
+  }
+
+  #concluder(conclude: ConcludeTurn): ConcludeTurn {
+    // Without a pattern's own word, the loop is handed the agent's decision itself (a plain run's costs no extra call).
+    if (this.concludeTurn === Agent.prototype.concludeTurn) return conclude;
+    return (end) => this.concludeTurn(end, conclude);
   }
 
   /**
@@ -270,7 +286,7 @@ export class Agent<Output = unknown> {
     if (pending.length > 0) return { messages, status: "interrupted", final: "", turns: result.turns, pending };
     // The interrupted turn may have brought the answer (a final-answer call beside the call that waited).
     const end = { run, turn, message: messages[turnIndex] as Message, messages };
-    const answer = answers.concludeTurn ? await answers.concludeTurn(end) : answerWithoutCalls(end);
+    const answer = await answers.concludeTurn(end);
     return answer && { messages, status: "completed", ...answer, turns: result.turns, pending: [] };
   }
 
@@ -286,7 +302,7 @@ export class Agent<Output = unknown> {
 type Resumption = InterruptedState & { decisions: ApprovalDecisions };
 
 /** What one run's loop is given to reach its answer (see `#answers`). */
-type Answers = Pick<LoopOptions, "tools" | "prepareTurn" | "responseFormat" | "concludeTurn"> & { concludeTurn: ConcludeTurn | undefined };
+type Answers = Pick<LoopOptions, "tools" | "prepareTurn" | "responseFormat"> & { concludeTurn: ConcludeTurn };
 
 function compileOutput(options: AgentOptions<unknown>, registry: ToolExecutor): OutputContract | undefined {
   if (options.output === undefined) {

@@ -127,11 +127,21 @@ function stripCodeFence(text: string): string {
   return (fenced?.[1] ?? text).trim();
 }
 
+const feedbackOpening = "Your answer does not match the required output schema:";
+
 function feedback(problems: readonly string[], native: boolean): Message {
   const how = native
     ? "Answer again with JSON only, matching the required schema."
     : `Give your final answer by calling the ${finalAnswerName} tool, with arguments matching its schema.`;
-  return { role: "user", content: `Your answer does not match the required output schema:\n${listProblems(problems)}\n${how}` };
+  return { role: "user", content: `${feedbackOpening}\n${listProblems(problems)}\n${how}` };
+}
+
+/**
+ * Whether `message` is the engine's reply to a wrong answer (an output schema's), not a person's input: a pattern
+ * that reads the conversation for its task (Plan-and-Solve) passes over it.
+ */
+export function isOutputFeedback(message: Message): boolean {
+  return message.role === "user" && message.content.startsWith(`${feedbackOpening}\n`);
 }
 
 function listProblems(problems: readonly string[]): string {

@@ -175,6 +175,17 @@ describe("typed output through native structured output (supportsResponseFormat)
     expect(fake.requests[0]?.responseFormat?.name).toBe(finalAnswerName);
   });
 
+  it("in Plan-and-Solve, a text plan and the reply to a wrong answer neither end the run nor start a new plan", async () => {
+    const model = new FakeModel(["1. Look it up.\n2. Answer.", '{"city":"Vienna"}', '{"city":"Vienna","celsius":21}'], {
+      supportsResponseFormat: true,
+    });
+    const result = await new PlanAndSolveAgent(model, lookup(), { output: weather }).run("How warm is it in Vienna?");
+    expect(result.output).toMatchObject({ celsius: 21 });
+    expect(model.requests[2]?.tools.map((tool) => tool.name)).toEqual(["lookup"]); // still solving
+    expect(model.requests[2]?.messages.at(-1)?.content).toMatch(/^Your answer does not match/);
+    expect(result.steps.filter((step) => step.kind === "plan")).toHaveLength(2);
+  });
+
   it("fails after the default two retries", async () => {
     const model = new FakeModel(["no", "no", "no"], { supportsResponseFormat: true });
     await expect(new Agent(model, new ToolRegistry(), { output: weather }).run("?")).rejects.toThrow(OutputValidationError);
