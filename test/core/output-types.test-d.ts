@@ -1,6 +1,6 @@
 import { expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { Agent, FakeModel, type RunResult, ToolRegistry } from "../../src/index.js";
+import { Agent, FakeModel, PlanAndSolveAgent, ReActAgent, type RunResult, ToolRegistry } from "../../src/index.js";
 
 it("infers result.output from a zod schema, unknown for a JSON Schema, and a given type argument wins", async () => {
   const typed = new Agent(new FakeModel([]), new ToolRegistry(), { output: z.object({ city: z.string(), celsius: z.number() }) });
@@ -14,4 +14,12 @@ it("infers result.output from a zod schema, unknown for a JSON Schema, and a giv
   expectTypeOf(typed.stream("?").result).resolves.toHaveProperty("output").toEqualTypeOf<{ city: string; celsius: number } | undefined>();
   const coerced = new Agent(new FakeModel([]), new ToolRegistry(), { output: z.array(z.coerce.number()) });
   expectTypeOf<Awaited<ReturnType<typeof coerced.run>>["output"]>().toEqualTypeOf<number[] | undefined>();
+});
+
+it("the patterns infer it too", () => {
+  const output = z.object({ n: z.number() });
+  const react = new ReActAgent(new FakeModel([]), new ToolRegistry(), { output });
+  expectTypeOf(react.run).returns.resolves.toHaveProperty("output").toEqualTypeOf<{ n: number } | undefined>();
+  const planned = new PlanAndSolveAgent(new FakeModel([]), new ToolRegistry(), { output, maxReplans: 0 });
+  expectTypeOf(planned.run).returns.resolves.toHaveProperty("output").toEqualTypeOf<{ n: number } | undefined>();
 });
