@@ -4,17 +4,22 @@ export { Agent, type AgentOptions, type RunOptions } from "./core/agent.js";
 export { conversationOf, type RunError } from "./core/conversation-so-far.js";
 export type { AgentStream } from "./core/event-stream.js";
 export type { AgentEvent, AgentEventListener, LoopEvent, PendingDecision, ToolOutcome, ToolResult } from "./core/events.js";
+export { isOutputFeedback } from "./core/final-answer.js";
 export { runLoop } from "./core/loop.js";
 export type {
+  ConcludeTurn,
   LoopOptions,
   LoopOutcome,
   PrepareTurn,
+  RunAnswer,
   ToolExecuteOptions,
   ToolExecutor,
   TurnContext,
+  TurnEnd,
   TurnPlan,
 } from "./core/loop-types.js";
 export { OpenTurn, toolResultMessage } from "./core/open-turn.js";
+export { finalAnswerName, type OutputSchema } from "./core/output-contract.js";
 export { combineSignals, RunContext, type RunContextOptions, type RunParent } from "./core/run-context.js";
 export { type ApprovalDecision, type ApprovalDecisions, checkDecisions, closeUnansweredCalls } from "./core/run-state.js";
 export { formatAction, StepRecorder, type StepRecorderOptions } from "./core/step-recorder.js";
@@ -39,8 +44,8 @@ export type {
   Usage,
 } from "./core/types.js";
 export { addUsage, emptyUsage } from "./core/usage.js";
-export { AbortError, MinagentError, ToolError, UsageError } from "./errors.js";
-export { FakeModel, type FakeModelRequest, type FakeModelScriptItem } from "./models/fake-model.js";
+export { AbortError, MinagentError, OutputValidationError, ToolError, UsageError } from "./errors.js";
+export { FakeModel, type FakeModelOptions, type FakeModelRequest, type FakeModelScriptItem } from "./models/fake-model.js";
 export { ProviderError, type ProviderErrorDetails, type ProviderErrorKind } from "./models/provider-error.js";
 export {
   describeApiKeyVariables,

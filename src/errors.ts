@@ -18,6 +18,23 @@ export class ToolError extends MinagentError {}
 /** Thrown for misuse of the API: a duplicate tool name, an invalid option, a script that ran out. */
 export class UsageError extends MinagentError {}
 
+/**
+ * Thrown when a run with an output schema (`AgentOptions.output`) ends without a valid answer: the model's answer
+ * broke the schema (or was not JSON, or was text where the final-answer tool was expected) once more than
+ * `outputRetries` allow. `problems` says what was wrong with the last answer, `answer` is that answer as text.
+ * Like any error a top-level run rejects with, it carries the conversation (`conversationOf(error)`).
+ */
+export class OutputValidationError extends MinagentError {
+  readonly problems: readonly string[];
+  readonly answer: string;
+
+  constructor(message: string, details: { problems: readonly string[]; answer: string }) {
+    super(message);
+    this.problems = details.problems;
+    this.answer = details.answer;
+  }
+}
+
 /** Throws an AbortError if `signal` is aborted. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw toAbortError(signal);

@@ -1,6 +1,16 @@
 // What a CodingAgent is made with and what its runs take and give: apart from the class, so that the steps that
 // build it (coding-agent-parts.ts) read these types without importing the class.
-import type { AgentEventListener, ApprovalDecision, Message, Model, PrepareTurn, RunResult, Tool, ToolCall } from "../engine.js";
+import type {
+  AgentEventListener,
+  ApprovalDecision,
+  Message,
+  Model,
+  OutputSchema,
+  PrepareTurn,
+  RunResult,
+  Tool,
+  ToolCall,
+} from "../engine.js";
 import type { AttachedResources, DeferTools, McpElicitationHandler, McpServers } from "../mcp/index.js";
 import type { CustomCommand, ExpandedCommand } from "./commands/index.js";
 import type { CompactorOptions } from "./compaction/index.js";
@@ -53,6 +63,8 @@ export type CodingAgentOptions = {
   instructions?: string | undefined;
   /** Model calls allowed per run (default 50). */
   maxSteps?: number | undefined;
+  /** What each run's answer must be (the engine's `AgentOptions.output`): the result's `output` is the validated value. */
+  output?: OutputSchema | undefined;
   /** Receives every event of every run. */
   onEvent?: AgentEventListener | undefined;
   /** Told of every hook that ran (for logs, or to warn that one failed open). */

@@ -288,6 +288,7 @@ export class CodingAgent {
     const agent = new Agent(commandModels.model, registry, {
       system: [codingSystemPrompt({ workspace, instructions: options.instructions }), memory.text].filter(Boolean).join("\n\n"),
       maxSteps: options.maxSteps ?? 50,
+      ...(options.output !== undefined && { output: options.output }),
       canUseTool,
       onEvent: (event) => {
         transcript.listen(event);

@@ -34,6 +34,11 @@ export class SwitchableModel implements Model {
     return this.#current.modelId as string;
   }
 
+  /** The current model's: an agent with an output schema asks it when each run starts. */
+  get supportsResponseFormat(): boolean {
+    return this.#current.supportsResponseFormat === true;
+  }
+
   complete(messages: Message[], tools: ToolSchema[], options?: ModelCallOptions): Promise<ModelResponse> {
     return this.#current.complete(messages, tools, options);
   }

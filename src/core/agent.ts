@@ -2,8 +2,10 @@ import { UsageError } from "../errors.js";
 import { ConversationSoFar } from "./conversation-so-far.js";
 import { type AgentStream, streamEvents } from "./event-stream.js";
 import type { AgentEventListener } from "./events.js";
-import { appendToolResults, deferInTurn, executeInTurn, runLoop } from "./loop.js";
-import type { LoopOutcome, PrepareTurn, ToolExecutor } from "./loop-types.js";
+import { createAnswerCheck, offerFinalAnswer, withFinalAnswerTool } from "./final-answer.js";
+import { answerWithoutCalls, appendToolResults, deferInTurn, executeInTurn, runLoop } from "./loop.js";
+import type { ConcludeTurn, LoopOptions, LoopOutcome, PrepareTurn, RunAnswer, ToolExecutor, TurnEnd } from "./loop-types.js";
+import { compileOutputContract, finalAnswerName, type OutputContract, type OutputSchema } from "./output-contract.js";
 import type { CanUseTool } from "./permission.js";
 import { combineSignals, createRunId, RunContext, type RunParent } from "./run-context.js";
 import { type ApprovalDecisions, closeUnansweredCalls, type InterruptedState, readInterruptedState } from "./run-state.js";
@@ -12,8 +14,8 @@ import { StepRecorder } from "./step-recorder.js";
 import type { Message, Model, RunResult } from "./types.js";
 import { addUsage, emptyUsage } from "./usage.js";
 
-/** Settings of an agent. */
-export type AgentOptions = {
+/** Settings of an agent; `Output` is the type of its results' `output`, inferred from the `output` schema. */
+export type AgentOptions<Output = unknown> = {
   /** System prompt, sent first in every new conversation. */
   system?: string | undefined;
   /** Model calls allowed per run (default 8, the book's max_steps). A run that reaches it ends with status `max_steps`. */
@@ -37,6 +39,20 @@ export type AgentOptions = {
    * a tool's `needsApproval`; a registry's own checks (`addCheck`, plan mode) are consulted first.
    */
   canUseTool?: CanUseTool | undefined;
+  /**
+   * What the run's answer must be: a Standard Schema that converts itself to JSON Schema (zod 4) or a JSON Schema.
+   * A model with native structured output (`supportsResponseFormat`) is asked for JSON matching it; any other model
+   * is given a `final_answer` tool whose arguments are the answer. The validated answer is the result's `output`
+   * (typed from a zod schema), and `final` is its JSON text. A wrong answer (not JSON, breaking the schema, text
+   * where the tool was expected) is sent back to the model with what was wrong, at most `outputRetries` times per
+   * run; then the run rejects with an OutputValidationError.
+   * @example
+   * const agent = new Agent(model, registry, { output: z.object({ city: z.string(), celsius: z.number() }) });
+   * const { output } = await agent.run("How warm is it in Vienna?"); // output?: { city: string; celsius: number }
+   */
+  output?: OutputSchema<Output> | undefined;
+  /** Times a wrong answer is sent back to the model before the run fails (default 2). Needs `output`. */
+  outputRetries?: number | undefined;
 };
 
 /** Options of one run. */
@@ -73,14 +89,15 @@ export type RunOptions = {
  * const agent = new Agent(model, new ToolRegistry().add(weather), { system: "You are a weather assistant." });
  * const { final, steps } = await agent.run("Compare the weather in Beijing and Shanghai");
  */
-export class Agent {
+export class Agent<Output = unknown> {
   readonly model: Model;
   readonly registry: ToolExecutor;
-  readonly options: Readonly<AgentOptions>;
+  readonly options: Readonly<AgentOptions<Output>>;
   readonly #maxSteps: number;
   readonly #toolConcurrency: number;
+  readonly #output: OutputContract | undefined;
 
-  constructor(model: Model, registry: ToolExecutor, options: AgentOptions = {}) {
+  constructor(model: Model, registry: ToolExecutor, options: AgentOptions<Output> = {}) {
     if (typeof model?.complete !== "function") throw new UsageError("Agent needs a model with a complete() method as its first argument.");
     if (typeof registry?.schemas !== "function")
       throw new UsageError("Agent needs a ToolRegistry as its second argument (an empty one is fine).");
@@ -89,10 +106,11 @@ export class Agent {
     this.options = options;
     this.#maxSteps = positiveInteger("maxSteps", options.maxSteps ?? 8);
     this.#toolConcurrency = positiveInteger("toolConcurrency", options.toolConcurrency ?? 8);
+    this.#output = compileOutput(options, registry);
   }
 
   /** Runs the loop on `input` until the model answers without tool calls, a call needs approval, or maxSteps is reached. */
-  async run(input: string, options: RunOptions = {}): Promise<RunResult> {
+  async run(input: string, options: RunOptions = {}): Promise<RunResult<Output>> {
     if (typeof input !== "string") throw new UsageError(`Agent.run expects the user's input as a string, got ${typeof input}.`);
     const messages = this.#startMessages(options.history);
     messages.push({ role: "user", content: input });
@@ -112,7 +130,11 @@ export class Agent {
    *   await agent.resume(result, decisions);
    * }
    */
-  async resume(state: RunResult | string, decisions: ApprovalDecisions, options: Omit<RunOptions, "history"> = {}): Promise<RunResult> {
+  async resume(
+    state: RunResult | string,
+    decisions: ApprovalDecisions,
+    options: Omit<RunOptions, "history"> = {},
+  ): Promise<RunResult<Output>> {
     const interrupted = readInterruptedState(state, decisions);
     return this.#run("", interrupted.result.messages.slice(), options, { ...interrupted, decisions });
   }
@@ -123,7 +145,7 @@ export class Agent {
    * (break, return, throw) cancels the run: no model call or tool starts afterwards.
    * @example for await (const event of agent.stream("…")) if (event.type === "text-delta") process.stdout.write(event.text);
    */
-  stream(input: string, options: Omit<RunOptions, "onEvent"> = {}): AgentStream {
+  stream(input: string, options: Omit<RunOptions, "onEvent"> = {}): AgentStream<Output> {
     return streamEvents((onEvent, signal) =>
       this.run(input, { stream: true, ...options, onEvent, signal: combineSignals(options.signal, signal) }),
     );
@@ -134,7 +156,16 @@ export class Agent {
     return new StepRecorder();
   }
 
-  async #run(input: string, messages: Message[], options: RunOptions, resumed: Resumption | undefined): Promise<RunResult> {
+  /**
+   * Decides whether a finished turn ends the run (see {@link ConcludeTurn}); `conclude` is the agent's own decision:
+   * its output schema's check, or else "a turn without tool calls is the answer". A pattern may decide first:
+   * Plan-and-Solve takes the text of a planning turn as the plan and goes on to solve.
+   */
+  protected concludeTurn(end: TurnEnd, conclude: ConcludeTurn): RunAnswer | undefined | Promise<RunAnswer | undefined> {
+    return conclude(end);
+  }
+
+  async #run(input: string, messages: Message[], options: RunOptions, resumed: Resumption | undefined): Promise<RunResult<Output>> {
     const recorder = this.createRecorder();
     const runId = options.runId ?? createRunId();
     // A top-level run that rejects hands back its conversation on the error (see conversationOf).
@@ -146,15 +177,18 @@ export class Agent {
       runId,
     });
     run.start(input, messages, this.model, options.name, options.attributes);
+    const answers = this.#answers(recorder);
     try {
       const outcome =
-        (resumed && (await this.#answerPending(run, messages, resumed))) || (await this.#loop(run, messages, resumed, options));
+        (resumed && (await this.#answerPending(run, messages, resumed, answers))) ||
+        (await this.#loop(run, messages, resumed, options, answers));
       if (outcome.status === "max_steps")
         recorder.recordError(this.#maxSteps, `Did not converge within maxSteps (${this.#maxSteps} model calls).`);
       const usage = emptyUsage();
       addUsage(usage, resumed?.result.usage);
       addUsage(usage, run.usage);
-      run.end({ status: outcome.status, final: outcome.final, turns: outcome.turns, usage });
+      const output = "output" in outcome ? { output: outcome.output as Output } : {};
+      run.end({ status: outcome.status, final: outcome.final, ...output, turns: outcome.turns, usage });
       const steps = resumed ? [...resumed.result.steps, ...recorder.steps] : recorder.steps;
       return {
         runId: run.runId,
@@ -162,6 +196,7 @@ export class Agent {
         messages: outcome.messages,
         steps,
         final: outcome.final,
+        ...output,
         usage,
         turns: outcome.turns,
         pending: outcome.pending,
@@ -173,38 +208,71 @@ export class Agent {
     }
   }
 
-  #loop(run: RunContext, messages: Message[], resumed: Resumption | undefined, options: RunOptions): Promise<LoopOutcome> {
+  #loop(
+    run: RunContext,
+    messages: Message[],
+    resumed: Resumption | undefined,
+    options: RunOptions,
+    answers: Answers,
+  ): Promise<LoopOutcome> {
     return runLoop(messages, {
       model: this.model,
-      tools: this.registry,
+      tools: answers.tools,
       run,
       maxSteps: this.#maxSteps,
       firstTurn: resumed?.result.turns ?? 0,
       toolConcurrency: this.#toolConcurrency,
       stream: options.stream ?? this.options.stream ?? false,
-      prepareTurn: this.options.prepareTurn,
+      prepareTurn: answers.prepareTurn,
       canUseTool: this.options.canUseTool,
+      responseFormat: answers.responseFormat,
+      concludeTurn: answers.concludeTurn,
     });
+  }
+
+  /**
+   * How this run reaches its answer. Without an output schema: the registry, and a turn without calls is the answer.
+   * With one, decided per run (a model may be switched between runs): a model with native structured output is sent
+   * the schema as its response format; any other is given the final-answer tool, offered on every turn.
+   */
+  #answers(recorder: StepRecorder): Answers {
+    const contract = this.#output;
+    const { prepareTurn } = this.options;
+    if (!contract)
+      return { tools: this.registry, prepareTurn, responseFormat: undefined, concludeTurn: this.#concluder(answerWithoutCalls) };
+    const native = this.model.supportsResponseFormat === true;
+    return {
+      tools: native ? this.registry : withFinalAnswerTool(this.registry, contract),
+      prepareTurn: native ? prepareTurn : offerFinalAnswer(prepareTurn),
+      responseFormat: native ? contract.responseFormat : undefined,
+      concludeTurn: this.#concluder(createAnswerCheck({ contract, native, recorder })),
+    };
+  }
+
+  #concluder(conclude: ConcludeTurn): ConcludeTurn {
+    // Without a pattern's own word, the loop is handed the agent's decision itself (a plain run's costs no extra call).
+    if (this.concludeTurn === Agent.prototype.concludeTurn) return conclude;
+    return (end) => this.concludeTurn(end, conclude);
   }
 
   /**
    * Carries out the decisions on an interrupted run's pending calls and puts every result of that turn in call
    * order. Returns an outcome only if the run must stop again (a call is still pending).
    */
-  async #answerPending(run: RunContext, messages: Message[], resumed: Resumption): Promise<LoopOutcome | undefined> {
+  async #answerPending(run: RunContext, messages: Message[], resumed: Resumption, answers: Answers): Promise<LoopOutcome | undefined> {
     const { result, turnIndex, decisions } = resumed;
     const turn = result.turns - 1;
     const calls = result.pending.map(({ toolCall }) => toolCall);
     const offered = new Map(result.pending.map(({ toolCall, offeredTools }) => [toolCall.id, offeredTools && new Set(offeredTools)]));
     const { canUseTool } = this.options;
     // In the model's order when the registry orders effects; a deferred call without a decision meets the usual checks.
-    const outcomes = await scheduleToolCalls(calls, this.#toolConcurrency, this.registry, {
+    const outcomes = await scheduleToolCalls(calls, this.#toolConcurrency, answers.tools, {
       execute: (toolCall) =>
         executeInTurn(
           toolCall,
           turn,
           { run, signal: run.signal, canUseTool, decision: decisions[toolCall.id], offeredTools: offered.get(toolCall.id) },
-          this.registry,
+          answers.tools,
           run,
         ),
       defer: (toolCall) => deferInTurn(toolCall, turn, run, offered.get(toolCall.id)),
@@ -216,7 +284,10 @@ export class Agent {
     results.sort((a, b) => (order.get(a.toolCallId ?? "") ?? 0) - (order.get(b.toolCallId ?? "") ?? 0));
     messages.push(...results);
     if (pending.length > 0) return { messages, status: "interrupted", final: "", turns: result.turns, pending };
-    return undefined;
+    // The interrupted turn may have brought the answer (a final-answer call beside the call that waited).
+    const end = { run, turn, message: messages[turnIndex] as Message, messages };
+    const answer = await answers.concludeTurn(end);
+    return answer && { messages, status: "completed", ...answer, turns: result.turns, pending: [] };
   }
 
   #startMessages(history: readonly Message[] | undefined): Message[] {
@@ -229,6 +300,24 @@ export class Agent {
 }
 
 type Resumption = InterruptedState & { decisions: ApprovalDecisions };
+
+/** What one run's loop is given to reach its answer (see `#answers`). */
+type Answers = Pick<LoopOptions, "tools" | "prepareTurn" | "responseFormat"> & { concludeTurn: ConcludeTurn };
+
+function compileOutput(options: AgentOptions<unknown>, registry: ToolExecutor): OutputContract | undefined {
+  if (options.output === undefined) {
+    if (options.outputRetries !== undefined) throw new UsageError("Agent option outputRetries needs an output schema (option output).");
+    return undefined;
+  }
+  const retries = options.outputRetries ?? 2;
+  if (!Number.isInteger(retries) || retries < 0)
+    throw new UsageError(`Agent option outputRetries must be a whole number ≥ 0, got ${retries}.`);
+  if (registry.schemas().some((schema) => schema.name === finalAnswerName))
+    throw new UsageError(
+      `The registry has a tool named "${finalAnswerName}", the name an agent with an output schema gives its answer tool; rename it.`,
+    );
+  return compileOutputContract(options.output, retries);
+}
 
 function positiveInteger(option: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new UsageError(`Agent option ${option} must be a positive integer, got ${value}.`);

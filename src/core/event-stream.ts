@@ -3,9 +3,9 @@ import type { AgentEvent } from "./events.js";
 import type { RunResult } from "./types.js";
 
 /** A run's events as an async iterable, and its result. Iterating is optional; `result` settles either way. */
-export type AgentStream = AsyncIterable<AgentEvent> & {
+export type AgentStream<Output = unknown> = AsyncIterable<AgentEvent> & {
   /** The run's result; rejects as the run does. */
-  result: Promise<RunResult>;
+  result: Promise<RunResult<Output>>;
 };
 
 /**
@@ -13,7 +13,9 @@ export type AgentStream = AsyncIterable<AgentEvent> & {
  * Events are buffered, so a slow consumer misses none; the iterator ends after the run settles
  * (throwing the run's error, if any). A consumer that stops iterating early aborts the run through `signal`.
  */
-export function streamEvents(run: (listener: (event: AgentEvent) => void, signal: AbortSignal) => Promise<RunResult>): AgentStream {
+export function streamEvents<Output>(
+  run: (listener: (event: AgentEvent) => void, signal: AbortSignal) => Promise<RunResult<Output>>,
+): AgentStream<Output> {
   const controller = new AbortController();
   const queue: AgentEvent[] = [];
   let wake: (() => void) | undefined;

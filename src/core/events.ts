@@ -61,7 +61,16 @@ export type AgentEvent =
       messages: readonly Message[];
       model: Pick<Model, "provider" | "modelId">;
     }
-  | { type: "run-end"; runId: string; status: RunStatus; final: string; turns: number; usage: Usage }
+  | {
+      type: "run-end";
+      runId: string;
+      status: RunStatus;
+      final: string;
+      /** The validated answer, for a completed run of an agent with an output schema. */
+      output?: unknown;
+      turns: number;
+      usage: Usage;
+    }
   | {
       type: "compaction";
       runId: string;

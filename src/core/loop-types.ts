@@ -1,7 +1,7 @@
 import type { ToolOutcome } from "./events.js";
 import type { CanUseTool, PermissionDecision } from "./permission.js";
 import type { RunContext } from "./run-context.js";
-import type { Message, Model, PendingToolCall, RunStatus, ToolCall, ToolChoice, ToolSchema, Usage } from "./types.js";
+import type { Message, Model, PendingToolCall, ResponseFormat, RunStatus, ToolCall, ToolChoice, ToolSchema, Usage } from "./types.js";
 
 /** How one tool call is to be executed: the run it belongs to and who decides whether it may run. */
 export type ToolExecuteOptions = {
@@ -61,6 +61,27 @@ export type TurnPlan = {
 // biome-ignore lint/suspicious/noConfusingVoidType: void lets a function that returns nothing on some paths be passed as it is.
 export type PrepareTurn = (context: TurnContext) => TurnPlan | undefined | void | Promise<TurnPlan | undefined | void>;
 
+/** A turn that ended without a call waiting for a decision (its tool results appended): handed to `concludeTurn`. */
+export type TurnEnd = {
+  run: RunContext;
+  /** The 0-based model call that just ended. */
+  turn: number;
+  /** The model's message of this turn. */
+  message: Message;
+  /** The conversation, this turn's message and tool results included. Append to it what the model should read next. */
+  messages: Message[];
+};
+
+/** A run's answer: its final text and, for a run with an output schema, the validated value. */
+export type RunAnswer = { final: string; output?: unknown };
+
+/**
+ * Decides whether a finished turn ends the run: returns the answer, or nothing to go on (after appending to
+ * `messages` what the model should read next, if anything); it may throw to fail the run. Without one, a turn
+ * without tool calls ends the run with its text. An agent's output schema is checked here.
+ */
+export type ConcludeTurn = (end: TurnEnd) => RunAnswer | undefined | Promise<RunAnswer | undefined>;
+
 /** Settings of one loop run. */
 export type LoopOptions = {
   model: Model;
@@ -79,7 +100,19 @@ export type LoopOptions = {
   prepareTurn?: PrepareTurn | undefined;
   /** Decides whether each tool call may run. */
   canUseTool?: CanUseTool | undefined;
+  /** Sent with every model call: the model's final answer must be JSON matching this schema (native structured output). */
+  responseFormat?: ResponseFormat | undefined;
+  /** Decides whether a finished turn ends the run (see {@link ConcludeTurn}). */
+  concludeTurn?: ConcludeTurn | undefined;
 };
 
 /** How a loop run ended. `messages` is the conversation: the array passed in, appended to, unless `prepareTurn` replaced it. */
-export type LoopOutcome = { messages: Message[]; status: RunStatus; final: string; turns: number; pending: PendingToolCall[] };
+export type LoopOutcome = {
+  messages: Message[];
+  status: RunStatus;
+  final: string;
+  /** The validated answer of a completed run whose `concludeTurn` gave one (an output schema's). */
+  output?: unknown;
+  turns: number;
+  pending: PendingToolCall[];
+};

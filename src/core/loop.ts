@@ -1,6 +1,6 @@
 import { abortable, throwIfAborted, UsageError } from "../errors.js";
 import type { PendingDecision, ToolOutcome } from "./events.js";
-import type { LoopOptions, LoopOutcome, ToolExecuteOptions, ToolExecutor } from "./loop-types.js";
+import type { LoopOptions, LoopOutcome, RunAnswer, ToolExecuteOptions, ToolExecutor, TurnEnd } from "./loop-types.js";
 import { toolResultMessage } from "./open-turn.js";
 import type { RunContext } from "./run-context.js";
 import { scheduleToolCalls } from "./schedule-tool-calls.js";
@@ -9,8 +9,8 @@ import { addUsage } from "./usage.js";
 
 /**
  * THE loop: call the model; if it asks for tools, run them and append their results; otherwise return.
- * Everything else (trajectories, traces, patterns, plan mode, approvals) listens to its events, shapes a turn
- * through `prepareTurn`, decides through `canUseTool`, or is a tool.
+ * Everything else (trajectories, traces, patterns, plan mode, approvals, typed output) listens to its events, shapes
+ * a turn through `prepareTurn`, decides through `canUseTool`, concludes a turn through `concludeTurn`, or is a tool.
  */
 export async function runLoop(messages: Message[], options: LoopOptions): Promise<LoopOutcome> {
   const { model, run } = options;
@@ -26,19 +26,26 @@ export async function runLoop(messages: Message[], options: LoopOptions): Promis
     messages.push(response.message);
     run.emit({ type: "model-call-end", runId, turn, response });
     const calls = response.message.toolCalls ?? [];
-    if (calls.length === 0) {
-      // pause_turn: the provider stopped a long server-side turn early; send it back to continue.
-      if (response.stopReason === "pause_turn") continue;
-      return { messages, status: "completed", final: response.message.content, turns: turn + 1, pending: [] };
+    // pause_turn: the provider stopped a long server-side turn early; send it back to continue.
+    if (calls.length === 0 && response.stopReason === "pause_turn") continue;
+    if (calls.length > 0) {
+      const outcomes = await scheduleToolCalls(calls, options.toolConcurrency, options.tools, {
+        execute: (toolCall) => executeInTurn(toolCall, turn, current.executeOptions, options.tools, run),
+        defer: (toolCall) => deferInTurn(toolCall, turn, run, current.executeOptions.offeredTools),
+      });
+      const pending = appendToolResults(messages, calls, outcomes);
+      if (pending.length > 0) return { messages, status: "interrupted", final: "", turns: turn + 1, pending };
     }
-    const outcomes = await scheduleToolCalls(calls, options.toolConcurrency, options.tools, {
-      execute: (toolCall) => executeInTurn(toolCall, turn, current.executeOptions, options.tools, run),
-      defer: (toolCall) => deferInTurn(toolCall, turn, run, current.executeOptions.offeredTools),
-    });
-    const pending = appendToolResults(messages, calls, outcomes);
-    if (pending.length > 0) return { messages, status: "interrupted", final: "", turns: turn + 1, pending };
+    const end = { run, turn, message: response.message, messages };
+    const answer = options.concludeTurn ? await options.concludeTurn(end) : answerWithoutCalls(end);
+    if (answer) return { messages, status: "completed", ...answer, turns: turn + 1, pending: [] };
   }
   return { messages, status: "max_steps", final: "", turns: options.maxSteps, pending: [] };
+}
+
+/** The default conclusion: a turn without tool calls is the answer. */
+export function answerWithoutCalls({ message }: TurnEnd): RunAnswer | undefined {
+  return message.toolCalls?.length ? undefined : { final: message.content };
 }
 
 /** One turn's settings: what to send, how to call the model, how to execute its calls. */
@@ -46,11 +53,11 @@ type Turn = { messages?: Message[]; schemas: ToolSchema[]; callOptions: ModelCal
 
 /** The turn when nothing shapes it: made once per run, so a plain turn allocates nothing. */
 function defaultTurn(options: LoopOptions): Turn {
-  const { run, canUseTool } = options;
+  const { run, canUseTool, responseFormat } = options;
   const { signal } = run;
   return {
     schemas: options.tools.schemas(),
-    callOptions: signal ? { signal } : noOptions,
+    callOptions: signal || responseFormat ? { ...(signal && { signal }), ...(responseFormat && { responseFormat }) } : noOptions,
     executeOptions: { run, ...(signal && { signal }), ...(canUseTool && { canUseTool }) },
   };
 }

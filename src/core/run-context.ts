@@ -114,7 +114,7 @@ export class RunContext {
   }
 
   /** Reports how the run ended (`run-end`) and adds its usage to its parent's. */
-  end(outcome: { status: RunStatus; final: string; turns: number; usage: Usage }): void {
+  end(outcome: { status: RunStatus; final: string; output?: unknown; turns: number; usage: Usage }): void {
     this.emit({ type: "run-end", runId: this.runId, ...outcome });
     this.#settle();
   }

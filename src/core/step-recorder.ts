@@ -1,6 +1,6 @@
 import { toText } from "../text.js";
 import type { AgentEvent } from "./events.js";
-import type { Step, ToolCall } from "./types.js";
+import type { Message, Step, ToolCall } from "./types.js";
 
 /** Which optional steps a recorder writes. */
 export type StepRecorderOptions = {
@@ -11,6 +11,12 @@ export type StepRecorderOptions = {
    * them to replace the call's action and observation, or undefined to record it as usual.
    */
   describeCall?: ((call: ToolCall) => Pick<Step, "kind" | "detail">[] | undefined) | undefined;
+  /**
+   * Records a turn's answer (its message without tool calls) as steps of a pattern's own (Plan-and-Solve's plan
+   * written as text): given the message and the conversation that turn was sent; return the steps to replace the
+   * `final` step, or undefined to record it as usual.
+   */
+  describeAnswer?: ((message: Message, sent: readonly Message[]) => Pick<Step, "kind" | "detail">[] | undefined) | undefined;
 };
 
 /**
@@ -25,19 +31,24 @@ export class StepRecorder {
   /** null for a call that `describeCall` recorded: it has no observation step. */
   #turnObservations: (Step | null)[] = [];
   readonly #describeCall: StepRecorderOptions["describeCall"];
+  readonly #describeAnswer: StepRecorderOptions["describeAnswer"];
+  /** The conversation the current turn was sent (for `describeAnswer`): the run's array, and how much of it was sent. */
+  #sent: { messages: readonly Message[]; length: number } = { messages: [], length: 0 };
   /** The run being recorded: the first run-start heard. Child runs' events reach the same listeners and are skipped. */
   #runId: string | undefined;
 
   constructor(options: StepRecorderOptions = {}) {
     this.#thoughts = options.thoughts ?? false;
     this.#describeCall = options.describeCall;
+    this.#describeAnswer = options.describeAnswer;
   }
 
   /** Feed every agent event here. */
   readonly listen = (event: AgentEvent): void => {
     this.#runId ??= event.runId;
     if (event.runId !== this.#runId) return;
-    if (event.type === "model-call-end") {
+    if (event.type === "model-call-start") this.#sent = { messages: event.messages, length: event.messages.length };
+    else if (event.type === "model-call-end") {
       const { message, stopReason } = event.response;
       const calls = message.toolCalls ?? [];
       // Extended thinking is the model's own thought: shown as is, never parsed.
@@ -45,7 +56,10 @@ export class StepRecorder {
         for (const part of message.reasoning ?? [])
           if (part.text) this.steps.push({ index: event.turn, kind: "thought", detail: part.text });
       if (calls.length === 0) {
-        if (stopReason !== "pause_turn") this.steps.push({ index: event.turn, kind: "final", detail: message.content });
+        if (stopReason === "pause_turn") return;
+        const { messages, length } = this.#sent;
+        const described = this.#describeAnswer?.(message, messages.slice(0, length)) ?? [{ kind: "final", detail: message.content }];
+        for (const { kind, detail } of described) this.steps.push({ index: event.turn, kind, detail });
         return;
       }
       if (this.#thoughts && message.content) this.steps.push({ index: event.turn, kind: "thought", detail: message.content });
@@ -80,6 +94,21 @@ export class StepRecorder {
 
   /** Records that the run stopped without converging. */
   recordError(index: number, detail: string): void {
+    this.steps.push({ index, kind: "error", detail });
+  }
+
+  /** Records the run's answer when it came otherwise than as a turn's text (a final-answer tool call's arguments). */
+  recordFinal(index: number, detail: string): void {
+    this.steps.push({ index, kind: "final", detail });
+  }
+
+  /**
+   * Records that the text answer of turn `index` was refused (it broke the output schema): its `final` step becomes a
+   * `thought` (an attempt, not the answer), followed by an `error` step saying why.
+   */
+  recordRejectedAnswer(index: number, detail: string): void {
+    const answer = this.steps.findLast((step) => step.index === index && step.kind === "final");
+    if (answer) answer.kind = "thought";
     this.steps.push({ index, kind: "error", detail });
   }
 }

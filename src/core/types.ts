@@ -193,8 +193,11 @@ export type PendingToolCall = {
   offeredTools?: string[];
 };
 
-/** What a run returns. It is plain JSON: `JSON.stringify` it to resume an interrupted run in another process. */
-export type RunResult = {
+/**
+ * What a run returns. It is plain JSON: `JSON.stringify` it to resume an interrupted run in another process.
+ * `Output` is the type of `output`, from the agent's output schema.
+ */
+export type RunResult<Output = unknown> = {
   /** This run's id; every event of the run carries it. */
   runId: string;
   /** How the run ended. */
@@ -203,8 +206,13 @@ export type RunResult = {
   messages: Message[];
   /** The recorded trajectory. */
   steps: Step[];
-  /** The final answer; "" unless `status` is `completed`. */
+  /** The final answer; "" unless `status` is `completed`. With an output schema, the answer as JSON text. */
   final: string;
+  /**
+   * The answer, validated by the agent's output schema (`AgentOptions.output`, after the schema library's
+   * transforms): present when the agent has one and `status` is `completed`.
+   */
+  output?: Output;
   /** Tokens used by all model calls of the run, its child runs' included. */
   usage: Usage;
   /** Model calls made (a resumed run counts those before the interruption too). */

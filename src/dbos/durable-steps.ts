@@ -17,10 +17,11 @@ export function toolStepName(toolName: string): string {
  */
 export function durableModel(model: Model): Model {
   const { DBOS } = loadDbosSdk();
-  const { provider, modelId } = model;
+  const { provider, modelId, supportsResponseFormat } = model;
   return {
     ...(provider !== undefined && { provider }),
     ...(modelId !== undefined && { modelId }),
+    ...(supportsResponseFormat !== undefined && { supportsResponseFormat }),
     complete: (messages, tools, options) =>
       DBOS.isWithinWorkflow()
         ? DBOS.runStep(() => model.complete(messages, tools, options), { name: modelStepName })

@@ -1,4 +1,4 @@
-import type { Message, Model, ModelCallOptions, ModelResponse, ToolChoice, ToolSchema } from "../core/types.js";
+import type { Message, Model, ModelCallOptions, ModelResponse, ResponseFormat, ToolChoice, ToolSchema } from "../core/types.js";
 import { throwIfAborted, UsageError } from "../errors.js";
 import { toText } from "../text.js";
 
@@ -20,6 +20,14 @@ export type FakeModelRequest = {
   tools: ToolSchema[];
   /** The call's tool choice; absent when the caller gave none (the provider's default, `"auto"`). */
   toolChoice?: ToolChoice;
+  /** The call's response format (native structured output); absent when the caller gave none. */
+  responseFormat?: ResponseFormat;
+};
+
+/** Settings of a {@link FakeModel}. */
+export type FakeModelOptions = {
+  /** Say that the model has native structured output, so that an agent with an output schema sends `responseFormat` (default false). */
+  supportsResponseFormat?: boolean | undefined;
 };
 
 /**
@@ -29,6 +37,7 @@ export type FakeModelRequest = {
 export class FakeModel implements Model {
   readonly provider = "fake";
   readonly modelId = "fake-model";
+  readonly supportsResponseFormat: boolean;
   /**
    * Every request received, in order: `requests[i].messages` is exactly what call i was sent. Without
    * copying the conversation at every call (10,000 steps would hold 10,000 growing copies, quadratic
@@ -41,9 +50,10 @@ export class FakeModel implements Model {
   /** Each conversation array seen, and the copy of its messages so far. */
   readonly #transcripts = new WeakMap<readonly Message[], Message[]>();
 
-  constructor(script: readonly FakeModelScriptItem[]) {
+  constructor(script: readonly FakeModelScriptItem[], options: FakeModelOptions = {}) {
     if (!Array.isArray(script)) throw new UsageError("FakeModel expects an array of script items (strings, ModelResponses or functions).");
     this.#script = script;
+    this.supportsResponseFormat = options.supportsResponseFormat ?? false;
   }
 
   /** How many script items have not been used yet. */
@@ -54,11 +64,12 @@ export class FakeModel implements Model {
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
     throwIfAborted(options.signal);
     const call = this.requests.length;
-    const { toolChoice } = options;
+    const { toolChoice, responseFormat } = options;
     this.requests.push(
       recordRequest(this.#transcript(messages), messages.length, {
         tools: tools.slice(),
         ...(toolChoice !== undefined && { toolChoice: typeof toolChoice === "string" ? toolChoice : { ...toolChoice } }),
+        ...(responseFormat !== undefined && { responseFormat }),
       }),
     );
     const item = this.#script[call];

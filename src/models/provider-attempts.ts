@@ -78,7 +78,7 @@ export type ProviderClientOptions = {
 };
 
 /** The call options an adapter's request body depends on (`createRequest`'s). */
-export type RequestOptions = Pick<ModelCallOptions, "toolChoice">;
+export type RequestOptions = Pick<ModelCallOptions, "toolChoice" | "responseFormat">;
 
 /** One attempt at a model call: `requestOptions` go to the SDK (the attempt's signal), `options` are the attempt's call options. */
 export type SendAttempt = (requestOptions: { signal?: AbortSignal }, options: ModelCallOptions) => Promise<ModelResponse>;

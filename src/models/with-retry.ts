@@ -49,6 +49,7 @@ export function withRetry(model: Model, options: RetryOptions = {}): Model {
   return {
     ...(model.provider !== undefined && { provider: model.provider }),
     ...(model.modelId !== undefined && { modelId: model.modelId }),
+    ...(model.supportsResponseFormat !== undefined && { supportsResponseFormat: model.supportsResponseFormat }),
     complete: (messages, tools, callOptions = {}) =>
       completeWithRetries((attemptOptions) => model.complete(messages, tools, attemptOptions), callOptions, policy),
   };

@@ -1,19 +1,23 @@
 import {
   Agent,
   type AgentOptions,
+  type ConcludeTurn,
+  isOutputFeedback,
   type Message,
   type Model,
+  type RunAnswer,
   StepRecorder,
   type Tool,
   type ToolCall,
   type ToolExecutor,
   ToolRegistry,
   type TurnContext,
+  type TurnEnd,
   type TurnPlan,
 } from "../engine.js";
 
 /** Settings of a PlanAndSolveAgent: an Agent's, plus how planning is asked for. */
-export type PlanAndSolveOptions = AgentOptions & {
+export type PlanAndSolveOptions<Output = unknown> = AgentOptions<Output> & {
   /** Times the agent may write a new plan when solving does not converge (default 1). */
   maxReplans?: number | undefined;
   /** The instruction that asks for a plan; it follows the task in the first user message. */
@@ -38,9 +42,14 @@ const defaultReplanPrompt =
  * tool and makes it call it (`toolChoice`), so the plan arrives as a list, is recorded as `plan` steps, and stays
  * in the context; the following turns solve with the registry's tools. If `maxSteps` solving turns pass without
  * an answer, the model writes a revised plan (`maxReplans`, default 1) and goes on. One run, one trace, one result.
+ * A model that cannot be made to call the tool (Anthropic with extended thinking, OpenAI-compatible servers that
+ * ignore `tool_choice`) may write its plan as text instead: the text of a planning turn is taken as the plan (each
+ * line a `plan` step), the solve prompt follows it as a user message, and the run goes on to solve.
  */
-export class PlanAndSolveAgent extends Agent {
-  constructor(model: Model, registry: ToolExecutor, options: PlanAndSolveOptions = {}) {
+export class PlanAndSolveAgent<Output = unknown> extends Agent<Output> {
+  readonly #settings: PlanSettings;
+
+  constructor(model: Model, registry: ToolExecutor, options: PlanAndSolveOptions<Output> = {}) {
     const {
       maxReplans = 1,
       planPrompt = defaultPlanPrompt,
@@ -48,38 +57,65 @@ export class PlanAndSolveAgent extends Agent {
       replanPrompt = defaultReplanPrompt,
     } = options;
     const solveSteps = options.maxSteps ?? 8;
+    const settings: PlanSettings = { solveSteps, maxReplans, planPrompt, solvePrompt, replanPrompt };
     const tools = withPlanTool(registry, createPlanTool(solvePrompt));
     // The caller's own prepareTurn (compaction, say) shapes the turn first; the plan's turns are decided on its result.
     const theirs = options.prepareTurn;
     const prepareTurn = async (context: TurnContext): Promise<TurnPlan> => {
       const given = (await theirs?.(context)) ?? undefined;
-      const plan = planTurn(given?.messages ?? context.messages, { solveSteps, maxReplans, planPrompt, replanPrompt });
+      const plan = planTurn(given?.messages ?? context.messages, settings);
       if (plan === "solve") return { ...given, tools: given?.tools ?? solvingTools(registry) };
       if (plan === "plan") return { ...given, ...planningTurn };
       return { ...given, ...planningTurn, messages: plan.messages };
     };
     // Each plan has its planning turn and its solving turns.
     super(model, tools, { ...options, maxSteps: (solveSteps + 1) * (maxReplans + 1), prepareTurn });
+    this.#settings = settings;
   }
 
   protected override createRecorder(): StepRecorder {
-    return new StepRecorder({ describeCall: recordPlan });
+    const settings = this.#settings;
+    return new StepRecorder({
+      describeCall: recordPlan,
+      describeAnswer: (message, sent) => (planTurn(sent, settings) === "plan" ? recordTextPlan(message.content) : undefined),
+    });
+  }
+
+  /** The text of a planning turn is the plan (the model wrote it instead of calling the tool): solving follows. */
+  protected override concludeTurn(end: TurnEnd, conclude: ConcludeTurn): RunAnswer | undefined | Promise<RunAnswer | undefined> {
+    const { message, messages } = end;
+    const wrotePlan = !message.toolCalls?.length && message.content.trim() !== "";
+    if (!wrotePlan || planTurn(messages.slice(0, -1), this.#settings) !== "plan") return conclude(end);
+    messages.push({ role: "user", content: this.#settings.solvePrompt });
+    return undefined;
   }
 }
 
 const planningTurn: TurnPlan = { tools: [planToolName], toolChoice: { name: planToolName } };
 
-type PlanSettings = { solveSteps: number; maxReplans: number; planPrompt: string; replanPrompt: string };
+type PlanSettings = { solveSteps: number; maxReplans: number; planPrompt: string; solvePrompt: string; replanPrompt: string };
 
 /**
  * What this turn is, read from the conversation alone (so concurrent and resumed runs need no state of their
  * own): the first planning turn (the plan prompt joins the task), a replanning turn (the replan prompt is
- * appended once the last plan's solving turns ran out, while replans remain), or a solving turn.
+ * appended once the last plan's solving turns ran out, while replans remain), or a solving turn. A plan is a
+ * write_plan call, or a planning turn's text followed by the solve prompt; the task is the last user message
+ * that is none of the pattern's prompts nor the engine's reply to a wrong answer (an output schema's).
  */
 function planTurn(messages: readonly Message[], settings: PlanSettings): "plan" | "solve" | { messages: Message[] } {
   const isUser = (message: Message) => message.role === "user";
-  const task = messages.findLastIndex((message) => isUser(message) && message.content !== settings.replanPrompt);
-  const plans = messages.flatMap((message, index) => (index > task && message.toolCalls?.some(isPlanCall) ? [index] : []));
+  const isPrompt = (message: Message | undefined, prompt: string) => message?.role === "user" && message.content === prompt;
+  const task = messages.findLastIndex(
+    (message) =>
+      isUser(message) &&
+      !isPrompt(message, settings.replanPrompt) &&
+      !isPrompt(message, settings.solvePrompt) &&
+      !isOutputFeedback(message),
+  );
+  const isPlan = (message: Message, index: number) =>
+    message.toolCalls?.some(isPlanCall) ||
+    (message.role === "assistant" && !message.toolCalls?.length && isPrompt(messages[index + 1], settings.solvePrompt));
+  const plans = messages.flatMap((message, index) => (index > task && isPlan(message, index) ? [index] : []));
   const lastPlan = plans.at(-1);
   if (lastPlan === undefined) {
     // The model was asked and has not planned yet (a model that cannot be made to call a tool): ask once, not again.
@@ -89,7 +125,8 @@ function planTurn(messages: readonly Message[], settings: PlanSettings): "plan" 
     if (taskMessage) asked[task] = { ...taskMessage, content: `${taskMessage.content}\n\n${settings.planPrompt}` };
     return { messages: asked };
   }
-  if (messages.findLastIndex(isUser) > lastPlan) return "plan"; // the replan prompt waits for its plan
+  // The replan prompt waits for its plan.
+  if (messages.findLastIndex((message) => isPrompt(message, settings.replanPrompt)) > lastPlan) return "plan";
   const solvingTurns = messages.slice(lastPlan + 1).filter((message) => message.role === "assistant").length;
   if (solvingTurns < settings.solveSteps || plans.length > settings.maxReplans) return "solve";
   return { messages: [...messages, { role: "user", content: settings.replanPrompt }] };
@@ -131,6 +168,15 @@ function withPlanTool(registry: ToolExecutor, planTool: Tool): ToolExecutor {
 /** Solving turns offer every tool but the plan tool. */
 function solvingTools(registry: ToolExecutor): string[] {
   return registry.schemas().map((schema) => schema.name);
+}
+
+/** A plan written as text: a `plan` step per line, list markers dropped (the whole text when it has no lines). */
+function recordTextPlan(text: string): { kind: string; detail: string }[] {
+  const lines = text
+    .split("\n")
+    .map((line) => line.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, "").trim())
+    .filter((line) => line !== "");
+  return (lines.length > 0 ? lines : [text]).map((detail) => ({ kind: "plan", detail }));
 }
 
 /** A write_plan call is recorded as one `plan` step per plan item. */

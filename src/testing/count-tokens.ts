@@ -59,6 +59,7 @@ export function withTokenCounting(model: Model, tokenizer?: Tokenizer): Model {
   return {
     ...(model.provider !== undefined && { provider: model.provider }),
     ...(model.modelId !== undefined && { modelId: model.modelId }),
+    ...(model.supportsResponseFormat !== undefined && { supportsResponseFormat: model.supportsResponseFormat }),
     async complete(messages: Message[], tools: ToolSchema[], options?: ModelCallOptions): Promise<ModelResponse> {
       const response = await model.complete(messages, tools, options);
       if (response.usage) return response;

@@ -1,4 +1,4 @@
-export { FakeModel, type FakeModelRequest, type FakeModelScriptItem } from "../models/fake-model.js";
+export { FakeModel, type FakeModelOptions, type FakeModelRequest, type FakeModelScriptItem } from "../models/fake-model.js";
 export { type Cassette, type CassetteInteraction, type CassetteRequest, readCassette, writeCassette } from "./cassette.js";
 export { type CassetteModelOptions, cassetteModel } from "./cassette-model.js";
 export { countMessageTokens, countRequestTokens, loadO200kTokenizer, type Tokenizer, withTokenCounting } from "./count-tokens.js";

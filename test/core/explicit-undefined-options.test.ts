@@ -33,6 +33,8 @@ const agentOptions: Required<{ [K in keyof AgentOptions]: undefined }> = {
   stream: undefined,
   prepareTurn: undefined,
   canUseTool: undefined,
+  output: undefined,
+  outputRetries: undefined,
 };
 const runOptions: Required<{ [K in keyof RunOptions]: undefined }> = {
   history: undefined,

@@ -72,6 +72,7 @@ const anthropicUndefined: EveryOptionalUndefined<AnthropicModelOptions> = {
   headers: undefined,
   fetch: undefined,
   baseURLSource: undefined,
+  structuredOutput: undefined,
 };
 const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   apiKey: undefined,
@@ -89,6 +90,7 @@ const openaiUndefined: EveryOptionalUndefined<OpenAIModelOptions> = {
   headers: undefined,
   fetch: undefined,
   baseURLSource: undefined,
+  structuredOutput: undefined,
 };
 const bedrockUndefined: EveryOptionalUndefined<BedrockModelOptions> = {
   region: undefined,

@@ -114,4 +114,71 @@ describe("PlanAndSolveAgent (book 5.2)", () => {
       content: expect.stringMatching(/not available at this step.*lookup/s),
     });
   });
+
+  describe("when the plan tool cannot be forced (a thinking model, a server that ignores tool_choice)", () => {
+    it("takes a planning turn's text as the plan (a plan step per line), sends the solve prompt, and solves", async () => {
+      const model = new FakeModel([
+        "1. Look up the population.\n2. Look up the area.\n3. Divide.",
+        reply("", toolCall("lookup", { key: "population" }, "p")),
+        reply("", toolCall("lookup", { key: "area" }, "a")),
+        "About 5,660 people per km².",
+      ]);
+      const result = await new PlanAndSolveAgent(model, lookup()).run("Population density of Vienna?");
+
+      expect(result.status).toBe("completed");
+      expect(result.final).toBe("About 5,660 people per km².");
+      expect(result.steps.filter((step) => step.kind === "plan").map((step) => [step.index, step.detail])).toEqual([
+        [0, "Look up the population."],
+        [0, "Look up the area."],
+        [0, "Divide."],
+      ]);
+      expect(result.steps.filter((step) => step.kind === "final")).toEqual([{ index: 3, kind: "final", detail: result.final }]);
+      // The second call solves: the registry's tools, the plan and the solve prompt in context, the plan prompt not repeated.
+      expect(model.requests[1]?.tools.map((tool) => tool.name)).toEqual(["lookup"]);
+      expect(model.requests[1]?.toolChoice).toBeUndefined();
+      expect(model.requests[1]?.messages.map((message) => [message.role, message.content.slice(0, 20)])).toEqual([
+        ["user", "Population density o"],
+        ["assistant", "1. Look up the popul"],
+        ["user", "Plan recorded. Now c"],
+      ]);
+      expect(model.requests[2]?.tools.map((tool) => tool.name)).toEqual(["lookup"]);
+      expect(result.turns).toBe(4);
+    });
+
+    it("replans in text too, and counts the solving turns from the text plan", async () => {
+      const model = new FakeModel([
+        "Look up the population.",
+        reply("", toolCall("lookup", { key: "nope" }, "x1")),
+        reply("", toolCall("lookup", { key: "nope" }, "x2")),
+        "Look up the area instead.",
+        reply("", toolCall("lookup", { key: "area" }, "a")),
+        "The area is 1,572 km².",
+      ]);
+      const result = await new PlanAndSolveAgent(model, lookup(), { maxSteps: 2 }).run("Area of Vienna?");
+      expect(result.status).toBe("completed");
+      expect(result.final).toBe("The area is 1,572 km².");
+      expect(model.requests[3]?.tools.map((tool) => tool.name)).toEqual([planToolName]);
+      expect(model.requests[3]?.messages.at(-1)?.content).toMatch(/revised plan/);
+      expect(model.requests[4]?.messages.at(-1)?.content).toMatch(/^Plan recorded/);
+      expect(model.requests[4]?.tools.map((tool) => tool.name)).toEqual(["lookup"]);
+      expect(result.steps.map((step) => step.kind)).toEqual([
+        "plan",
+        "action",
+        "observation",
+        "action",
+        "observation",
+        "plan",
+        "action",
+        "observation",
+        "final",
+      ]);
+    });
+
+    it("a text answer on a solving turn is the final answer, as usual", async () => {
+      const model = new FakeModel([plan(["Answer."]), "42"]);
+      const result = await new PlanAndSolveAgent(model, lookup()).run("?");
+      expect(result.final).toBe("42");
+      expect(model.requests).toHaveLength(2);
+    });
+  });
 });

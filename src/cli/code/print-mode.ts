@@ -2,7 +2,7 @@ import type { ApprovalRequest, CodingAgent, CodingRunResult } from "../../code/c
 import { classifySlashPrompt, describeCommandNames, parseSlashInput } from "../../code/commands/index.js";
 import { expandMcpPrompt, isMcpPromptCommand } from "../../code/mcp-prompt-commands.js";
 import type { AgentEvent } from "../../core/events.js";
-import { AbortError, UsageError } from "../../errors.js";
+import { AbortError, OutputValidationError, UsageError } from "../../errors.js";
 import { ProviderError } from "../../models/provider-error.js";
 import { toOneLine } from "../../text.js";
 import { formatUsage } from "../commands/run.js";
@@ -202,7 +202,8 @@ function outcomeOf(result: CodingRunResult): PrintOutcome {
       final: "",
       error: result.blockedBy === "PostToolBatch" ? result.blocked : `a UserPromptSubmit hook blocked the prompt: ${result.blocked}`,
     };
-  if (result.status === "completed") return { status: "completed", final: result.final };
+  if (result.status === "completed")
+    return { status: "completed", final: result.final, ...("output" in result && { structuredOutput: result.output }) };
   if (result.status === "max_steps") return { status: "max_turns", final: "", error: `no final answer within ${result.turns} model calls` };
   // Every call that needs approval is denied in -p, so a run cannot wait for one; say so if it ever does.
   const waiting = result.pending.map((pending) => pending.toolCall.name).join(", ");
@@ -212,7 +213,8 @@ function outcomeOf(result: CodingRunResult): PrintOutcome {
 function failureOf(error: unknown, context: PrintModeContext): PrintOutcome {
   if (context.spending.isBudgetExceeded(error)) return { status: "budget_exceeded", final: "", error: (error as Error).message };
   if (context.signal.aborted || error instanceof AbortError) return { status: "interrupted", final: "", error: "interrupted" };
-  if (error instanceof ProviderError || error instanceof UsageError) return { status: "error", final: "", error: error.message };
+  if (error instanceof ProviderError || error instanceof UsageError || error instanceof OutputValidationError)
+    return { status: "error", final: "", error: error.message };
   throw error;
 }
 

@@ -10,7 +10,13 @@ import type { PrintMcpServer } from "./mcp-server-report.js";
 export type PrintStatus = "completed" | "max_turns" | "budget_exceeded" | "blocked" | "error" | "interrupted";
 
 /** The outcome before it is printed. */
-export type PrintOutcome = { status: PrintStatus; final: string; error?: string | undefined };
+export type PrintOutcome = {
+  status: PrintStatus;
+  final: string;
+  /** With `--json-schema`: the validated answer. */
+  structuredOutput?: unknown;
+  error?: string | undefined;
+};
 
 /** A call that needed approval and was denied because nobody could give it (Claude Code's `permission_denials`). */
 export type PermissionDenial = { tool_name: string; tool_use_id: string; tool_input: Record<string, unknown> };
@@ -25,8 +31,10 @@ export type PrintResult = {
   subtype: "success" | "error_max_turns" | "error_max_budget_usd" | "error_during_execution";
   status: PrintStatus;
   is_error: boolean;
-  /** The final answer ("" unless completed). */
+  /** The final answer ("" unless completed); with `--json-schema`, the answer's JSON text. */
   result: string;
+  /** With `--json-schema`, on success: the answer, validated against the schema (Claude Code's field). */
+  structured_output?: unknown;
   session_id: string;
   /** Model calls made by this invocation. */
   num_turns: number;
@@ -90,6 +98,7 @@ export function formatPrintResult(
     status: outcome.status,
     is_error: outcome.status !== "completed",
     result: outcome.final,
+    ...("structuredOutput" in outcome && { structured_output: outcome.structuredOutput }),
     session_id: run.sessionId,
     num_turns: run.turns,
     duration_ms: run.durationMs,

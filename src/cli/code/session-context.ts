@@ -1,7 +1,7 @@
 import type { CodingAgent, CodingAgentOptions } from "../../code/coding-agent.js";
 import type { PermissionMode } from "../../code/permissions/index.js";
 import type { AgentEventListener } from "../../core/events.js";
-import type { Message, Model, Usage } from "../../core/types.js";
+import type { JsonSchema, Message, Model, Usage } from "../../core/types.js";
 import type { CliIo } from "../io.js";
 
 // The contract between `minagent code` (src/cli/commands/code.ts, which parses the flags, resolves the model and
@@ -51,6 +51,8 @@ export type CodeOptions = {
   mcpConfigFiles: readonly string[];
   /** `--strict-mcp-config`: start only the servers of the `--mcp-config` files. */
   strictMcpConfig: boolean;
+  /** `--json-schema` (for `-p`): what the answer must be; the json result carries it as `structured_output`. */
+  jsonSchema?: JsonSchema | undefined;
 };
 
 /**

@@ -31,6 +31,7 @@ import { describeConfigurationFiles } from "../code/configuration-files.js";
 import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
 import { describeProjectSettings, isProjectTrusted, trustProject, withoutProjectSettings } from "../code/project-trust.js";
+import { readJsonSchema } from "../code/read-json-schema.js";
 import type { CodeOptions, CodeOutputFormat, CodeSessionContext, CodingAgentOverrides } from "../code/session-context.js";
 import { createSpendingTracker, type SpendingTracker } from "../code/spending.js";
 import {
@@ -57,6 +58,8 @@ Options:
   -p, --print                      run the prompt to the end, print the outcome, exit
   --output-format <format>         with -p: text (the answer; default), json (one result object) or
                                    stream-json (one JSON object per event, then the result)
+  --json-schema <schema|file>      with -p: the answer must be JSON matching this JSON Schema (given inline
+                                   or as a file); the json result carries it as structured_output
   -m, --model <model>              the model to run (see above)
   --permission-mode <mode>         ${permissionModes.join(", ")}
   --allowedTools <rules…>          allow rules, e.g. "Bash(npm test)" Edit or "Bash(git log:*),Read"
@@ -151,6 +154,7 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       ...(io.env.HOME ? { home: io.env.HOME } : {}),
       claudeDirectory: claudeDirectory(io.env),
       maxSteps: options.maxTurns,
+      ...(options.jsonSchema && { output: options.jsonSchema }),
       prepareTurn: spending.prepareTurn,
       mcp,
       sandbox: options.sandbox,
@@ -436,6 +440,7 @@ const valueFlags = new Set([
   "--add-dir",
   "--timeout",
   "--mcp-config",
+  "--json-schema",
 ]);
 const ruleFlags = new Set(["--allowedTools", "--disallowedTools"]);
 const aliases: Record<string, string> = {
@@ -529,6 +534,8 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
   if (maxBudgetUsd !== undefined && !(maxBudgetUsd > 0 && Number.isFinite(maxBudgetUsd)))
     throw new UsageError(`--max-budget-usd must be an amount of dollars > 0, got "${budget}"`);
   const prompt = positional.join(" ").trim();
+  const jsonSchema = values.get("--json-schema");
+  if (jsonSchema !== undefined && !switches.has("--print")) throw new UsageError("--json-schema applies to -p runs only; add -p");
   return {
     prompt: prompt === "" ? undefined : prompt,
     print: switches.has("--print"),
@@ -549,6 +556,7 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     mcpConfigFiles: mcpConfigs.map((file) => resolve(cwd, file)),
     strictMcpConfig: switches.has("--strict-mcp-config"),
     sandbox: switches.has("--no-sandbox") ? false : switches.has("--sandbox") ? true : undefined,
+    ...(jsonSchema !== undefined && { jsonSchema: readJsonSchema(jsonSchema, cwd) }),
   };
 }
 

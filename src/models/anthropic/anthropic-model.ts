@@ -8,6 +8,7 @@ import { collectAnthropicStream } from "./collect-anthropic-stream.js";
 import { convertAnthropicResponse } from "./convert-anthropic-response.js";
 import { convertToAnthropicMessages, convertToAnthropicTools } from "./convert-to-anthropic-messages.js";
 import { createAnthropicError } from "./create-anthropic-error.js";
+import { mapAnthropicOutputFormat } from "./map-anthropic-output-format.js";
 import { mapAnthropicToolChoice } from "./map-anthropic-tool-choice.js";
 
 /** Settings of an {@link AnthropicModel}. */
@@ -40,6 +41,14 @@ export type AnthropicModelOptions = ProviderModelOptions & {
   temperature?: number | undefined;
   /** Sequences that stop generation (reported as the `stop_sequence` stop reason). */
   stopSequences?: string[] | undefined;
+  /**
+   * Answer an agent's output schema through the API's structured outputs (`output_config.format`, default true),
+   * which constrain the final text to the schema while tools stay usable. Turn it off for a model without them
+   * (those before Claude Sonnet 4.5 / Opus 4.5 / Haiku 4.5 answer 400): the agent then gives its answer through a
+   * final-answer tool.
+   * @see https://docs.claude.com/en/docs/build-with-claude/structured-outputs
+   */
+  structuredOutput?: boolean | undefined;
 };
 
 /**
@@ -54,6 +63,7 @@ export type AnthropicModelOptions = ProviderModelOptions & {
 export class AnthropicModel implements Model {
   readonly provider = "anthropic";
   readonly modelId: string;
+  readonly supportsResponseFormat: boolean;
   readonly #client: Anthropic;
   readonly #options: AnthropicModelOptions;
   readonly #maxTokens: number;
@@ -73,6 +83,7 @@ export class AnthropicModel implements Model {
       defaultEndpoint: { url: "https://api.anthropic.com", variable: "ANTHROPIC_BASE_URL" },
     });
     this.modelId = options.model;
+    this.supportsResponseFormat = options.structuredOutput ?? true;
     this.#options = options;
     this.#maxTokens = checkTokens(options);
     this.#client = new Anthropic({
@@ -98,7 +109,9 @@ export class AnthropicModel implements Model {
   /**
    * The Messages API body this model sends for a conversation (without `stream`): the system messages as `system`,
    * the agent's tools followed by the `serverTools`, and `tool_choice` only when `options.toolChoice` is given and
-   * the request has tools (see {@link mapAnthropicToolChoice}). A tool named like a server tool is a UsageError.
+   * the request has tools (see {@link mapAnthropicToolChoice}), and `output_config.format` for a `responseFormat`
+   * (see {@link mapAnthropicOutputFormat}) unless `structuredOutput` is false. A tool named like a server tool is a
+   * UsageError.
    */
   createRequest(messages: readonly Message[], tools: readonly ToolSchema[], options: RequestOptions = {}): AnthropicRequest {
     const { system, messages: converted } = convertToAnthropicMessages(messages);
@@ -117,6 +130,8 @@ export class AnthropicModel implements Model {
           tool_choice: mapAnthropicToolChoice(options.toolChoice, { thinking: thinking !== undefined }),
         }),
       ...(thinking && { thinking: { type: "enabled", budget_tokens: thinking.budgetTokens } }),
+      ...(options.responseFormat &&
+        this.supportsResponseFormat && { output_config: { format: mapAnthropicOutputFormat(options.responseFormat) } }),
       ...(temperature !== undefined && { temperature }),
       ...(stopSequences && { stop_sequences: stopSequences }),
     };

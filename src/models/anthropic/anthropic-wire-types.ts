@@ -45,5 +45,8 @@ export type AnthropicContentBlock = { type: string; [field: string]: unknown };
  */
 export type AnthropicMessageMetadata = { content: AnthropicContentBlock[] };
 
+/** The structured output a request asks for (`output_config.format`). */
+export type AnthropicOutputFormat = Anthropic.JSONOutputFormat;
+
 /** How the model may use the tools of a request (`tool_choice`). */
 export type AnthropicToolChoice = Anthropic.ToolChoice;

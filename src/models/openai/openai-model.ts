@@ -38,6 +38,14 @@ export type OpenAIModelOptions = ProviderModelOptions & {
   sendReasoning?: boolean | undefined;
   /** Ask a stream to end with a usage chunk (`stream_options.include_usage`, default true). */
   streamUsage?: boolean | undefined;
+  /**
+   * Answer an agent's output schema through `response_format: { type: "json_schema" }` (default: true for OpenAI
+   * itself, false with a `baseURL`). OpenAI-compatible servers differ in whether they honour it (vLLM and Ollama
+   * do, others ignore it), so by default the agent gives its answer through a final-answer tool there; set true
+   * for a server known to constrain its output.
+   * @see https://platform.openai.com/docs/guides/structured-outputs
+   */
+  structuredOutput?: boolean | undefined;
 };
 
 /**
@@ -50,6 +58,7 @@ export type OpenAIModelOptions = ProviderModelOptions & {
 export class OpenAIModel implements Model {
   readonly provider: string;
   readonly modelId: string;
+  readonly supportsResponseFormat: boolean;
   readonly #client: OpenAI;
   readonly #options: OpenAIModelOptions;
   readonly #attempts: ProviderAttempts;
@@ -73,6 +82,7 @@ export class OpenAIModel implements Model {
       defaultEndpoint: { url: "https://api.openai.com/v1", variable: "OPENAI_BASE_URL" },
     });
     this.modelId = options.model;
+    this.supportsResponseFormat = options.structuredOutput ?? official;
     this.#options = options;
     const apiKey = this.#attempts.apiKey;
     this.#client = new OpenAI({
@@ -98,7 +108,9 @@ export class OpenAIModel implements Model {
   /**
    * The Chat Completions body this model sends for a conversation (without `stream`): the limit as
    * `max_completion_tokens` to OpenAI and `max_tokens` to other servers, and `tool_choice` only when
-   * `options.toolChoice` is given and the request has tools (see {@link mapOpenAIToolChoice}).
+   * `options.toolChoice` is given and the request has tools (see {@link mapOpenAIToolChoice}), and a
+   * `response_format` of type `json_schema` for a `responseFormat` when the model uses structured output
+   * (`strict: false`: strict mode refuses common schemas, and the engine validates the answer itself).
    */
   createRequest(messages: readonly Message[], tools: readonly ToolSchema[], options: RequestOptions = {}): OpenAIRequest {
     const { maxTokens, temperature, stopSequences, baseURL, sendReasoning } = this.#options;
@@ -111,6 +123,13 @@ export class OpenAIModel implements Model {
       ...(maxTokens !== undefined && (baseURL === undefined ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens })),
       ...(temperature !== undefined && { temperature }),
       ...(stopSequences && { stop: stopSequences }),
+      ...(options.responseFormat &&
+        this.supportsResponseFormat && {
+          response_format: {
+            type: "json_schema",
+            json_schema: { name: options.responseFormat.name, schema: options.responseFormat.schema, strict: false },
+          },
+        }),
     };
   }
 }

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
-import type { JsonSchema } from "../core/types.js";
 import { UsageError } from "../errors.js";
+import type { JsonSchema } from "./types.js";
 
 /** Most items an array checked for unique objects may have: the check compares every pair. */
 export const maxUniqueItems = 1000;
@@ -12,14 +12,15 @@ const dataKeywords = new Set(["enum", "const", "default", "examples"]);
 const sameValueKeywords = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else"] as const;
 
 /**
- * Refuses, when a tool is added, a schema whose validation could block the process on what a model sends: a
- * `$ref` that leads back to itself without descending into the value (validation would never end), a regular
- * expression with nested quantifiers (`^(a+)+$`, exponential time on a short string; found by safe-regex2's
- * star-height test), and `uniqueItems` over objects or arrays without a `maxItems` of at most 1,000 (the check
- * compares every pair). Throws a UsageError naming the place and what to write instead.
+ * Refuses, when a tool is added or an agent is given an output schema, a schema whose validation could block the
+ * process on what a model sends: a `$ref` that leads back to itself without descending into the value (validation
+ * would never end), a regular expression with nested quantifiers (`^(a+)+$`, exponential time on a short string;
+ * found by safe-regex2's star-height test), and `uniqueItems` over objects or arrays without a `maxItems` of at most
+ * 1,000 (the check compares every pair). Throws a UsageError naming the place (after `subject`, such as
+ * `Tool "search": parameters`) and what to write instead.
  */
-export function checkSchemaSafety(toolName: string, schema: JsonSchema): void {
-  const fail = (where: string, problem: string) => new UsageError(`Tool "${toolName}": parameters${where}: ${problem}`);
+export function checkSchemaSafety(subject: string, schema: JsonSchema): void {
+  const fail = (where: string, problem: string) => new UsageError(`${subject}${where}: ${problem}`);
   let safeRegex: ((pattern: string) => boolean) | undefined;
   const isSafeRegex = (pattern: string) => {
     safeRegex ??= loadSafeRegex();
