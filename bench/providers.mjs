@@ -10,7 +10,8 @@
 // IMPORTS=<n> fresh processes per entry point (default 7).
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { minagentRoot, minagentUrl } from "./minagent-root.mjs";
 
 const rounds = Number(process.env.ROUNDS ?? 10);
@@ -103,7 +104,11 @@ const targets = [
     async create({ BedrockModel }) {
       const model = new BedrockModel({ model: "bench.model-v1:0", region: "us-east-1", endpoint: url, credentials, maxRetries: 0 });
       const { BedrockRuntimeClient, ConverseCommand } = await import("@aws-sdk/client-bedrock-runtime");
-      const client = new BedrockRuntimeClient({ region: "us-east-1", endpoint: url, credentials, maxAttempts: 1 });
+      // The HTTP/1.1 handler BedrockModel uses (the client's default is HTTP/2, which a plain http:// server does not speak).
+      const sdkRequire = createRequire(createRequire(import.meta.url).resolve("@aws-sdk/client-bedrock-runtime"));
+      const { NodeHttpHandler } = await import(pathToFileURL(sdkRequire.resolve("@smithy/node-http-handler")).href);
+      const requestHandler = new NodeHttpHandler();
+      const client = new BedrockRuntimeClient({ region: "us-east-1", endpoint: url, credentials, maxAttempts: 1, requestHandler });
       const body = model.createRequest(messages, tools);
       return { model, raw: () => client.send(new ConverseCommand(body)) };
     },
