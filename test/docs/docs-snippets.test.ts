@@ -63,7 +63,7 @@ describe("the docs' code blocks", () => {
     expect(probes.flatMap(problems).map(where)).toEqual([
       expect.stringMatching(/^probe\.md:2: TS2307 Cannot find module 'minagent\/models'/),
       expect.stringMatching(
-        /^probe\.md:12: TS2561 .*'maxStep' does not exist in type 'AgentOptions'\. Did you mean to write 'maxSteps'\?$/,
+        /^probe\.md:12: TS2561 .*'maxStep' does not exist in type 'AgentOptions(<unknown>)?'\. Did you mean to write 'maxSteps'\?$/,
       ),
     ]);
   });
