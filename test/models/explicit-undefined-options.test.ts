@@ -134,6 +134,7 @@ const responsesUndefined: EveryOptionalUndefined<OpenAIResponsesModelOptions> = 
   maxTokens: undefined,
   temperature: undefined,
   reasoning: undefined,
+  includeReasoning: undefined,
   store: undefined,
   maxRetries: undefined,
   retry: undefined,

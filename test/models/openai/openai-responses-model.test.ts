@@ -200,6 +200,24 @@ describe("OpenAIResponsesModel: reasoning items go back unchanged", () => {
     expect(body(0)).not.toHaveProperty("include"); // no reasoning option: the model may not be a reasoning one
   });
 
+  test.each([
+    ["gpt-5", {}, true],
+    ["gpt-5-mini-2025-08-07", {}, true],
+    ["o4-mini", {}, true],
+    ["gpt-5-chat-latest", {}, false],
+    ["gpt-4.1", {}, false],
+    ["gpt-4.1", { reasoning: { effort: "low" as const } }, true],
+    ["gpt-5", { includeReasoning: false }, false],
+    ["gpt-5", { store: true }, false],
+  ])("%s %j asks for the encrypted reasoning: %s", (id, settings, asked) => {
+    const request = new OpenAIResponsesModel({ model: id, apiKey: "test", baseURL: `${server.url}/v1`, ...settings }).createRequest(
+      user,
+      [],
+    );
+    if (asked) expect(request.include).toEqual(["reasoning.encrypted_content"]);
+    else expect(request).not.toHaveProperty("include");
+  });
+
   test("another provider's assistant message is rebuilt, its reasoning dropped", async () => {
     server.reply({ json: responsesResponse(responsesOutput("ok", [])) });
     const foreign: Message = {

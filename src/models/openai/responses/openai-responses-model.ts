@@ -29,11 +29,16 @@ export type OpenAIResponsesModelOptions = ProviderModelOptions & {
   temperature?: number | undefined;
   /**
    * How hard a reasoning model thinks (`effort`) and whether it writes summaries of its reasoning
-   * (`summary`: "auto", "concise", "detailed"). Setting it also asks for the encrypted reasoning
-   * (`include: ["reasoning.encrypted_content"]`) while `store` is false, so the reasoning goes back to the
-   * model on the next turn; models that do not reason refuse that, so leave it unset for them.
+   * (`summary`: "auto", "concise", "detailed").
    */
   reasoning?: ResponsesReasoningSettings | undefined;
+  /**
+   * Ask for the encrypted reasoning (`include: ["reasoning.encrypted_content"]`) while `store` is false, so that
+   * the reasoning goes back to the model on the next turn. Default: true when `reasoning` is set or the model id
+   * names one of OpenAI's reasoning families (o1, o3, o4-mini, gpt-5 but not gpt-5-chat, codex); models that do not
+   * reason refuse it (gpt-4o, gpt-4.1), so set false for another reasoning model's id that does not show it.
+   */
+  includeReasoning?: boolean | undefined;
   /**
    * Let OpenAI keep the responses (`store: true`, for its dashboard and evals). Default false: nothing is
    * kept on the server; every request carries the whole conversation, reasoning included.
@@ -113,7 +118,12 @@ export class OpenAIResponsesModel implements Model {
     tools: readonly ToolSchema[],
     options: Pick<ModelCallOptions, "toolChoice" | "responseFormat"> = {},
   ): ResponsesRequest {
-    const { maxTokens, temperature, reasoning } = this.#options;
+    const {
+      maxTokens,
+      temperature,
+      reasoning,
+      includeReasoning = reasoning !== undefined || reasoningModel.test(this.modelId),
+    } = this.#options;
     const store = this.#options.store ?? false;
     const { instructions, input } = convertToResponsesInput(messages, { provider: this.provider, store });
     const format = options.responseFormat;
@@ -129,8 +139,11 @@ export class OpenAIResponsesModel implements Model {
       ...(temperature !== undefined && { temperature }),
       ...(reasoning !== undefined && { reasoning }),
       // Without stored responses, the reasoning can only go back to the model encrypted.
-      ...(reasoning !== undefined && !store && { include: ["reasoning.encrypted_content"] }),
+      ...(includeReasoning && !store && { include: ["reasoning.encrypted_content"] }),
       ...(format && { text: { format: { type: "json_schema", name: format.name, schema: format.schema, strict: false } } }),
     };
   }
 }
+
+/** OpenAI's reasoning model ids: o1, o3, o4-mini, gpt-5 (and its -mini, -nano, -codex, dated versions, not -chat), codex-mini. */
+const reasoningModel = /^(o\d|gpt-5(?!.*-chat)|codex)/i;
