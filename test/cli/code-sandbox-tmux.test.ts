@@ -130,7 +130,8 @@ describe.skipIf(!hasTmux || !hasBubblewrap)("minagent code on a terminal with th
       server.reply(bash("c1", { command: "curl -sS http://some.invalid/" }), say("The host was refused."));
       await start();
       await prompt("fetch it");
-      const asked = await pane.waitFor("Allow Network(some.invalid:80)?");
+      // The question is drawn in more than one write: wait for its last line, or the capture may catch it half-drawn.
+      const asked = await pane.waitFor("2. No (the command's request is refused)");
       expect(asked).toContain("⋯ Bash(curl -sS http://some.invalid/)\nAllow Network(some.invalid:80)?");
       expect(flat(asked)).toContain(
         "(a sandboxed command wants to reach some.invalid:80; yes opens some.invalid for the rest of this session, sandbox.network.allowedDomains in .minagent/settings.json for good)",
