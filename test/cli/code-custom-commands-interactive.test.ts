@@ -45,7 +45,7 @@ function setUp(script: string[]): { context: CodeSessionContext; terminal: FakeT
       return agent;
     },
     session,
-    sessions: { create: async () => session, open: async () => session, list: async () => [] },
+    sessions: { create: async () => session, open: async () => session, list: async () => [], remove: async () => false },
     spending: { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, isBudgetExceeded: () => false },
     signal: new AbortController().signal,
   };

@@ -47,7 +47,12 @@ function setUp(script: FakeModelScriptItem[], hooks: HookConfiguration) {
       return agent;
     },
     session: memorySession("session-1"),
-    sessions: { create: async () => memorySession(`session-${++created}`), open: async () => memorySession("x"), list: async () => [] },
+    sessions: {
+      create: async () => memorySession(`session-${++created}`),
+      open: async () => memorySession("x"),
+      list: async () => [],
+      remove: async () => false,
+    },
     spending: { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, isBudgetExceeded: () => false },
     signal: stop.signal,
   };

@@ -23,6 +23,9 @@ function memorySession(id: string, history: Message[] = []): CodeSession & { eve
     flushes: 0,
     record: (event: AgentEvent) => void session.events.push(event),
     flush: async () => void session.flushes++,
+    markCheckpoint: () => {},
+    conversationBefore: async () => undefined,
+    rewindConversation: () => {},
   };
   return session;
 }
@@ -69,6 +72,7 @@ function setUp(script: FakeModelScriptItem[], options: Partial<CodeOptions> = {}
         turns: candidate.history.filter((message) => message.role === "assistant").length,
         firstPrompt: candidate.history[0]?.content,
       })),
+    remove: async () => false,
   };
   const context: CodeSessionContext = {
     io: { stdout: () => {}, stderr: () => {}, readLine: async () => undefined, env: {} },

@@ -52,7 +52,16 @@ export function interactiveOptions(cwd: string, overrides: Partial<CodeOptions> 
 
 /** A session that records nothing to disk. */
 export function memorySession(id: string): CodeSession {
-  return { id, file: `/sessions/${id}.jsonl`, history: [], record: (_: AgentEvent) => {}, flush: async () => {} };
+  return {
+    id,
+    file: `/sessions/${id}.jsonl`,
+    history: [],
+    record: (_: AgentEvent) => {},
+    flush: async () => {},
+    markCheckpoint: () => {},
+    conversationBefore: async () => undefined,
+    rewindConversation: () => {},
+  };
 }
 
 /** The parts of a session context that stay in memory: one session (`id`) that every resume opens, no spending. */
@@ -60,7 +69,7 @@ export function memorySessionParts(id: string): Pick<CodeSessionContext, "sessio
   const session = memorySession(id);
   return {
     session,
-    sessions: { create: async () => session, open: async () => session, list: async () => [] },
+    sessions: { create: async () => session, open: async () => session, list: async () => [], remove: async () => false },
     spending: { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, isBudgetExceeded: () => false },
     signal: new AbortController().signal,
   };

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { JsonLinesSessionStore } from "../../code/sessions/json-lines-session-store.js";
 import { describeSessionHolder, SessionInUseError, staleHint } from "../../code/sessions/session-lock.js";
@@ -30,16 +31,27 @@ export type CodeSessionStoreOptions = {
 export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSessionStore {
   const cwd = resolve(options.cwd);
   const store = new JsonLinesSessionStore({ directory: options.directory });
-  const sessionOf = (recorder: SessionRecorder, history: readonly unknown[] | undefined): CodeSession => ({
-    id: recorder.sessionId,
-    file: store.sessionPath(cwd, recorder.sessionId),
-    history: (history ?? []) as CodeSession["history"],
-    record: recorder.listen,
-    // The recorder writes each event's lines before it returns: nothing waits, but a failed write is reported here.
-    flush: async () => {
-      if (recorder.error !== undefined) throw recorder.error;
-    },
-  });
+  const sessionOf = (recorder: SessionRecorder, history: readonly unknown[] | undefined, forkedFrom?: string): CodeSession => {
+    const file = store.sessionPath(cwd, recorder.sessionId);
+    return {
+      id: recorder.sessionId,
+      file,
+      history: (history ?? []) as CodeSession["history"],
+      record: recorder.listen,
+      // The recorder writes each event's lines before it returns: nothing waits, but a failed write is reported here.
+      flush: async () => {
+        if (recorder.error !== undefined) throw recorder.error;
+      },
+      markCheckpoint: (checkpointId) => recorder.markCheckpoint(checkpointId),
+      conversationBefore: async (checkpointId) => {
+        const found = await store.conversationBefore(recorder.sessionId, checkpointId);
+        // A fork whose first lines are not written has no file yet: its checkpoints are all its parent's.
+        if (found !== undefined || forkedFrom === undefined || existsSync(file)) return found;
+        return store.conversationBefore(forkedFrom, checkpointId);
+      },
+      rewindConversation: (messages, checkpointId) => recorder.rewindConversation(messages, checkpointId),
+    };
+  };
   const recorderFor = (resume: LoadedSession | undefined, fork: boolean) =>
     new SessionRecorder({
       store,
@@ -69,7 +81,7 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
       const loaded = seed.forkedFrom === undefined ? undefined : await load(seed.forkedFrom);
       const recorder = recorderFor(loaded, loaded !== undefined);
       switchTo(recorder.sessionId); // its lock is taken with its first lines
-      return sessionOf(recorder, seed.history ?? loaded?.messages);
+      return sessionOf(recorder, seed.history ?? loaded?.messages, loaded?.sessionId);
     },
     async open(id) {
       const heldBefore = id === current;
@@ -98,6 +110,11 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
         turns: summary.turns,
         firstPrompt: summary.firstPrompt,
       }));
+    },
+    async remove(id) {
+      const removed = await store.remove(id);
+      if (id === current) current = undefined; // removing takes and gives up its lock: this process holds it no more
+      return removed;
     },
   };
 }

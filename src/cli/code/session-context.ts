@@ -71,6 +71,23 @@ export type CodeSession = {
   readonly record: AgentEventListener;
   /** Resolves once everything recorded so far is written (call it before the process exits). */
   flush(): Promise<void>;
+  /**
+   * Marks a checkpoint in the session: where the conversation stands before the prompt about to run. Call it just
+   * before the run, so that the marker is written before the prompt; a failed write is reported by `flush`.
+   */
+  markCheckpoint(checkpointId: string): void;
+  /**
+   * The conversation as it stood at a checkpoint: before the prompt `markCheckpoint(checkpointId)` was called for
+   * (a checkpoint from before a fork is found in the session it was forked from), or just before the rewind
+   * `rewindConversation(…, checkpointId)` made (its undo). Undefined when the session has no such checkpoint.
+   */
+  conversationBefore(checkpointId: string): Promise<readonly Message[] | undefined>;
+  /**
+   * Makes the saved conversation `messages` (a rewind, between runs), recorded under the rewind's own
+   * `checkpointId` so that `conversationBefore(checkpointId)` gives back what it replaced. Pass `messages` as the
+   * next run's history: nothing is written twice. A failed write is reported by `flush`.
+   */
+  rewindConversation(messages: readonly Message[], checkpointId: string): void;
 };
 
 /** A saved session, as a list of them shows it. */
@@ -95,6 +112,8 @@ export interface CodeSessionStore {
   open(id: string): Promise<CodeSession>;
   /** The folder's saved sessions, newest first. */
   list(): Promise<CodeSessionSummary[]>;
+  /** Deletes a saved session's file; false when there was none. Refused while another process writes it. */
+  remove(id: string): Promise<boolean>;
 }
 
 /** What a UI may set on the agent it builds; everything else comes from the flags. */

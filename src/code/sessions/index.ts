@@ -9,11 +9,12 @@ export {
 } from "./json-lines-session-store.js";
 export { interruptedRunResult, type OpenedSession, type OpenSessionOptions, openSession } from "./open-session.js";
 export { pruneSessions } from "./prune-sessions.js";
-export { readSession } from "./read-session.js";
+export { conversationBefore, readSession } from "./read-session.js";
 export { createSessionScrubber, environmentSecrets, scrubMessage } from "./scrub-message.js";
 export { SessionFileError } from "./session-file-error.js";
 export {
   formatSessionLine,
+  type SessionCheckpointLine,
   type SessionCompactionLine,
   type SessionEntry,
   type SessionHeader,

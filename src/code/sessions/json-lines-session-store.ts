@@ -3,8 +3,9 @@ import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, read
 import { readdir, readFile, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import type { Message } from "../../engine.js";
 import { UsageError } from "../../errors.js";
-import { readSession, summarizeSession } from "./read-session.js";
+import { conversationBefore, readSession, readSessionHeader, summarizeSession } from "./read-session.js";
 import { sessionFileError } from "./session-file-error.js";
 import { formatSessionLine, type SessionLine } from "./session-format.js";
 import { acquireSessionLock, type SessionLock } from "./session-lock.js";
@@ -156,6 +157,28 @@ export class JsonLinesSessionStore implements SessionStore {
     return readSession(bytes.toString("utf8"), path);
   }
 
+  /**
+   * The conversation before a checkpoint of a session (see `conversationBefore`), read without taking the lock.
+   * A fork's file starts with the conversation it was forked with as plain messages, so a checkpoint from before
+   * the fork is looked for in the session it was forked from (which is never rewritten), and so on up a few
+   * forks. Undefined when none of them has it, or the session (a fork's first lines not written yet) has no file.
+   */
+  async conversationBefore(sessionId: string, checkpointId: string): Promise<Message[] | undefined> {
+    const seen = new Set<string>();
+    for (let id: string | undefined = sessionId; id !== undefined && !seen.has(id) && seen.size < maxForkDepth; ) {
+      seen.add(id);
+      const path = await this.#find(id);
+      if (path === undefined) return undefined;
+      const text = await readFile(path, "utf8").catch((error: unknown) => {
+        throw sessionFileError(error, path, "read");
+      });
+      const found = conversationBefore(text, path, checkpointId);
+      if (found !== undefined) return found;
+      id = readSessionHeader(text, path).forkedFrom?.sessionId;
+    }
+    return undefined;
+  }
+
   async list(cwd: string): Promise<SessionSummary[]> {
     const folder = join(this.directory, "projects", projectFolderName(cwd));
     const names = await readdir(folder).catch(() => [] as string[]);
@@ -246,6 +269,9 @@ export class JsonLinesSessionStore implements SessionStore {
     return undefined;
   }
 }
+
+/** How many sessions `conversationBefore` reads: the session and the ones it was forked from, in turn. */
+const maxForkDepth = 8;
 
 function compareTimes(a: string, b: string): number {
   return (Date.parse(a) || 0) - (Date.parse(b) || 0);

@@ -9,10 +9,41 @@ import type { LoadedSession, SessionProblem, SessionStatus, SessionSummary } fro
  * Throws a UsageError when the first line is not a version-1 header. `source` names the file in errors.
  */
 export function readSession(text: string, source: string): LoadedSession {
+  const { reader, problems } = replayLines(text, source, () => false);
+  return reader.result(problems);
+}
+
+/**
+ * The conversation as it stood before a checkpoint: the file's lines replayed up to (not including) the first
+ * that is the `checkpoint` marker with that id or a rewind's `compaction` line with it, so exactly what
+ * `readSession(…).messages` was then (call order restored, compactions before it applied). Undefined when the
+ * file has no such line. Torn and damaged lines are skipped as `readSession` skips them; throws as it does for a
+ * file that is not a session.
+ */
+export function conversationBefore(text: string, source: string, checkpointId: string): Message[] | undefined {
+  const { reader, stopped } = replayLines(
+    text,
+    source,
+    (entry) => (entry.type === "checkpoint" || entry.type === "compaction") && entry.checkpointId === checkpointId,
+  );
+  return stopped ? reader.result([]).messages : undefined;
+}
+
+/** The header of a session file's text; throws a UsageError as `readSession` does when it is not one. */
+export function readSessionHeader(text: string, source: string): SessionHeader {
+  const end = text.indexOf("\n");
+  return readHeader(end === -1 ? text : text.slice(0, end), source);
+}
+
+/** Replays the lines after the header into a reader, until `stop` is true of a line (which is not applied). */
+function replayLines(
+  text: string,
+  source: string,
+  stop: (entry: SessionEntry) => boolean,
+): { reader: ConversationReader; problems: SessionProblem[]; stopped: boolean } {
   const lines = text.split("\n");
   const problems: SessionProblem[] = [];
-  const header = readHeader(lines[0], source);
-  const reader = new ConversationReader(header);
+  const reader = new ConversationReader(readHeader(lines[0], source));
   const last = text.endsWith("\n") ? lines.length - 2 : lines.length - 1;
   for (let index = 1; index <= last; index++) {
     const raw = lines[index] as string;
@@ -24,10 +55,11 @@ export function readSession(text: string, source: string): LoadedSession {
       problems.push({ line: index + 1, reason: index === last && !text.endsWith("\n") ? tornLine : damagedLine });
       continue;
     }
+    if (typeof entry === "object" && entry !== null && stop(entry)) return { reader, problems, stopped: true };
     const problem = reader.apply(entry);
     if (problem !== undefined) problems.push({ line: index + 1, reason: problem });
   }
-  return reader.result(problems);
+  return { reader, problems, stopped: false };
 }
 
 const tornLine = "the last line is incomplete: the process stopped while writing it";

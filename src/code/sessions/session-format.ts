@@ -60,15 +60,32 @@ export type SessionMessageLine = LineBase & {
 };
 
 /**
- * The history was replaced: by `prepareTurn` (compaction, pruning; `reason: "prepare-turn"`), or by a run started
- * with a history that is not the recorded one (`reason: "history"`). The conversation is now its first `keep`
- * messages followed by `messages`; both parts are on one line, so a replacement is on disk whole or not at all.
+ * The history was replaced: by `prepareTurn` (compaction, pruning; `reason: "prepare-turn"`), by a run started
+ * with a history that is not the recorded one (`reason: "history"`), or by a rewind of the conversation to a
+ * checkpoint (`reason: "rewind"`). The conversation is now its first `keep` messages followed by `messages`; both
+ * parts are on one line, so a replacement is on disk whole or not at all.
  */
 export type SessionCompactionLine = LineBase & {
   type: "compaction";
-  reason: "prepare-turn" | "history";
+  reason: "prepare-turn" | "history" | "rewind";
   keep: number;
   messages: Message[];
+  /**
+   * On a rewind: the rewind's own checkpoint id. The conversation just before this line is the one the rewind
+   * replaced, found by this id as a marker's is (`conversationBefore`), so that a rewind can be undone.
+   */
+  checkpointId?: string | undefined;
+};
+
+/**
+ * A checkpoint: written when a prompt begins, before its user message line. It marks where the conversation
+ * stood before that prompt, so that it can be rewound there (`conversationBefore`); it changes nothing in the
+ * conversation, and loading a session passes over it.
+ */
+export type SessionCheckpointLine = LineBase & {
+  type: "checkpoint";
+  /** The checkpoint's id (the one the workspace's record of files before the prompt is kept under). */
+  checkpointId: string;
 };
 
 /** The permission mode changed (the person's shift-tab, or the model's EnterPlanMode / ExitPlanMode). */
@@ -125,6 +142,7 @@ export type SessionChildRunEndLine = LineBase & {
 export type SessionEntry =
   | SessionMessageLine
   | SessionCompactionLine
+  | SessionCheckpointLine
   | SessionPermissionModeLine
   | SessionModelLine
   | SessionPendingLine

@@ -9,6 +9,7 @@ import {
   toolResultMessage,
   UsageError,
 } from "../../engine.js";
+import { commonStart } from "./common-start.js";
 import { createSessionScrubber, environmentSecrets, scrubMessage, scrubToolCall } from "./scrub-message.js";
 import { type SessionEntry, type SessionHeader, type SessionModel, sessionFormatVersion } from "./session-format.js";
 import type { LoadedSession, SessionStore } from "./session-store.js";
@@ -80,6 +81,8 @@ export class SessionRecorder {
   #queued: SessionEntry[] = [];
   /** The conversation's messages as the runs hold them (not scrubbed), to tell what is new. */
   #mirror: Message[];
+  /** A fork's conversation, until it is in the mirror (its first run, or a line that must follow it, puts it there). */
+  #forkStart: readonly Message[] | undefined;
   /** The turn whose results are coming in, to put them in call order. */
   #turn = new OpenTurn([], -1);
   /** The runs heard of: the conversation's, and their child runs. */
@@ -123,6 +126,7 @@ export class SessionRecorder {
     } else {
       this.sessionId = options.sessionId ?? globalThis.crypto.randomUUID();
       this.#mirror = [];
+      this.#forkStart = fork ? resume?.messages : undefined;
       this.#header = {
         type: "session",
         version: sessionFormatVersion,
@@ -150,6 +154,68 @@ export class SessionRecorder {
     } catch (error) {
       this.#fail(error);
     }
+  }
+
+  /**
+   * Marks a checkpoint now: where the conversation stands before the prompt about to run (call it before
+   * `agent.run`), so that `conversationBefore(…, checkpointId)` finds it. Before the session's first lines it is
+   * queued behind the header, as a permission mode is; on a fork, after the conversation the fork starts with.
+   */
+  markCheckpoint(checkpointId: string): void {
+    if (this.#error !== undefined) return;
+    const line: SessionEntry = { type: "checkpoint", checkpointId, at: this.#at() };
+    if (this.#header) {
+      this.#queued.push(...this.#forkLines(), line);
+      return;
+    }
+    try {
+      this.#write([line]);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /**
+   * Makes the recorded conversation `messages` now (a rewind, between runs): one `compaction` line with
+   * `reason: "rewind"` and the rewind's own `checkpointId` (the conversation just before it is what an undo goes
+   * back to), keeping the start it shares with the recorded one. The next run, given `messages` as its history,
+   * writes no second compaction.
+   */
+  rewindConversation(messages: readonly Message[], checkpointId: string): void {
+    if (this.#error !== undefined) return;
+    try {
+      const lines = this.#header ? this.#forkLines() : [];
+      const mirror = this.#mirror;
+      const keep = commonStart(mirror, messages);
+      const added = messages.slice(keep);
+      lines.push({
+        type: "compaction",
+        reason: "rewind",
+        keep,
+        messages: added.map((message) => scrubMessage(message, this.#scrubber)),
+        checkpointId,
+        at: this.#at(),
+      });
+      this.#write(lines);
+      this.#mirror = mirror.slice(0, keep).concat(added);
+      this.#turn = OpenTurn.last(this.#mirror);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /**
+   * A fork not yet written: its starting conversation as message lines, put in the mirror, so that a line that
+   * marks where the conversation stands follows it (the first run then writes only what it adds).
+   */
+  #forkLines(): SessionEntry[] {
+    const start = this.#forkStart;
+    if (start === undefined) return [];
+    this.#forkStart = undefined;
+    this.#mirror = start.slice();
+    this.#turn = OpenTurn.last(this.#mirror);
+    const at = this.#at();
+    return start.map((message) => ({ type: "message", message: scrubMessage(message, this.#scrubber), at }));
   }
 
   #fail(error: unknown): void {
@@ -275,9 +341,7 @@ export class SessionRecorder {
    */
   #sync(messages: readonly Message[], reason: "prepare-turn" | "history", lines: SessionEntry[]): void {
     const mirror = this.#mirror;
-    let keep = 0;
-    const shortest = Math.min(mirror.length, messages.length);
-    while (keep < shortest && sameMessage(mirror[keep] as Message, messages[keep] as Message)) keep++;
+    const keep = commonStart(mirror, messages);
     const added = messages.slice(keep);
     const at = this.#at();
     if (keep === mirror.length)
@@ -302,6 +366,7 @@ export class SessionRecorder {
       this.#store.append(this.sessionId, [header, ...this.#queued, ...lines]);
       this.#header = undefined;
       this.#queued = [];
+      this.#forkStart = undefined; // written by now: by #forkLines, or as the first run's history
     } else {
       this.#store.append(this.sessionId, lines);
     }
@@ -321,15 +386,6 @@ const recordedEvents = new Set<AgentEvent["type"]>([
   "run-end",
   "run-error",
 ]);
-
-/** Whether two messages are the same entry of a conversation (the same object, or the same role, text, call and calls). */
-function sameMessage(a: Message, b: Message): boolean {
-  if (a === b) return true;
-  if (a.role !== b.role || a.content !== b.content || a.toolCallId !== b.toolCallId) return false;
-  const left = a.toolCalls ?? [];
-  const right = b.toolCalls ?? [];
-  return left.length === right.length && left.every((call, index) => call.id === right[index]?.id);
-}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -19,6 +19,11 @@ export interface SessionStore {
   /** Deletes a session; false when there was none. */
   remove(sessionId: string): Promise<boolean>;
   /**
+   * The conversation as it stood before a checkpoint (a `checkpoint` marker, or a rewind's `compaction` line, with
+   * that id), looked for in the sessions a fork was made from too; undefined when there is none.
+   */
+  conversationBefore?(sessionId: string, checkpointId: string): Promise<Message[] | undefined>;
+  /**
    * Takes the session's write lock for this process, so that no other process appends to it until `unlock` (or
    * this process's exit): call it before `load` when going on with a session. Throws (naming the process) when
    * another running process holds it. A store without it cannot keep two processes from mixing one session.
