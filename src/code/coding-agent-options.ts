@@ -12,6 +12,7 @@ import type {
   ToolCall,
 } from "../engine.js";
 import type { AttachedResources, DeferTools, McpElicitationHandler, McpServers } from "../mcp/index.js";
+import type { Checkpoint, CheckpointSettings, RewindConflictPolicy, RewindOutcome } from "./checkpoints/index.js";
 import type { CustomCommand, ExpandedCommand } from "./commands/index.js";
 import type { CompactorOptions } from "./compaction/index.js";
 import type { HookConfiguration, HookRunReport } from "./hooks/index.js";
@@ -98,8 +99,14 @@ export type CodingAgentOptions = {
    * handler stays. Default: on whenever `mcp` is given.
    */
   mcpSampling?: false | { model?: Model | undefined } | undefined;
-  /** The session's id, sent to hooks (default: a random one). */
+  /** The session's id, sent to hooks and naming its checkpoints (default: a random one). */
   sessionId?: string | undefined;
+  /**
+   * Checkpoints before every prompt, so that {@link CodingAgent.rewind} can undo what the agent did — Write, Edit
+   * and every shell command — and the conversation with it (docs/code.md, Checkpoints). Off unless given; the
+   * settings files' `checkpoints` object (enabled, exclude, gitignore, caps) applies, these fields over it.
+   */
+  checkpoints?: CodingAgentCheckpoints | undefined;
   /** The checklist TodoWrite keeps (default: a new one; read it as `agent.todos.todos`). */
   todos?: TodoStore | undefined;
   /** The home directory for `~` in rules and the user's settings file (default: the user's). */
@@ -192,8 +199,40 @@ export type CodingRunOptions = {
   onEvent?: AgentEventListener | undefined;
   /** Ask the model to stream, so listeners get text deltas as they arrive. */
   stream?: boolean | undefined;
+  /** Told of the checkpoint made before this prompt (a session records where it stands). Called before the run starts. */
+  onCheckpoint?: ((checkpoint: Checkpoint) => void) | undefined;
   /** Told which `@server:uri` mentions of the prompt had their MCP resource attached, and why others did not. */
   onResourcesAttached?: ((attachment: AttachedResources) => void) | undefined;
+};
+
+/** Where a {@link CodingAgent} keeps its checkpoints, and what they cover (the settings' `checkpoints` keys, over them). */
+export type CodingAgentCheckpoints = Omit<CheckpointSettings, "maxStoreBytes"> & {
+  /** The store (`minagent code` uses `<data directory>/checkpoints`): shared by sessions, one log per session. */
+  directory: string;
+  /** A fork's parent session: the fork's checkpoints start as a copy of its. */
+  forkedFrom?: string | undefined;
+  /** Told what a person should know: old checkpoints pruned, a workspace too large to scan around commands. */
+  onNote?: ((note: string) => void) | undefined;
+  /** Hides secrets in the prompt text a checkpoint keeps. */
+  scrub?: ((text: string) => string) | undefined;
+};
+
+/** Options of {@link CodingAgent.rewind}. */
+export type CodingRewindOptions = {
+  /** Restore the files (default true). */
+  code?: boolean | undefined;
+  /** The conversation now: give it to rewind the conversation too (the outcome's `history`). */
+  conversation?: readonly Message[] | undefined;
+  /** What to do with files changed after the agent's last change to them (default `refuse`). */
+  onConflict?: RewindConflictPolicy | undefined;
+  /** Finds the conversation as it stood at a checkpoint when the one given no longer holds it (a session file replayed). */
+  conversationBefore?: ((checkpointId: string) => Promise<readonly Message[] | undefined>) | undefined;
+};
+
+/** What {@link CodingAgent.rewind} did, and the conversation to go on with when it was asked for. */
+export type CodingRewindOutcome = RewindOutcome & {
+  /** The conversation before the checkpoint (with `conversation`): the next run's history. */
+  history: Message[] | undefined;
 };
 
 /** Options of a {@link CodingAgent.runCommand} run: a run's, and who hears of the prompt it sends. */

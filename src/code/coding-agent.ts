@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import {
@@ -15,7 +16,15 @@ import {
   UsageError,
 } from "../engine.js";
 import { attachResourceMentions, type McpServers } from "../mcp/index.js";
-import type { CodingAgentOptions, CodingRunOptions, CodingRunResult, CommandRunOptions } from "./coding-agent-options.js";
+import { type Checkpoint, Checkpoints, fingerprintOf, readCheckpointSettings, withCheckpoints } from "./checkpoints/index.js";
+import type {
+  CodingAgentOptions,
+  CodingRewindOptions,
+  CodingRewindOutcome,
+  CodingRunOptions,
+  CodingRunResult,
+  CommandRunOptions,
+} from "./coding-agent-options.js";
 import { builtInTools, createBoundaries, createSkills, createSubagents, listenWith, registryOptions } from "./coding-agent-parts.js";
 import {
   allowedToolsSource,
@@ -47,7 +56,7 @@ import { withPostToolUseHooks } from "./hooks/with-post-tool-use-hooks.js";
 import { loadProjectMemory, type ProjectMemory } from "./memory/index.js";
 import type { CodePermissions } from "./permissions/index.js";
 import type { Sandbox } from "./sandbox/create-sandbox.js";
-import { settingsLocations, settingsOf } from "./settings/load-settings.js";
+import { type LoadedSettings, settingsLocations, settingsOf } from "./settings/load-settings.js";
 import { hooksDisabled, settingsEnvironment } from "./settings/session-settings.js";
 import type { Skill } from "./skills/index.js";
 import type { AgentTool } from "./subagents/index.js";
@@ -56,7 +65,16 @@ import { withoutCredentials } from "./tools/bash.js";
 import { createTodoStore, type TodoStore } from "./tools/todo-write.js";
 import { Workspace } from "./workspace.js";
 
-export type { ApprovalRequest, CodingAgentOptions, CodingRunOptions, CodingRunResult, CommandRunOptions } from "./coding-agent-options.js";
+export type {
+  ApprovalRequest,
+  CodingAgentCheckpoints,
+  CodingAgentOptions,
+  CodingRewindOptions,
+  CodingRewindOutcome,
+  CodingRunOptions,
+  CodingRunResult,
+  CommandRunOptions,
+} from "./coding-agent-options.js";
 
 /**
  * Claude Code's capabilities on minagent's loop, for any model: the built-in coding tools (Read, Write, Edit, Glob,
@@ -93,6 +111,15 @@ export class CodingAgent {
   /** The OS sandbox Bash commands run in; `sandbox.status.enabled` says whether they really do. */
   readonly sandbox: Sandbox;
   /**
+   * The session's checkpoints (the `checkpoints` option; `checkpoints.enabled: false` in settings turns them off):
+   * the list `/rewind` shows, and the store {@link rewind} restores from. Undefined without them.
+   */
+  readonly checkpoints: Checkpoints | undefined;
+  /** Conversations a rewind replaced in this process, by the rewind's checkpoint id: what undoing it brings back. */
+  readonly #replaced = new Map<string, readonly Message[]>();
+  /** Set by runCommand: its checkpoint is made before the command's shell lines run, not again by run. */
+  #checkpointMade = false;
+  /**
    * What was left out so that the session could start, one line each: agent files that cannot be used, tools an
    * agent file names that there are not. The CLI prints them.
    */
@@ -121,6 +148,7 @@ export class CodingAgent {
     compactor: Compactor | undefined;
     mcp: McpServers | undefined;
     sandbox: Sandbox;
+    checkpoints: Checkpoints | undefined;
     warnings: readonly string[];
     transcript: HookTranscript;
     commandModels: CommandModels;
@@ -139,6 +167,7 @@ export class CodingAgent {
     this.compactor = parts.compactor;
     this.mcp = parts.mcp;
     this.sandbox = parts.sandbox;
+    this.checkpoints = parts.checkpoints;
     this.warnings = parts.warnings;
     this.#transcript = parts.transcript;
     this.#commandModels = parts.commandModels;
@@ -150,6 +179,7 @@ export class CodingAgent {
    * the hooks' transcript file. It runs no hook: call {@link end} first when the session ends.
    */
   async close(): Promise<void> {
+    await this.checkpoints?.flush();
     await this.sandbox.close();
     await this.#transcript.remove();
   }
@@ -210,10 +240,15 @@ export class CodingAgent {
       permissionMode: () => permissions.mode,
     });
     warnings.push(...hooks.warnings);
-    const withHooks = (tool: Tool): Tool =>
-      hooks.hasHooks("PostToolUse", tool.name) || hooks.hasHooks("PostToolUseFailure", tool.name)
-        ? withPostToolUseHooks(tool, hooks)
-        : tool;
+    const checkpoints = await openCheckpoints(options, settings, workspace, sessionId, warnings);
+    // Checkpoints outside the hooks: a PostToolUse hook that formats the file changes what the rewind restores from.
+    const withHooks = (tool: Tool): Tool => {
+      const hooked =
+        hooks.hasHooks("PostToolUse", tool.name) || hooks.hasHooks("PostToolUseFailure", tool.name)
+          ? withPostToolUseHooks(tool, hooks)
+          : tool;
+      return checkpoints ? withCheckpoints(hooked, checkpoints, (path) => realPathOf(workspace, path)) : hooked;
+    };
     const todos = options.todos ?? createTodoStore();
     const registry = new ToolRegistry(registryOptions);
     const bashEnv = commandEnv && { ...withoutCredentials(process.env), GIT_EDITOR: "true", ...commandEnv };
@@ -323,6 +358,7 @@ export class CodingAgent {
       compactor,
       mcp: options.mcp,
       sandbox,
+      checkpoints,
       warnings,
       transcript,
       commandModels,
@@ -336,6 +372,8 @@ export class CodingAgent {
    * the agent back to work (at most `maxStopContinuations` times in a row).
    */
   async run(prompt: string, options: CodingRunOptions = {}): Promise<CodingRunResult> {
+    if (!this.#checkpointMade) this.#beginPrompt(prompt, options);
+    this.#checkpointMade = false;
     const submitted = await this.hooks.runUserPromptSubmitHooks(prompt, options.signal);
     if ("blocked" in submitted && submitted.blocked !== undefined)
       return blockedResult(submitted.blocked, "UserPromptSubmit", options.history);
@@ -380,6 +418,9 @@ export class CodingAgent {
     const found = this.#command(command);
     return this.#commandModels.run(found, () =>
       withAllowRules(this.permissions, this.#allowedToolsOf(found), allowedToolsSource(found), async () => {
+        // Before the command's shell lines, which may change files too.
+        this.#beginPrompt(`/${found.name}${args ? ` ${args}` : ""}`, options);
+        this.#checkpointMade = true;
         const expansion = await expandCustomCommand(found, args, createCommandTools(this), options);
         options.onExpanded?.(expansion);
         return this.run(expansion.prompt, options);
@@ -406,6 +447,57 @@ export class CodingAgent {
     options: Omit<CodingRunOptions, "history"> = {},
   ): Promise<CodingRunResult> {
     return this.#stoppable(async () => this.#untilStopped(await this.agent.resume(state, decisions, options), options), undefined);
+  }
+
+  /**
+   * Goes back to before a checkpoint (its number as `/rewind` lists it, or its id): the files the agent changed since
+   * are restored (`code`, default true) and, with `conversation` (the conversation now), `history` in the outcome is
+   * the conversation as it was before that prompt — go on with it as the next run's history. The rewind is a
+   * checkpoint itself: rewinding to before it undoes it (its conversation comes back from this process's memory,
+   * or from `conversationBefore`, which a session store answers). A file changed after the agent's last change to
+   * it stops the rewind before anything changes (`onConflict: "refuse"`, a RewindConflictError naming the files),
+   * is left alone (`"keep"`) or is restored anyway (`"overwrite"`). A UsageError without checkpoints, for an
+   * unknown checkpoint, or for a conversation that cannot be found.
+   * @example
+   * const outcome = await agent.rewind(2, { conversation: result.messages });
+   * await agent.run("Try again, without touching the tests.", { history: outcome.history });
+   */
+  async rewind(target: string | number, options: CodingRewindOptions = {}): Promise<CodingRewindOutcome> {
+    const checkpoints = this.checkpoints;
+    if (!checkpoints) throw new UsageError("This agent keeps no checkpoints: create it with the `checkpoints` option.");
+    const to = checkpoints.find(target);
+    const history =
+      options.conversation === undefined ? undefined : await this.#conversationBefore(to, options.conversation, options.conversationBefore);
+    const outcome = await checkpoints.rewind(to.id, {
+      code: options.code,
+      conversation: options.conversation,
+      onConflict: options.onConflict,
+    });
+    if (options.conversation !== undefined) this.#replaced.set(outcome.checkpoint.id, options.conversation.slice());
+    return { ...outcome, history };
+  }
+
+  async #conversationBefore(
+    to: Checkpoint,
+    now: readonly Message[],
+    lookUp: CodingRewindOptions["conversationBefore"],
+  ): Promise<Message[]> {
+    const { length, fingerprint } = to.conversation;
+    const last = now[length - 1];
+    if (now.length >= length && (length === 0 ? fingerprint === undefined : last !== undefined && fingerprintOf(last) === fingerprint))
+      return now.slice(0, length);
+    const remembered = this.#replaced.get(to.id);
+    if (remembered) return remembered.slice();
+    const found = await lookUp?.(to.id);
+    if (found) return found.slice();
+    throw new UsageError(
+      `The conversation before checkpoint ${to.number} is not in the conversation given (a compaction replaced it) and could not be found; rewind the code only ({ code: true } without conversation).`,
+    );
+  }
+
+  #beginPrompt(prompt: string, options: CodingRunOptions): void {
+    const checkpoint = this.checkpoints?.beginPrompt(prompt, options.history ?? []);
+    if (checkpoint) options.onCheckpoint?.(checkpoint);
   }
 
   /** A PostToolBatch hook's stop is how the run ends, not an error: a blocked result with the conversation so far. */
@@ -493,4 +585,43 @@ function blockedResult(reason: string, blockedBy: CodingRunResult["blockedBy"], 
     blocked: reason,
     blockedBy,
   };
+}
+
+/** The session's checkpoints, when the `checkpoints` option asks and the settings do not turn them off. */
+async function openCheckpoints(
+  options: CodingAgentOptions,
+  settings: LoadedSettings,
+  workspace: Workspace,
+  sessionId: string,
+  warnings: string[],
+): Promise<Checkpoints | undefined> {
+  if (!options.checkpoints) return undefined;
+  const read = readCheckpointSettings(settings);
+  warnings.push(...read.warnings);
+  const { directory, forkedFrom, onNote, scrub, ...given } = options.checkpoints;
+  const chosen = { ...read.settings, ...definedOnly(given) };
+  if (chosen.enabled === false) return undefined;
+  return Checkpoints.open({
+    directory,
+    sessionId,
+    forkedFrom,
+    roots: workspace.directories,
+    exclude: chosen.exclude,
+    gitignore: chosen.gitignore,
+    maxFileBytes: chosen.maxFileBytes,
+    maxFiles: chosen.maxFiles,
+    maxCheckpoints: chosen.maxCheckpoints,
+    scrub,
+    onNote,
+  });
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
+}
+
+/** The file a file tool's path leads to (a symlink is written through): what its checkpoint must keep. */
+async function realPathOf(workspace: Workspace, path: string): Promise<string> {
+  const absolute = await workspace.resolve(path);
+  return realpath(absolute).catch(() => absolute);
 }

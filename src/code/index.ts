@@ -1,9 +1,31 @@
 // `minagent/code`: Claude Code's capabilities on minagent's loop — the coding tools over a workspace, the
 // permission system, hooks, and the CodingAgent that composes them. Explicit named exports only.
+
+export {
+  type Checkpoint,
+  type CheckpointSettings,
+  Checkpoints,
+  type CheckpointsOptions,
+  type FileChange,
+  type FileChangeSummary,
+  type FileState,
+  pruneCheckpointStore,
+  type RestoredFile,
+  type RewindConflict,
+  RewindConflictError,
+  type RewindConflictPolicy,
+  type RewindOutcome,
+  type RewindPlan,
+  summarizeChanges,
+  unifiedDiff,
+} from "./checkpoints/index.js";
 export {
   type ApprovalRequest,
   CodingAgent,
+  type CodingAgentCheckpoints,
   type CodingAgentOptions,
+  type CodingRewindOptions,
+  type CodingRewindOutcome,
   type CodingRunOptions,
   type CodingRunResult,
   type CommandRunOptions,

@@ -27,6 +27,10 @@ export type WalkFilesOptions = {
   signal?: AbortSignal | undefined;
   /** Most folders read at once (default 16). */
   concurrency?: number | undefined;
+  /** Leaves out a file or folder (a folder is not entered), whatever the ignore files say. `relative` is from `start`. */
+  exclude?: ((relative: string, isFolder: boolean) => boolean) | undefined;
+  /** `false`: the ignore files do not apply (everything but `exclude` and version-control folders is walked). */
+  gitignore?: boolean | undefined;
 };
 
 /** Folders of version-control systems, never walked (Claude Code leaves out the same ones). */
@@ -36,6 +40,8 @@ const versionControlFolders = new Set([".git", ".hg", ".svn", ".bzr", ".jj", ".s
 type IgnoreRules = { base: string; rules: Ignore };
 
 type PendingFolder = { path: string; relative: string; rules: readonly IgnoreRules[] };
+
+type FolderFilter = Pick<WalkFilesOptions, "exclude" | "gitignore">;
 
 /**
  * Walks a folder tree the way git sees it, for Grep and Glob: every `.gitignore` applies to its folder and
@@ -49,7 +55,8 @@ type PendingFolder = { path: string; relative: string; rules: readonly IgnoreRul
 export async function walkFiles(options: WalkFilesOptions): Promise<void> {
   const { start, onFile, signal } = options;
   const concurrency = options.concurrency ?? 16;
-  const pending: PendingFolder[] = [{ path: start, relative: "", rules: await ancestorRules(start, options.boundary) }];
+  const rules = options.gitignore === false ? [] : await ancestorRules(start, options.boundary);
+  const pending: PendingFolder[] = [{ path: start, relative: "", rules }];
   let active = 0;
   await new Promise<void>((resolve, reject) => {
     const next = (): void => {
@@ -60,7 +67,7 @@ export async function walkFiles(options: WalkFilesOptions): Promise<void> {
       while (active < concurrency && pending.length > 0) {
         const folder = pending.pop() as PendingFolder;
         active += 1;
-        readFolder(folder, pending, onFile).then(
+        readFolder(folder, pending, onFile, options).then(
           () => {
             active -= 1;
             if (active === 0 && pending.length === 0) resolve();
@@ -74,14 +81,19 @@ export async function walkFiles(options: WalkFilesOptions): Promise<void> {
   });
 }
 
-async function readFolder(folder: PendingFolder, pending: PendingFolder[], onFile: (file: WalkedFile) => void): Promise<void> {
+async function readFolder(
+  folder: PendingFolder,
+  pending: PendingFolder[],
+  onFile: (file: WalkedFile) => void,
+  filter: FolderFilter,
+): Promise<void> {
   let entries: Dirent[];
   try {
     entries = await readdir(folder.path, { withFileTypes: true });
   } catch {
     return; // unreadable or vanished: git skips it too
   }
-  const rules = await folderRules(folder, entries);
+  const rules = filter.gitignore === false ? folder.rules : await folderRules(folder, entries);
   const prefix = folder.relative === "" ? "" : `${folder.relative}/`;
   for (const entry of entries) {
     const name = entry.name;
@@ -89,9 +101,11 @@ async function readFolder(folder: PendingFolder, pending: PendingFolder[], onFil
     const isFolder = entry.isDirectory();
     if (!isFolder && !entry.isFile()) continue; // links, sockets, devices
     const path = join(folder.path, name);
+    const relativePath = prefix + name;
+    if (filter.exclude?.(relativePath, isFolder)) continue;
     if (rules.length > 0 && isIgnored(rules, path, isFolder)) continue;
-    if (isFolder) pending.push({ path, relative: prefix + name, rules });
-    else onFile({ path, relative: prefix + name });
+    if (isFolder) pending.push({ path, relative: relativePath, rules });
+    else onFile({ path, relative: relativePath });
   }
 }
 

@@ -19,6 +19,7 @@ const honoured = new Set([
   "model",
   "alwaysThinkingEnabled",
   "cleanupPeriodDays",
+  "checkpoints",
 ]);
 
 /** Keys Claude Code's settings documentation lists that minagent does not act on (yet). */
