@@ -36,6 +36,7 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
     return {
       id: recorder.sessionId,
       file,
+      forkedFrom,
       history: (history ?? []) as CodeSession["history"],
       record: recorder.listen,
       // The recorder writes each event's lines before it returns: nothing waits, but a failed write is reported here.

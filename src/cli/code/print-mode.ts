@@ -1,3 +1,4 @@
+import type { Checkpoint } from "../../code/checkpoints/index.js";
 import type { ApprovalRequest, CodingAgent, CodingRunResult } from "../../code/coding-agent.js";
 import { classifySlashPrompt, describeCommandNames, parseSlashInput } from "../../code/commands/index.js";
 import { expandMcpPrompt, isMcpPromptCommand } from "../../code/mcp-prompt-commands.js";
@@ -9,6 +10,7 @@ import { formatUsage } from "../commands/run.js";
 import { describeMcpLog, describeProgress, toolCallLine } from "../describe-progress.js";
 import { describePrintMcpServers, mcpServerLine } from "./mcp-server-report.js";
 import { formatPrintResult, type PermissionDenial, type PrintOutcome } from "./print-result.js";
+import { rewindForPrint } from "./print-rewind.js";
 import { interruptedExitCode } from "./process-input.js";
 import { sandboxStatusLine } from "./sandbox-status.js";
 import type { CodeSessionContext } from "./session-context.js";
@@ -118,6 +120,12 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
     );
     return 2;
   }
+  const rewound = await rewindForPrint(context, agent);
+  if ("exitCode" in rewound) {
+    await agent.end("other");
+    await session.flush();
+    return rewound.exitCode;
+  }
   progress.start(agent);
   // What servers log (at info and above) is for the person who asked to see more.
   const stopLogs =
@@ -128,8 +136,10 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
   try {
     // Streamed: deltas for stream-json, and a silent response is retried (the adapters' idle timeout).
     const runOptions = {
-      history: session.history,
+      history: rewound.history,
       signal: context.signal,
+      // Where the prompt starts is marked in the session: a rewind to before it finds the conversation there.
+      onCheckpoint: (checkpoint: Checkpoint) => session.markCheckpoint(checkpoint.id),
       onEvent: progress.event,
       stream: true,
       // A mention that could not be attached is said, as a command's file that could not be included is.

@@ -1,3 +1,4 @@
+import type { RewindConflictPolicy } from "../../code/checkpoints/index.js";
 import type { CodingAgent, CodingAgentOptions } from "../../code/coding-agent.js";
 import type { PermissionMode } from "../../code/permissions/index.js";
 import type { AgentEventListener } from "../../core/events.js";
@@ -7,6 +8,9 @@ import type { CliIo } from "../io.js";
 // The contract between `minagent code` (src/cli/commands/code.ts, which parses the flags, resolves the model and
 // opens the session) and the interactive terminal UI (src/cli/code/interactive/index.ts, which exports
 // `runInteractiveSession`). Types only: either side may change its implementation without touching the other.
+
+/** What a rewind restores: the files and the conversation, or one of them. */
+export type RewindScope = "both" | "code" | "conversation";
 
 /** How `-p` prints its outcome. */
 export type CodeOutputFormat = "text" | "json" | "stream-json";
@@ -51,6 +55,8 @@ export type CodeOptions = {
   mcpConfigFiles: readonly string[];
   /** `--strict-mcp-config`: start only the servers of the `--mcp-config` files. */
   strictMcpConfig: boolean;
+  /** `--rewind <n|id|list>` (for `-p`, in a session named by --continue / --resume), with its scope and conflict policy. */
+  rewind?: { target: string; scope: RewindScope; onConflict: RewindConflictPolicy } | undefined;
   /** `--json-schema` (for `-p`): what the answer must be; the json result carries it as `structured_output`. */
   jsonSchema?: JsonSchema | undefined;
 };
@@ -65,6 +71,8 @@ export type CodeSession = {
   readonly id: string;
   /** The file it is saved in, for messages. */
   readonly file: string;
+  /** The session it was forked from (`--fork-session`), whose checkpoints it starts with. */
+  readonly forkedFrom?: string | undefined;
   /** The conversation so far: empty for a new session. Pass it as `history` to the first run; after that, the last result's messages. */
   readonly history: readonly Message[];
   /** Records a run's events into the session (pass it as the run's `onEvent`). */

@@ -1,6 +1,7 @@
-import { stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { pruneCheckpointStore, type RewindConflictPolicy, readCheckpointSettings } from "../../code/checkpoints/index.js";
 import { CodingAgent } from "../../code/coding-agent.js";
 import { describeProjectCommandRules } from "../../code/commands/index.js";
 import { eventCanBlock } from "../../code/hooks/index.js";
@@ -8,6 +9,7 @@ import { isPermissionMode, permissionModes } from "../../code/permissions/modes.
 import { splitRuleList } from "../../code/permissions/parse-rule.js";
 import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
 import { pruneSessions } from "../../code/sessions/prune-sessions.js";
+import { createSessionScrubber, environmentSecrets } from "../../code/sessions/scrub-message.js";
 import { type LoadedSettings, loadSettings, settingsLocations } from "../../code/settings/load-settings.js";
 import { settingsEnvironment, settingsValue } from "../../code/settings/session-settings.js";
 import { settingsWarnings } from "../../code/settings/settings-warnings.js";
@@ -32,7 +34,7 @@ import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
 import { describeProjectSettings, isProjectTrusted, trustProject, withoutProjectSettings } from "../code/project-trust.js";
 import { readJsonSchema } from "../code/read-json-schema.js";
-import type { CodeOptions, CodeOutputFormat, CodeSessionContext, CodingAgentOverrides } from "../code/session-context.js";
+import type { CodeOptions, CodeOutputFormat, CodeSessionContext, CodingAgentOverrides, RewindScope } from "../code/session-context.js";
 import { createSpendingTracker, type SpendingTracker } from "../code/spending.js";
 import {
   approveProjectServers,
@@ -72,6 +74,10 @@ Options:
   -c, --continue                   go on with this folder's newest session
   -r, --resume [id]                go on with the session <id>
   --fork-session                   with --continue or --resume: save to a new session, leave the old one as it was
+  --rewind <n|id|list>             with --continue or --resume: undo the session back to before checkpoint n
+                                   (list: show the checkpoints); with a prompt, go on from there
+  --rewind-scope <scope>           both (default), code or conversation
+  --rewind-conflicts <policy>      files changed after the agent's last change: refuse (default), keep, overwrite
   --mcp-config <file>              start the MCP servers of this .mcp.json file too (repeat for more)
   --strict-mcp-config              start only the --mcp-config files' servers
   --verbose                        show tool calls, results and usage on stderr
@@ -136,6 +142,9 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
   const session = await chooseSession(sessions, options);
   const pruneWarning = await pruneOldSessions(home, settings);
   if (pruneWarning) io.stderr(`minagent code: ${pruneWarning}\n`);
+  const pruneNote = await pruneCheckpoints(home, settings, session.id);
+  if (pruneNote) io.stderr(`minagent code: ${pruneNote}\n`);
+  const scrubber = createSessionScrubber(environmentSecrets(io.env, createSessionScrubber([])));
   const { mcp, projectMcpServers } = await startMcpServers(io, options, home, settings);
   const spending = createSpendingTracker({ modelId: model.id, free: model.free, budgetUsd: options.maxBudgetUsd });
   const warned = new Set<string>();
@@ -161,6 +170,12 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       // No person answers a -p run: leaving the sandbox is refused there unless the settings allow it.
       unattended: options.print,
       sessionId: session.id,
+      checkpoints: {
+        directory: join(home, "checkpoints"),
+        forkedFrom: session.forkedFrom,
+        onNote: (note) => io.stderr(`minagent code: ${note}\n`),
+        scrub: scrubber.text,
+      },
       // An agent file's model (`sonnet`, `anthropic:claude-haiku-4-5`) is made as the session's is: this environment's keys and base URLs.
       subagents: {
         resolveModel: (spec) => resolveModel(spec, { env, timeoutMs: options.timeoutMs }),
@@ -243,7 +258,8 @@ async function readOptions(args: readonly string[], io: CodeIo): Promise<CodeOpt
         'standard input is not a terminal: run a prompt to the end with -p, e.g. minagent code -p "Fix the failing test"',
       );
     await checkFolders(options);
-    return options.print && options.prompt === undefined ? { ...options, prompt: await promptFromInput(io) } : options;
+    // `--rewind` alone is a whole run: no prompt is waited for.
+    return options.print && options.prompt === undefined && !options.rewind ? { ...options, prompt: await promptFromInput(io) } : options;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     throw new UsageError(`${error.message}\nRun "minagent code --help" for the options.`, { cause: error });
@@ -314,6 +330,25 @@ async function pruneOldSessions(home: string, settings: LoadedSettings): Promise
     return `${days.path}: "cleanupPeriodDays" must be a number of days (0 or more), not ${JSON.stringify(days.value)}; no session was deleted`;
   await pruneSessions(home, days.value);
   return undefined;
+}
+
+/**
+ * Frees the checkpoint store as a session starts: the checkpoints of sessions whose file is gone (deleted, or pruned
+ * by cleanupPeriodDays), and, over the settings' `checkpoints.maxStoreBytes`, the oldest sessions' (said).
+ */
+async function pruneCheckpoints(home: string, settings: LoadedSettings, current: string): Promise<string | undefined> {
+  const existing = new Set<string>();
+  const projects = join(home, "projects");
+  for (const folder of await readdir(projects).catch(() => [] as string[]))
+    for (const name of await readdir(join(projects, folder)).catch(() => [] as string[]))
+      if (name.endsWith(".jsonl")) existing.add(name.slice(0, -".jsonl".length));
+  const pruned = await pruneCheckpointStore(join(home, "checkpoints"), {
+    sessionExists: (id) => existing.has(id),
+    maxStoreBytes: readCheckpointSettings(settings).settings.maxStoreBytes,
+    keep: [current],
+  });
+  if (pruned.prunedForCap.length === 0) return undefined;
+  return `the checkpoints of ${pruned.prunedForCap.length} older session${pruned.prunedForCap.length === 1 ? "" : "s"} were pruned: the store was over checkpoints.maxStoreBytes (their conversations are kept; their rewinds are gone).`;
 }
 
 /** The thinking budget `alwaysThinkingEnabled` gives without MAX_THINKING_TOKENS. */
@@ -431,6 +466,9 @@ async function promptFromInput(io: CodeIo): Promise<string> {
 
 const outputFormats: readonly CodeOutputFormat[] = ["text", "json", "stream-json"];
 const valueFlags = new Set([
+  "--rewind",
+  "--rewind-scope",
+  "--rewind-conflicts",
   "--output-format",
   "--model",
   "--permission-mode",
@@ -534,6 +572,19 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
   if (maxBudgetUsd !== undefined && !(maxBudgetUsd > 0 && Number.isFinite(maxBudgetUsd)))
     throw new UsageError(`--max-budget-usd must be an amount of dollars > 0, got "${budget}"`);
   const prompt = positional.join(" ").trim();
+  const rewind = values.get("--rewind");
+  if (rewind !== undefined && !switches.has("--continue") && resume === undefined)
+    throw new UsageError("--rewind goes back in a saved session; name it with --continue or --resume <id>");
+  if (rewind !== undefined && !switches.has("--print"))
+    throw new UsageError("--rewind applies to -p runs; in the interactive session use /rewind (or Esc Esc)");
+  const rewindScope = values.get("--rewind-scope") ?? "both";
+  if (!["both", "code", "conversation"].includes(rewindScope))
+    throw new UsageError(`--rewind-scope must be both, code or conversation, got "${rewindScope}"`);
+  const rewindConflicts = values.get("--rewind-conflicts") ?? "refuse";
+  if (!["refuse", "keep", "overwrite"].includes(rewindConflicts))
+    throw new UsageError(`--rewind-conflicts must be refuse, keep or overwrite, got "${rewindConflicts}"`);
+  if (rewind === undefined && (values.has("--rewind-scope") || values.has("--rewind-conflicts")))
+    throw new UsageError("--rewind-scope and --rewind-conflicts go with --rewind <n>");
   const jsonSchema = values.get("--json-schema");
   if (jsonSchema !== undefined && !switches.has("--print")) throw new UsageError("--json-schema applies to -p runs only; add -p");
   return {
@@ -556,6 +607,9 @@ export function parseCodeArguments(args: readonly string[], env: CliIo["env"], c
     mcpConfigFiles: mcpConfigs.map((file) => resolve(cwd, file)),
     strictMcpConfig: switches.has("--strict-mcp-config"),
     sandbox: switches.has("--no-sandbox") ? false : switches.has("--sandbox") ? true : undefined,
+    ...(rewind !== undefined && {
+      rewind: { target: rewind, scope: rewindScope as RewindScope, onConflict: rewindConflicts as RewindConflictPolicy },
+    }),
     ...(jsonSchema !== undefined && { jsonSchema: readJsonSchema(jsonSchema, cwd) }),
   };
 }

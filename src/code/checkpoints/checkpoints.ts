@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import type { Message } from "../../engine.js";
 import { UsageError } from "../../errors.js";
 import { BlobStore } from "./blob-store.js";
-import { appendLogLines, type CheckpointLogLine, linesOf, readLog, rewriteLog } from "./checkpoint-log.js";
+import { appendLogLines, type CheckpointLogLine, linesOf, type ReadLog, readLog, rewriteLog } from "./checkpoint-log.js";
 import type {
   Checkpoint,
   ConversationMark,
@@ -85,7 +85,9 @@ export class Checkpoints {
   readonly #blobs: BlobStore;
   readonly #manifest: WorkspaceManifest;
   readonly #manifestFile: string;
-  readonly #logFile: string;
+  #logFile: string;
+  #sessionId: string;
+  #forkedFrom: string | undefined;
   #checkpoints: Checkpoint[];
   #prunedThrough: number;
   #queue: Promise<unknown> = Promise.resolve();
@@ -101,6 +103,8 @@ export class Checkpoints {
     this.#manifest = manifest;
     this.#manifestFile = manifestFile(options.directory, options.roots);
     this.#logFile = logFile(options.directory, options.sessionId);
+    this.#sessionId = options.sessionId;
+    this.#forkedFrom = options.forkedFrom;
     this.#checkpoints = log.checkpoints;
     this.#prunedThrough = log.prunedThrough;
   }
@@ -124,6 +128,27 @@ export class Checkpoints {
       log = await readLog(file);
     }
     return new Checkpoints(options, manifest, log);
+  }
+
+  /** The session whose checkpoints these are. */
+  get sessionId(): string {
+    return this.#sessionId;
+  }
+
+  /**
+   * Goes on with another session's checkpoints (the interactive session's /clear and /resume): its log is read (a
+   * fork's first copied from its parent's); the workspace's manifest stays.
+   */
+  async switchSession(sessionId: string, forkedFrom?: string): Promise<void> {
+    await this.#serialized(async () => {
+      const log = await openLog(this.#options.directory, sessionId, forkedFrom);
+      this.#sessionId = sessionId;
+      this.#forkedFrom = forkedFrom;
+      this.#logFile = logFile(this.#options.directory, sessionId);
+      this.#checkpoints = log.checkpoints;
+      this.#prunedThrough = log.prunedThrough;
+      this.#touchedPaths = undefined;
+    });
   }
 
   /** The session's checkpoints, oldest first (pruned ones gone). */
@@ -337,7 +362,7 @@ export class Checkpoints {
     };
     const lines: CheckpointLogLine[] = [];
     if (this.#checkpoints.length === 0 && this.#prunedThrough === 0)
-      lines.push({ type: "session", version: 1, sessionId: this.#options.sessionId, forkedFrom: this.#options.forkedFrom });
+      lines.push({ type: "session", version: 1, sessionId: this.#sessionId, forkedFrom: this.#forkedFrom });
     const { changes: _changes, ...line } = checkpoint;
     lines.push({ type: "checkpoint", ...line });
     appendLogLines(this.#logFile, lines);
@@ -352,11 +377,7 @@ export class Checkpoints {
     if (excess <= 0) return;
     const dropped = this.#checkpoints.splice(0, excess);
     this.#prunedThrough = (dropped.at(-1) as Checkpoint).number;
-    const lines = linesOf(
-      { sessionId: this.#options.sessionId, forkedFrom: this.#options.forkedFrom },
-      this.#checkpoints,
-      this.#prunedThrough,
-    );
+    const lines = linesOf({ sessionId: this.#sessionId, forkedFrom: this.#forkedFrom }, this.#checkpoints, this.#prunedThrough);
     void this.#serialized(async () => {
       await rewriteLog(this.#logFile, lines);
       await markSweepDue(this.#options.directory);
@@ -371,6 +392,18 @@ export class Checkpoints {
     this.#queue = result.catch(() => {});
     return result;
   }
+}
+
+/** A session's log as read; a fork's first log is its parent's, copied (then each goes its own way). */
+async function openLog(directory: string, sessionId: string, forkedFrom: string | undefined): Promise<ReadLog> {
+  const file = logFile(directory, sessionId);
+  const log = await readLog(file);
+  if (log.sessionId !== undefined || forkedFrom === undefined) return log;
+  const parent = await readLog(logFile(directory, forkedFrom));
+  if (parent.checkpoints.length === 0) return log;
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await rewriteLog(file, linesOf({ sessionId, forkedFrom }, parent.checkpoints, parent.prunedThrough));
+  return readLog(file);
 }
 
 /** The manifest of a set of roots: one per workspace, shared by its sessions. */
