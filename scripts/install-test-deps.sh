@@ -2,7 +2,8 @@
 # The system programs the test suite drives for real: PostgreSQL (durable runs on DBOS), Chromium (the trace
 # viewer's browser tests), bubblewrap and socat (the shell sandbox and its network bridge), and curl and python3
 # (the sandbox's escape attempts use them as a model's commands would), and unshare and ip (the MCP conformance
-# suite runs in a network namespace that has only loopback).
+# suite runs in a network namespace that has only loopback), tmux (the interactive CLI driven as a person would,
+# keys sent to a real terminal) and git (checkpoints must leave a repository as it was).
 # Installs Debian's packages when one is missing; does nothing when all are present.
 # Needs root (or sudo) only when something has to be installed. Starts no service: the tests start their own
 # throwaway Postgres cluster and their own headless browser, and stop them.
@@ -15,13 +16,13 @@ fi
 if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
   missing+=(chromium)
 fi
-for program in bwrap:bubblewrap socat:socat curl:curl python3:python3 unshare:util-linux ip:iproute2; do
+for program in bwrap:bubblewrap socat:socat curl:curl python3:python3 unshare:util-linux ip:iproute2 tmux:tmux git:git; do
   if ! command -v "${program%%:*}" >/dev/null && [ ! -x "/usr/sbin/${program%%:*}" ] && [ ! -x "/sbin/${program%%:*}" ]; then
     missing+=("${program##*:}")
   fi
 done
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "test dependencies: PostgreSQL, Chromium, bubblewrap, socat, curl, python3, unshare and ip are installed"
+  echo "test dependencies: PostgreSQL, Chromium, bubblewrap, socat, curl, python3, unshare, ip, tmux and git are installed"
   exit 0
 fi
 

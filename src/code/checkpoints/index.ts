@@ -20,6 +20,7 @@ export {
   fingerprintOf,
   logFile,
   manifestFile,
+  markSweepDue,
   RewindConflictError,
   type RewindOutcome,
 } from "./checkpoints.js";

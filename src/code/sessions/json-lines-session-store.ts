@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Message } from "../../engine.js";
 import { UsageError } from "../../errors.js";
+import { logFile, markSweepDue } from "../checkpoints/index.js";
 import { conversationBefore, readSession, readSessionHeader, summarizeSession } from "./read-session.js";
 import { sessionFileError } from "./session-file-error.js";
 import { formatSessionLine, type SessionLine } from "./session-format.js";
@@ -208,6 +209,13 @@ export class JsonLinesSessionStore implements SessionStore {
     } finally {
       this.unlock(sessionId);
     }
+    // Its checkpoints go with it: the log now, the contents only it kept at the store's next sweep.
+    const checkpoints = join(this.directory, "checkpoints");
+    const removed = await unlink(logFile(checkpoints, sessionId)).then(
+      () => true,
+      () => false,
+    );
+    if (removed) await markSweepDue(checkpoints).catch(() => {});
     return true;
   }
 

@@ -16,7 +16,7 @@ export interface SessionStore {
   load(sessionId: string): Promise<LoadedSession>;
   /** The sessions of a folder, most recently updated first. */
   list(cwd: string): Promise<SessionSummary[]>;
-  /** Deletes a session; false when there was none. */
+  /** Deletes a session (and, for a store that keeps them, its checkpoints); false when there was none. */
   remove(sessionId: string): Promise<boolean>;
   /**
    * The conversation as it stood before a checkpoint (a `checkpoint` marker, or a rewind's `compaction` line, with
