@@ -94,6 +94,7 @@ export class Checkpoints {
   /** Commands running now: a change a scan meets meanwhile may be theirs, not someone else's. */
   #running = 0;
   #tooManyFiles = false;
+  #warmedUp = false;
   /** The paths the session's checkpoints hold changes of (made on first need). */
   #touchedPaths: Set<string> | undefined;
 
@@ -181,6 +182,12 @@ export class Checkpoints {
       conversation: markOf(conversation),
     });
     this.#pruneOld();
+    // The first scan of a process may read every file (a workspace never seen, or changed since): it starts now, in
+    // the background, while the model thinks, so that the first command seldom waits for it.
+    if (!this.#warmedUp) {
+      this.#warmedUp = true;
+      void this.#serialized(() => this.#scan("outside")).catch(() => {});
+    }
     return checkpoint;
   }
 
