@@ -20,6 +20,8 @@ export function hashContent(content: Uint8Array): string {
 export class BlobStore {
   readonly directory: string;
   readonly #known = new Set<string>();
+  /** The two-letter folders made so far (256 at most): each is made once, not before every blob. */
+  readonly #folders = new Set<string>();
 
   constructor(directory: string) {
     this.directory = directory;
@@ -31,7 +33,11 @@ export class BlobStore {
     if (this.#known.has(hash)) return hash;
     const path = this.#path(hash);
     if (!(await exists(path))) {
-      await mkdir(join(this.directory, hash.slice(0, 2)), { recursive: true, mode: 0o700 });
+      const folder = hash.slice(0, 2);
+      if (!this.#folders.has(folder)) {
+        await mkdir(join(this.directory, folder), { recursive: true, mode: 0o700 });
+        this.#folders.add(folder);
+      }
       const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
       await writeFile(temporary, await compress(content, { level: 1 }), { mode: 0o600 });
       await rename(temporary, path);
