@@ -99,4 +99,27 @@ describe("checkpoints: what is left out", () => {
     expect(disabled.checkpoints).toBeUndefined();
     await disabled.close();
   });
+
+  it("a workspace over maxFiles gets no command scans, and a note says so; Write and Edit are still recorded", async () => {
+    const where = project();
+    const notes: string[] = [];
+    const model = new FakeModel([
+      bash("echo changed > kept.txt", "b1"),
+      reply("", toolCall("Write", { file_path: "written.txt", content: "written\n" }, "w1")),
+      "Done.",
+    ]);
+    const agent = await checkpointAgent(model, where, {
+      checkpoints: { directory: where.store, maxFiles: 2, onNote: (note) => notes.push(note) },
+    });
+    await agent.run("Change things.");
+    expect(notes).toEqual([
+      "Shell commands' changes are not checkpointed: the workspace has more than 2 files (checkpoints.maxFiles). Write and Edit are.",
+    ]);
+    expect(agent.checkpoints?.coverageNote).toBe(notes[0]);
+    expect(relativePaths(where.root, agent.checkpoints?.checkpoints[0]?.changes)).toEqual(["written.txt"]);
+    await agent.rewind(1);
+    await agent.close();
+    expect(existsSync(join(where.root, "written.txt"))).toBe(false);
+    expect(readText(where.root, "kept.txt")).toBe("changed\n");
+  });
 });
