@@ -46,11 +46,13 @@ export async function checkpointAgent(
 /** Everything about a git repository a tool must leave alone: status, refs, stash, the index file's bytes. */
 export function gitFingerprint(root: string): Record<string, string> {
   const git = (...args: string[]) => execFileSync("git", ["-C", root, ...args], { encoding: "utf8" });
+  // The index is read first: `git status` refreshes its stat data for files whose times changed.
+  const index = readFileSync(join(root, ".git", "index")).toString("base64");
   return {
     status: git("status", "--porcelain=v2", "--untracked-files=all", "--ignored"),
     refs: git("for-each-ref"),
     stash: git("stash", "list"),
-    index: readFileSync(join(root, ".git", "index")).toString("base64"),
+    index,
     objects: git("count-objects", "-v"),
   };
 }
