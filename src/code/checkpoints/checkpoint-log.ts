@@ -17,7 +17,14 @@ export type CheckpointLogLine =
   | { type: "pruned"; through: number; at: string };
 
 /** A log as read: its checkpoints with their changes, and the last number pruned (0: none). */
-export type ReadLog = { sessionId: string | undefined; forkedFrom: string | undefined; checkpoints: Checkpoint[]; prunedThrough: number };
+export type ReadLog = {
+  sessionId: string | undefined;
+  forkedFrom: string | undefined;
+  checkpoints: Checkpoint[];
+  prunedThrough: number;
+  /** The file does not end with a line break: its last line was torn by a crash. */
+  torn: boolean;
+};
 
 /** Appends lines to a log, creating it (and its folder) on the first. */
 export function appendLogLines(file: string, lines: readonly CheckpointLogLine[]): void {
@@ -29,7 +36,13 @@ export function appendLogLines(file: string, lines: readonly CheckpointLogLine[]
 /** Reads a log; a missing file is an empty log. Damaged lines are skipped: a log only ever loses what they held. */
 export async function readLog(file: string): Promise<ReadLog> {
   const text = await readFile(file, "utf8").catch(() => "");
-  const log: ReadLog = { sessionId: undefined, forkedFrom: undefined, checkpoints: [], prunedThrough: 0 };
+  const log: ReadLog = {
+    sessionId: undefined,
+    forkedFrom: undefined,
+    checkpoints: [],
+    prunedThrough: 0,
+    torn: text !== "" && !text.endsWith("\n"),
+  };
   const byId = new Map<string, Checkpoint>();
   for (const raw of text.split("\n")) {
     if (raw === "") continue;

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { appendFileSync, renameSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Message } from "../../engine.js";
@@ -108,6 +109,17 @@ export class Checkpoints {
     this.#forkedFrom = options.forkedFrom;
     this.#checkpoints = log.checkpoints;
     this.#prunedThrough = log.prunedThrough;
+    this.#adoptLog();
+  }
+
+  /**
+   * The log is written as changes happen, the manifest only by flush(): after a crash (or another session's flush)
+   * the log knows better what the session's files were last.
+   */
+  #adoptLog(): void {
+    const last = new Map<string, FileState | null>();
+    for (const checkpoint of this.#checkpoints) for (const change of checkpoint.changes) last.set(change.path, change.after);
+    for (const [path, state] of last) this.#manifest.adopt(path, state);
   }
 
   /** Opens a session's checkpoints: its log (a fork's is first copied from its parent's) and the workspace's manifest. */
@@ -117,18 +129,7 @@ export class Checkpoints {
       blobs,
       maxFileBytes: options.maxFileBytes ?? 5 * 1024 * 1024,
     });
-    const file = logFile(options.directory, options.sessionId);
-    let log = await readLog(file);
-    if (log.sessionId === undefined && options.forkedFrom !== undefined) {
-      const parent = await readLog(logFile(options.directory, options.forkedFrom));
-      await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-      await rewriteLog(
-        file,
-        linesOf({ sessionId: options.sessionId, forkedFrom: options.forkedFrom }, parent.checkpoints, parent.prunedThrough),
-      );
-      log = await readLog(file);
-    }
-    return new Checkpoints(options, manifest, log);
+    return new Checkpoints(options, manifest, await openLog(options.directory, options.sessionId, options.forkedFrom));
   }
 
   /** The session whose checkpoints these are. */
@@ -149,6 +150,7 @@ export class Checkpoints {
       this.#checkpoints = log.checkpoints;
       this.#prunedThrough = log.prunedThrough;
       this.#touchedPaths = undefined;
+      this.#adoptLog();
     });
   }
 
@@ -385,10 +387,12 @@ export class Checkpoints {
     const dropped = this.#checkpoints.splice(0, excess);
     this.#prunedThrough = (dropped.at(-1) as Checkpoint).number;
     const lines = linesOf({ sessionId: this.#sessionId, forkedFrom: this.#forkedFrom }, this.#checkpoints, this.#prunedThrough);
-    void this.#serialized(async () => {
-      await rewriteLog(this.#logFile, lines);
-      await markSweepDue(this.#options.directory);
-    });
+    // Written now, synchronously as every append is: a change line appended meanwhile (a scan in flight) would be
+    // lost by a rewrite made later from these lines.
+    const temporary = `${this.#logFile}.${process.pid}.tmp`;
+    writeFileSync(temporary, lines.map((line) => `${JSON.stringify(line)}\n`).join(""), { mode: 0o600 });
+    renameSync(temporary, this.#logFile);
+    void this.#serialized(() => markSweepDue(this.#options.directory));
     this.#options.onNote?.(
       `Checkpoint${dropped.length === 1 ? "" : "s"} ${describeRange(dropped)} pruned: a session keeps its last ${max} (checkpoints.maxCheckpoints).`,
     );
@@ -405,6 +409,8 @@ export class Checkpoints {
 async function openLog(directory: string, sessionId: string, forkedFrom: string | undefined): Promise<ReadLog> {
   const file = logFile(directory, sessionId);
   const log = await readLog(file);
+  // A torn last line (a kill mid-write) is ended, so that the next line appended starts a line of its own.
+  if (log.torn) appendFileSync(file, "\n");
   if (log.sessionId !== undefined || forkedFrom === undefined) return log;
   const parent = await readLog(logFile(directory, forkedFrom));
   if (parent.checkpoints.length === 0) return log;

@@ -83,6 +83,23 @@ export class WorkspaceManifest {
     return !info?.isFile() || !sameMetadata(entry, info);
   }
 
+  /**
+   * Takes `state` (a session log's last record of `path`) as what the file was last seen to be, when the manifest
+   * says otherwise (it was saved before the session's last changes, by a process killed since, or by another session
+   * since): the next look reads the file again and compares it with that.
+   */
+  adopt(path: string, state: FileState | null): void {
+    const entry = this.#entries.get(path);
+    if (state === null) {
+      this.forget(path);
+      return;
+    }
+    if (entry && entry.hash === state.hash && entry.size === state.size && entry.mode === state.mode && entry.stored === state.stored)
+      return;
+    this.#entries.set(path, { ...state, mtimeMs: 0, ctimeMs: 0, ino: 0, racy: true });
+    this.#dirty = true;
+  }
+
   /** Forgets a path (a rewind wrote it: the next look reads it again). */
   forget(path: string): void {
     if (this.#entries.delete(path)) this.#dirty = true;

@@ -111,10 +111,10 @@ describe("checkpoints: a process killed with SIGKILL mid-checkpoint", () => {
     expect(readdirSync(join(where.store, "sessions"))).toEqual([`${sessionId}.jsonl`]);
 
     // A rewind to the first undoes every change recorded (the files the killed command changed without a record
-    // are its alone: no prompt changes a file another did). "overwrite": the workspace manifest is saved only by
-    // flush(), so a killed session reopened takes its own recorded changes for someone else's (reported to main).
+    // are its alone: no prompt changes a file another did). No conflict: the reopened session takes its log's last
+    // records over the manifest the killed process never saved, so its own changes are not taken for someone else's.
     const recorded = new Set(list.flatMap((checkpoint) => checkpoint.changes.map((change) => change.path)));
-    const outcome = await checkpoints.rewind(1, { onConflict: "overwrite" });
+    const outcome = await checkpoints.rewind(1);
     expect(outcome.conflicts).toEqual([]);
     for (const path of recorded) {
       const original = originalContent(path.slice(where.root.length + 1));
