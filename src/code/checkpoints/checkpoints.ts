@@ -221,7 +221,10 @@ export class Checkpoints {
     }
   }
 
-  /** What rewinding the code to before `target` would restore, and what stands in the way. Changes nothing. */
+  /**
+   * What rewinding the code to before `target` would restore, and what stands in the way. Changes no file; the files
+   * it looks at that someone else changed are recorded as such (the rewind after it must know).
+   */
   async planRewind(target: string | number): Promise<RewindPlan> {
     return this.#serialized(() => this.#plan(this.find(target)));
   }
