@@ -68,7 +68,12 @@ function setUp(script: FakeModelScriptItem[], { checkpoints = true } = {}) {
       return agent;
     },
     session,
-    sessions: { create: async () => session, open: async () => session, list: async () => [], remove: async () => false },
+    sessions: {
+      create: async () => recordingSession("session-2"),
+      open: async () => session,
+      list: async () => [],
+      remove: async () => false,
+    },
     spending: { usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, isBudgetExceeded: () => false },
     signal: new AbortController().signal,
   };
@@ -227,6 +232,23 @@ describe("/rewind in the interactive session", () => {
     terminal.press("/help\r");
     const help = await until(terminal, "/diff [n]");
     expect(help).toMatch(/\/rewind \[n\] +go back to before a prompt/);
+    terminal.press("/exit\r");
+    expect(await exit).toBe(0);
+  });
+
+  test("/clear goes on with the new session's checkpoints, /resume with the old one's", async () => {
+    const { terminal, exit } = setUp(twoPrompts());
+    await runTwoPrompts(terminal);
+    terminal.press("/clear\r");
+    await until(terminal, "New conversation.");
+    terminal.press("/rewind\r");
+    await until(terminal, "No checkpoints yet");
+    terminal.press("/resume session-1\r");
+    await until(terminal, "Session session-1");
+    terminal.press("/rewind\r");
+    await until(terminal, /Rewind to before which prompt\?[\s\S]*1\. #2 .*change it/);
+    terminal.press("\x1b");
+    await until(terminal, "Rewind cancelled.");
     terminal.press("/exit\r");
     expect(await exit).toBe(0);
   });
