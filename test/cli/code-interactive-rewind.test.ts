@@ -170,6 +170,20 @@ describe("/rewind in the interactive session", () => {
     expect(await exit).toBe(0);
   });
 
+  test("a prompt of several lines comes back whole", async () => {
+    const { terminal, exit } = setUp(["One.", "Two."]);
+    await until(terminal, "/help for commands");
+    terminal.press("first line\\\rsecond line\r");
+    await until(terminal, "One.");
+    terminal.press("/rewind 1\r");
+    await until(terminal, "4. Cancel");
+    terminal.press("2");
+    await until(terminal, /Undo: \/rewind and choose #2\n> first line\n {2}second line$/);
+    // Ctrl-C clears the line it was put on.
+    terminal.press("\x03/exit\r");
+    expect(await exit).toBe(0);
+  });
+
   test("a file changed by hand since is asked about: keep leaves it, overwrite restores it", async () => {
     const { terminal, exit } = setUp(twoPrompts());
     await runTwoPrompts(terminal);

@@ -151,8 +151,19 @@ async function rewindTo(context: RewindContext, target: Checkpoint, scope: Scope
   }
   lines.push(style.dim(`Undo: /rewind and choose #${outcome.checkpoint.number}`));
   print(lines.join("\n"));
-  const prefill = conversation && outcome.target.kind === "prompt" ? outcome.target.prompt : undefined;
-  return { history, prefill: prefill || undefined };
+  return { history, prefill: conversation ? promptOf(outcome.target, context.history, history.length) : undefined };
+}
+
+/**
+ * The text of the prompt a checkpoint stands before: the whole message when the conversation still holds it (the
+ * checkpoint keeps only its first line), else that line.
+ */
+function promptOf(target: Checkpoint, before: readonly Message[], index: number): string | undefined {
+  if (target.kind !== "prompt" || !target.prompt) return undefined;
+  // The first prompt's checkpoint was made before the system prompt joined the conversation.
+  const message = before.slice(index).find((candidate) => candidate.role !== "system");
+  const firstLine = (message?.content.split("\n").find((line) => line.trim() !== "") ?? "").trim().slice(0, 200);
+  return message?.role === "user" && firstLine === target.prompt ? message.content : target.prompt;
 }
 
 /**
