@@ -12,7 +12,9 @@ import type { CodeSession, CodeSessionContext } from "../session-context.js";
 import { createApprovals, networkRequestName } from "./approvals.js";
 import { chooseOne } from "./choice-list.js";
 import { contextWindowOf } from "./context-windows.js";
+import { formatAge } from "./format-age.js";
 import { readLine } from "./line-editor.js";
+import { rewindInteractively } from "./rewind-command.js";
 import { RunView } from "./run-view.js";
 import { SessionRules } from "./session-rules.js";
 import { findSlashCommand, matchSlashCommands, type SlashHost, shadowedCommandWarnings } from "./slash-commands.js";
@@ -20,13 +22,16 @@ import { formatStatus, type StatusFacts } from "./status-line.js";
 import { type Style, Terminal } from "./terminal.js";
 import { flattenText, truncateToWidth } from "./text-width.js";
 
-type PromptOutcome = { kind: "exit"; code: number };
+type PromptOutcome = { kind: "exit"; code: number } | { kind: "rewind" };
 
 /** How long the prompt waits after an answer, untouched, before Notification hooks hear `idle_prompt` (Claude Code's 60 s). */
 const idleNotificationMs = 60_000;
 
 /** Said to the model after a turn the person stopped, as Claude Code does. */
 const interruptionNote = "[Request interrupted by user]";
+
+/** Two Escapes on an empty prompt line this close together open /rewind (as in Claude Code). */
+const doubleEscapeMs = 800;
 
 /** The interactive session of `minagent code`: a prompt, runs drawn as they happen, dialogs, slash commands. */
 export class InteractiveSession implements SlashHost {
@@ -50,6 +55,8 @@ export class InteractiveSession implements SlashHost {
   #mcpPrompts: readonly McpPrompt[] = [];
   /** True once a turn ended, until the prompt after it is read: that prompt's wait may notify `idle_prompt`. */
   #answered = false;
+  /** When Escape was last pressed on an empty prompt line (0: not since another key). */
+  #lastEscapeAt = 0;
 
   constructor(context: CodeSessionContext) {
     this.context = context;
@@ -151,6 +158,10 @@ export class InteractiveSession implements SlashHost {
       const outcome = await this.#readPrompt();
       if (outcome.kind === "aborted") return 143;
       if (outcome.kind === "exit") return outcome.code;
+      if (outcome.kind === "rewind") {
+        await this.#runSlashCommand("/rewind");
+        continue;
+      }
       const text = outcome.text.trim();
       if (text === "") continue;
       // `/usr/bin/env is missing` is a prompt, not a command (a second `/` in the first word).
@@ -187,6 +198,7 @@ export class InteractiveSession implements SlashHost {
       onKey: (key) => {
         clearTimeout(idle);
         if (key.name !== "ctrl-c") this.#exitArmed = false;
+        if (key.name !== "escape") this.#lastEscapeAt = 0;
       },
       hint: (state) => {
         if (this.#exitArmed) return style.dim("Press Ctrl-C again to exit");
@@ -214,7 +226,17 @@ export class InteractiveSession implements SlashHost {
           return true;
         },
         "ctrl-d": (state) => (state.text === "" ? { kind: "exit", code: 0 } : undefined),
-        escape: () => true,
+        // Esc Esc on an empty line opens /rewind; a lone Esc at the prompt does nothing (it stops a running turn).
+        escape: (state) => {
+          if (state.text !== "") return true;
+          const now = Date.now();
+          if (now - this.#lastEscapeAt <= doubleEscapeMs) {
+            this.#lastEscapeAt = 0;
+            return { kind: "rewind" };
+          }
+          this.#lastEscapeAt = now;
+          return true;
+        },
       },
     });
     return line.finally(() => clearTimeout(idle));
@@ -303,7 +325,16 @@ export class InteractiveSession implements SlashHost {
         for (const { server, uri } of attached) this.print(this.style.dim(`⎿ attached @${server}:${uri}`));
         for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
       };
-      const options = { history: this.#history, signal: turn.signal, onEvent, stream: true, onResourcesAttached };
+      const session = this.#session;
+      const options = {
+        history: this.#history,
+        signal: turn.signal,
+        onEvent,
+        stream: true,
+        onResourcesAttached,
+        // Where the conversation stood before this prompt, in the session file: what a conversation rewind goes back to.
+        onCheckpoint: (checkpoint: { id: string }) => session.markCheckpoint(checkpoint.id),
+      };
       // A custom command's shell lines and files are read first, inside the turn: Esc stops them, approvals ask as for calls.
       const onExpanded = ({ notes }: { notes: readonly string[] }) => {
         for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
@@ -353,6 +384,23 @@ export class InteractiveSession implements SlashHost {
     this.#view.print(`${text}\n`);
   }
 
+  async rewind(args: string): Promise<void> {
+    // Slash commands are read only between turns; this guards any other way in.
+    if (this.#turn) {
+      this.print(this.style.yellow("A turn is running: stop it first (Esc), then /rewind."));
+      return;
+    }
+    const result = await rewindInteractively(
+      { agent: this.agent, terminal: this.terminal, session: this.#session, history: this.#history, print: (text) => this.print(text) },
+      args,
+    );
+    if (!result) return;
+    this.#history = [...result.history];
+    this.#view.lastInputTokens = undefined;
+    if (result.prefill !== undefined) this.#typedAhead = result.prefill;
+    this.#updateStatus();
+  }
+
   setMode(mode: PermissionMode): void {
     this.agent.permissions.mode = mode;
     this.#updateStatus();
@@ -362,6 +410,7 @@ export class InteractiveSession implements SlashHost {
     await this.agent.end("clear");
     await this.#session.flush();
     this.#session = await this.context.sessions.create();
+    await this.agent.checkpoints?.switchSession(this.#session.id, this.#session.forkedFrom);
     this.#history = [];
     this.#view.lastInputTokens = undefined;
     this.terminal.clearScreen();
@@ -391,6 +440,7 @@ export class InteractiveSession implements SlashHost {
     await this.agent.end("resume");
     await this.#session.flush();
     this.#session = await this.context.sessions.open(chosen);
+    await this.agent.checkpoints?.switchSession(this.#session.id, this.#session.forkedFrom);
     this.#history = [...this.#session.history];
     this.#printRecap();
   }
@@ -474,13 +524,4 @@ export class InteractiveSession implements SlashHost {
     };
     this.terminal.setStatus(formatStatus(facts, this.style, this.terminal.columns));
   }
-}
-
-function formatAge(iso: string): string {
-  const seconds = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
-  if (!Number.isFinite(seconds)) return iso;
-  if (seconds < 90) return "just now";
-  if (seconds < 5400) return `${Math.round(seconds / 60)} min ago`;
-  if (seconds < 129_600) return `${Math.round(seconds / 3600)} h ago`;
-  return `${Math.round(seconds / 86_400)} days ago`;
 }

@@ -7,6 +7,7 @@ import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
 import { runMcpCommand } from "./mcp-command.js";
+import { diffText } from "./rewind-command.js";
 import { type SessionRules, sessionRuleSource } from "./session-rules.js";
 import { describeMode, shortNumber } from "./status-line.js";
 import type { Style } from "./terminal.js";
@@ -25,6 +26,8 @@ export type SlashHost = {
   clear(): Promise<void>;
   /** Offers the saved sessions (or opens the one named) and goes on with the chosen one. */
   resume(id: string | undefined): Promise<void>;
+  /** `/rewind [n]`: goes back to before a checkpoint (chosen from a list without `n`), the code and/or the conversation. */
+  rewind(args: string): Promise<void>;
   /** The model's context window, if known. */
   readonly contextWindow: number | undefined;
   /** Input tokens of the latest model call. */
@@ -59,6 +62,18 @@ export const slashCommands: readonly SlashCommand[] = [
     arguments: "[id]",
     summary: "go on with a saved conversation of this folder",
     run: async (host, args) => void (await host.resume(args || undefined)),
+  },
+  {
+    name: "rewind",
+    arguments: "[n]",
+    summary: "go back to before a prompt: the files the agent changed, the conversation, or both (also esc esc)",
+    run: async (host, args) => void (await host.rewind(args)),
+  },
+  {
+    name: "diff",
+    arguments: "[n]",
+    summary: "what this session changed in the files (checkpoint n's changes only, with n)",
+    run: async (host, args) => void host.print(await diffText(host.agent, host.style, args)),
   },
   { name: "cost", summary: "tokens and cost of this session", run: (host) => void host.print(costText(host)) },
   { name: "model", summary: "the model in use", run: (host, args) => void host.print(modelText(host, args)) },
@@ -218,6 +233,7 @@ function helpText(host: SlashHost, prompts: readonly McpPrompt[]): string {
     ["enter", "send the prompt"],
     ["alt+enter, \\ enter", "a new line in the prompt"],
     ["esc, ctrl+c", "interrupt the agent (ctrl+c twice at an empty prompt leaves)"],
+    ["esc esc", "at an empty prompt: /rewind"],
     ["/mode <mode>", `set a mode: ${permissionModes.join(", ")}`],
     ["shift+tab", "cycle the permission mode: default → accept edits → plan"],
     ["↑ ↓", "earlier prompts"],
