@@ -128,7 +128,10 @@ export interface CodeSessionStore {
 export type CodingAgentOverrides = Pick<
   CodingAgentOptions,
   "askPerson" | "askNetwork" | "elicit" | "onEvent" | "onHookRun" | "todos" | "instructions"
->;
+> & {
+  /** Where the checkpoints' notes go (old checkpoints pruned, a workspace too large to scan); default: stderr. */
+  onCheckpointNote?: ((note: string) => void) | undefined;
+};
 
 /**
  * Spending and limits of this process, across every run (the budget of `--max-budget-usd` is per process, like

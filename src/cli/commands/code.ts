@@ -149,7 +149,7 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
   const spending = createSpendingTracker({ modelId: model.id, free: model.free, budgetUsd: options.maxBudgetUsd });
   const warned = new Set<string>();
   const createAgent = async (overrides: CodingAgentOverrides = {}) => {
-    const { onEvent, ...rest } = overrides;
+    const { onEvent, onCheckpointNote, ...rest } = overrides;
     // A new conversation's agent replaces the last one: its sandbox (network namespace, temporary folder) goes.
     await latestAgent?.close();
     const agent = await CodingAgent.create(model.instance, {
@@ -173,7 +173,7 @@ async function setUpSession(args: readonly string[], io: CliIo): Promise<Session
       checkpoints: {
         directory: join(home, "checkpoints"),
         forkedFrom: session.forkedFrom,
-        onNote: (note) => io.stderr(`minagent code: ${note}\n`),
+        onNote: onCheckpointNote ?? ((note) => io.stderr(`minagent code: ${note}\n`)),
         scrub: scrubber.text,
       },
       // An agent file's model (`sonnet`, `anthropic:claude-haiku-4-5`) is made as the session's is: this environment's keys and base URLs.

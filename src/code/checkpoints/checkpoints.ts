@@ -96,6 +96,7 @@ export class Checkpoints {
   #running = 0;
   #tooManyFiles = false;
   #warmedUp = false;
+  #prunedNoted = false;
   /** The paths the session's checkpoints hold changes of (made on first need). */
   #touchedPaths: Set<string> | undefined;
 
@@ -150,6 +151,7 @@ export class Checkpoints {
       this.#checkpoints = log.checkpoints;
       this.#prunedThrough = log.prunedThrough;
       this.#touchedPaths = undefined;
+      this.#prunedNoted = false;
       this.#adoptLog();
     });
   }
@@ -396,8 +398,11 @@ export class Checkpoints {
     writeFileSync(temporary, lines.map((line) => `${JSON.stringify(line)}\n`).join(""), { mode: 0o600 });
     renameSync(temporary, this.#logFile);
     void this.#serialized(() => markSweepDue(this.#options.directory));
+    // Said once a session: after that, every prompt prunes one, as the note said it would.
+    if (this.#prunedNoted) return;
+    this.#prunedNoted = true;
     this.#options.onNote?.(
-      `Checkpoint${dropped.length === 1 ? "" : "s"} ${describeRange(dropped)} pruned: a session keeps its last ${max} (checkpoints.maxCheckpoints).`,
+      `Checkpoint${dropped.length === 1 ? "" : "s"} ${describeRange(dropped)} pruned: a session keeps its last ${max} (checkpoints.maxCheckpoints); older ones go as new ones come.`,
     );
   }
 

@@ -84,7 +84,7 @@ describe("checkpoints across sessions", () => {
     await parent.close();
   });
 
-  it("maxCheckpoints keeps the last N, and a note names the ones pruned", async () => {
+  it("maxCheckpoints keeps the last N, and a note (once a session) names the first pruned", async () => {
     const where = checkpointWorkspace();
     const notes: string[] = [];
     const sessionId = globalThis.crypto.randomUUID();
@@ -99,8 +99,7 @@ describe("checkpoints across sessions", () => {
       [4, "four"],
     ]);
     expect(notes).toEqual([
-      "Checkpoint 1 pruned: a session keeps its last 2 (checkpoints.maxCheckpoints).",
-      "Checkpoint 2 pruned: a session keeps its last 2 (checkpoints.maxCheckpoints).",
+      "Checkpoint 1 pruned: a session keeps its last 2 (checkpoints.maxCheckpoints); older ones go as new ones come.",
     ]);
     expect(() => agent.checkpoints?.find(1)).toThrow(/checkpoints up to 2 were pruned/);
     await agent.close();

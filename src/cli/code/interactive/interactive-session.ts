@@ -111,6 +111,8 @@ export class InteractiveSession implements SlashHost {
     });
     this.#approvals = approvals;
     this.#agent = await this.context.createAgent({
+      // A note between lines of the screen, not over it.
+      onCheckpointNote: (note) => this.#view.printNote(this.style.dim(note)),
       askPerson: approvals.askPerson,
       elicit: approvals.elicit,
       // A host no setting allows is put to the person once a session, as a call would be.
