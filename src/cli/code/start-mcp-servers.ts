@@ -41,6 +41,11 @@ export type CodeMcpOptions = {
   roots?: readonly string[] | undefined;
   /** `--allowedTools` and `--disallowedTools`: their `Read(…)` deny and `WebFetch(domain:…)` allow rules reach a sandboxed server as they reach Bash. */
   rules?: { allow?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
+  /**
+   * Servers given beside the files (an editor's, from ACP's session/new): started as approved — whoever gave them
+   * chose them — and replacing a file's server of the same name.
+   */
+  extraServers?: readonly ResolvedMcpServer[] | undefined;
 };
 
 /** The servers started (none when no config names any), the project's servers waiting for approval, and lines to tell the person. */
@@ -71,7 +76,11 @@ export async function startCodeMcpServers(options: CodeMcpOptions): Promise<Code
   const project = join(options.cwd, ".mcp.json");
   const files = mcpConfigFileList(options);
   const { readMcpConfigFiles } = await import("../../mcp/read-mcp-config-files.js");
-  const servers = await readMcpConfigFiles(files, options.env);
+  const extra = options.extraServers ?? [];
+  const servers = [
+    ...(await readMcpConfigFiles(files, options.env)).filter((server) => !extra.some((given) => given.name === server.name)),
+    ...extra,
+  ];
   const settings =
     options.settings ??
     (await loadSettings(settingsLocations({ root: options.cwd, userDirectory: options.home, project: options.projectTrusted !== false })));

@@ -1,48 +1,17 @@
-import { readdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { pruneCheckpointStore, type RewindConflictPolicy, readCheckpointSettings } from "../../code/checkpoints/index.js";
-import { CodingAgent } from "../../code/coding-agent.js";
-import { describeProjectCommandRules } from "../../code/commands/index.js";
-import { eventCanBlock } from "../../code/hooks/index.js";
+import type { RewindConflictPolicy } from "../../code/checkpoints/index.js";
 import { isPermissionMode, permissionModes } from "../../code/permissions/modes.js";
 import { splitRuleList } from "../../code/permissions/parse-rule.js";
-import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
-import { pruneSessions } from "../../code/sessions/prune-sessions.js";
-import { createSessionScrubber, environmentSecrets } from "../../code/sessions/scrub-message.js";
-import { type LoadedSettings, loadSettings, settingsLocations } from "../../code/settings/load-settings.js";
-import { settingsEnvironment, settingsValue } from "../../code/settings/session-settings.js";
-import { settingsWarnings } from "../../code/settings/settings-warnings.js";
-import { describeProjectAgentHooks } from "../../code/subagents/index.js";
-import { modelAliases } from "../../code/subagents/model-aliases.js";
-import type { AgentEvent } from "../../core/events.js";
-import type { Model } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
-import {
-  describeApiKeyVariables,
-  findApiKey,
-  type ModelSpec,
-  modelSpecSyntax,
-  parseModelSpec,
-  resolveModel,
-} from "../../models/resolve-model.js";
-import { estimateCost } from "../../trace/model-prices.js";
-import { chooseSession } from "../code/choose-session.js";
-import { createCodeSessionStore } from "../code/code-session-store.js";
-import { describeConfigurationFiles } from "../code/configuration-files.js";
+import { modelSpecSyntax } from "../../models/resolve-model.js";
+import { type OpenedCodeSession, openCodeSession } from "../code/open-code-session.js";
 import { runPrintMode } from "../code/print-mode.js";
 import { type CodeIo, interruptSignal, readInput, stdinIsTerminal, terminalOf } from "../code/process-input.js";
-import { describeProjectSettings, isProjectTrusted, trustProject, withoutProjectSettings } from "../code/project-trust.js";
 import { readJsonSchema } from "../code/read-json-schema.js";
-import type { CodeOptions, CodeOutputFormat, CodeSessionContext, CodingAgentOverrides, RewindScope } from "../code/session-context.js";
-import { createSpendingTracker, type SpendingTracker } from "../code/spending.js";
-import {
-  approveProjectServers,
-  type CodeMcpSetup,
-  describeProjectServers,
-  describeUnapproved,
-  startCodeMcpServers,
-} from "../code/start-mcp-servers.js";
+import type { CodeOptions, CodeOutputFormat, CodeSessionContext, RewindScope } from "../code/session-context.js";
+import type { SpendingTracker } from "../code/spending.js";
 import type { CliIo } from "../io.js";
 import { parseSeconds, parseWholeNumber } from "../number-flags.js";
 
@@ -114,124 +83,25 @@ type SessionParts = {
   context: CodeSessionContext;
   /** The whole tracker (-p reports model calls and tool tokens from it); the context holds its UI-facing part. */
   spending: SpendingTracker;
-  mcp: CodeMcpSetup["mcp"];
-  closeAgent: () => Promise<void>;
+  mcp: OpenedCodeSession["mcp"];
+  /** Closes the MCP servers and the latest agent. */
+  close: () => Promise<void>;
   /** Stops listening for SIGINT and SIGTERM. */
   disposeInterrupt: () => void;
 };
 
-/**
- * From the flags to the parts of a session, each step once and in order: the options, the model, the settings
- * (read once, after the person has said whether the folder's own may count), the session to write to, the MCP
- * servers, spending, and how agents are made. Throws a UsageError for misuse (exit 2).
- */
+/** The flags turned into a session's parts (openCodeSession), and the process's Ctrl-C and terminal around them. */
 async function setUpSession(args: readonly string[], io: CliIo): Promise<SessionParts> {
-  const options = await readOptions(args, io);
-  const home = defaultDataDirectory(io.env);
-  const { settings, projectTrusted } = await readSessionSettings(io, home, options);
-  // The settings' `env` counts for the model's connection too (ANTHROPIC_BASE_URL…), as in Claude Code.
-  const env = { ...io.env, ...settingsEnvironment(settings).env };
-  const model = await openModel({ ...options, model: sessionModel(options, settings) }, env, settings);
-  let latestAgent: CodingAgent | undefined;
-  const sessions = createCodeSessionStore({
-    cwd: options.cwd,
-    directory: home,
-    env: io.env,
-    permissionMode: () => latestAgent?.permissions.mode,
-  });
-  const session = await chooseSession(sessions, options);
-  const pruneWarning = await pruneOldSessions(home, settings);
-  if (pruneWarning) io.stderr(`minagent code: ${pruneWarning}\n`);
-  const pruneNote = await pruneCheckpoints(home, settings, session.id);
-  if (pruneNote) io.stderr(`minagent code: ${pruneNote}\n`);
-  const scrubber = createSessionScrubber(environmentSecrets(io.env, createSessionScrubber([])));
-  const { mcp, projectMcpServers } = await startMcpServers(io, options, home, settings);
-  const spending = createSpendingTracker({ modelId: model.id, free: model.free, budgetUsd: options.maxBudgetUsd });
-  const warned = new Set<string>();
-  const createAgent = async (overrides: CodingAgentOverrides = {}) => {
-    const { onEvent, onCheckpointNote, ...rest } = overrides;
-    // A new conversation's agent replaces the last one: its sandbox (network namespace, temporary folder) goes.
-    await latestAgent?.close();
-    const agent = await CodingAgent.create(model.instance, {
-      workspace: options.cwd,
-      additionalDirectories: options.additionalDirectories,
-      mode: options.permissionMode,
-      rules: { allow: options.allowedTools, deny: options.disallowedTools },
-      settingsFiles: settings,
-      userDirectory: home,
-      // The home directory of the environment given (`~/` in rules and memory imports), as the process would have it.
-      ...(io.env.HOME ? { home: io.env.HOME } : {}),
-      claudeDirectory: claudeDirectory(io.env),
-      maxSteps: options.maxTurns,
-      ...(options.jsonSchema && { output: options.jsonSchema }),
-      prepareTurn: spending.prepareTurn,
-      mcp,
-      sandbox: options.sandbox,
-      // No person answers a -p run: leaving the sandbox is refused there unless the settings allow it.
-      unattended: options.print,
-      sessionId: session.id,
-      checkpoints: {
-        directory: join(home, "checkpoints"),
-        forkedFrom: session.forkedFrom,
-        onNote: onCheckpointNote ?? ((note) => io.stderr(`minagent code: ${note}\n`)),
-        scrub: scrubber.text,
-      },
-      // An agent file's model (`sonnet`, `anthropic:claude-haiku-4-5`) is made as the session's is: this environment's keys and base URLs.
-      subagents: {
-        resolveModel: (spec) => resolveModel(spec, { env, timeoutMs: options.timeoutMs }),
-        // A folder the person did not trust runs no commands through its agent files either.
-        projectHooks: projectTrusted,
-      },
-      // …nor pre-approves anything through its custom commands' allowed-tools.
-      commands: { projectAllowedTools: projectTrusted },
-      // A hook that failed open (any event but PreToolUse, by default) is said once, so that nothing fails unseen.
-      onHookRun: (report) => {
-        // What such a hook exits 2 with is for the person, as in Claude Code (it cannot stop anything).
-        if (report.outcome === "blocked" && report.message && userNoticeEvents.has(report.event))
-          io.stderr(`minagent code: ${report.event} hook: ${report.message}\n`);
-        const key = `${report.event}\0${report.hook}`;
-        if (report.outcome !== "failed" || !report.failOpen || warned.has(key)) return;
-        warned.add(key);
-        const program = report.hook.trim().split(/\s+/)[0] ?? report.hook;
-        const advice = eventCanBlock(report.event) ? ', or give it "failClosed": true to make its failure block' : "";
-        io.stderr(
-          `minagent code: a ${report.event} hook (${program}…) failed and was skipped; the session goes on: ${report.message ?? "it failed"}. Fix or install what it runs${advice}.\n`,
-        );
-      },
-      onEvent: (event: AgentEvent) => {
-        spending.listen(event);
-        onEvent?.(event);
-      },
-      ...rest,
-    });
-    // What the agent left out to start (an agent file it cannot use…), said once per process.
-    for (const warning of agent.warnings) if (!warned.has(warning)) io.stderr(`minagent code: ${warning}\n`);
-    for (const warning of agent.warnings) warned.add(warning);
-    if (options.verbose && latestAgent === undefined)
-      for (const line of describeConfigurationFiles(agent)) io.stderr(`minagent code: ${line}\n`);
-    spending.toolTokens = Math.ceil(JSON.stringify(agent.registry.schemas()).length / 4);
-    latestAgent = agent;
-    return agent;
-  };
+  const opened = await openCodeSession(await readOptions(args, io), io);
   // Made last: once the process listens for Ctrl-C, nothing may fail before runSession stops listening.
   const interrupt = interruptSignal(io);
-  const context: CodeSessionContext = {
-    io,
-    terminal: terminalOf(io),
-    model: { spec: model.spec, id: model.id, instance: model.instance },
-    options,
-    createAgent,
-    session,
-    sessions,
-    spending,
-    signal: interrupt.signal,
-    projectMcpServers,
-  };
-  return { context, spending, mcp, closeAgent: async () => latestAgent?.close(), disposeInterrupt: interrupt.dispose };
+  const { spending, mcp, close, ...parts } = opened;
+  const context: CodeSessionContext = { ...parts, io, terminal: terminalOf(io), spending, signal: interrupt.signal };
+  return { context, spending, mcp, close, disposeInterrupt: interrupt.dispose };
 }
 
 /** Runs the session to its end (-p's prompt, or the interactive UI) and closes what it started. */
-async function runSession({ context, spending, mcp, closeAgent, disposeInterrupt }: SessionParts): Promise<number> {
+async function runSession({ context, spending, mcp, close, disposeInterrupt }: SessionParts): Promise<number> {
   try {
     if (context.options.print) {
       // A -p run has no person to wait for: give servers that start quickly the time to, so that the first turn
@@ -244,8 +114,7 @@ async function runSession({ context, spending, mcp, closeAgent, disposeInterrupt
     return await runInteractiveSession(context);
   } finally {
     disposeInterrupt();
-    await mcp?.close();
-    await closeAgent();
+    await close();
   }
 }
 
@@ -265,178 +134,6 @@ async function readOptions(args: readonly string[], io: CodeIo): Promise<CodeOpt
     throw new UsageError(`${error.message}\nRun "minagent code --help" for the options.`, { cause: error });
   }
 }
-
-/**
- * The model string of the session: `--model` (or MINAGENT_MODEL), else the settings files' `model` — Claude Code's
- * aliases (`opus`, `sonnet`, `haiku`) and Claude ids (`claude-sonnet-4-5`) meaning Anthropic's model
- * (`anthropic:claude-sonnet-4-6`), a `provider:model` string as it is. Throws a UsageError when neither names one.
- */
-export function sessionModel(options: Pick<CodeOptions, "model">, settings: LoadedSettings): string {
-  if (options.model !== undefined) return options.model;
-  const setting = settingsValue(settings, "model");
-  if (typeof setting?.value === "string" && setting.value.trim() !== "") {
-    // Claude Code's `opusplan` plans on Opus and works on Sonnet: minagent has one model a session, Opus; `default` is Sonnet.
-    const given = setting.value.trim().replace(/\[1m\]$/, "");
-    const written = given === "opusplan" ? "opus" : given === "default" ? "sonnet" : given;
-    if (written.includes(":")) return written;
-    const family = (["opus", "sonnet", "haiku"] as const).find((name) => written === name || written.split("-").includes(name));
-    if (written.startsWith("claude-")) return `anthropic:${written}`;
-    if (family !== undefined) return `anthropic:${modelAliases.anthropic?.[family]}`;
-    throw new UsageError(
-      `"model" in ${setting.path} is "${written}": minagent reads opus, sonnet, haiku, a Claude model id or <provider>:<model>.\n${modelSpecSyntax}`,
-    );
-  }
-  throw new UsageError(
-    `choose a model with --model <model> (or set MINAGENT_MODEL, or "model" in a settings file), e.g. --model anthropic:claude-sonnet-4-6:\n${modelSpecSyntax}`,
-  );
-}
-
-/**
- * The model, with what spending needs of it: its id for prices, and whether it is free (a local one). The settings'
- * `alwaysThinkingEnabled` turns on an Anthropic model's extended thinking (MAX_THINKING_TOKENS, default 10,000).
- */
-async function openModel(
-  options: CodeOptions & { model: string },
-  env: CliIo["env"],
-  settings: LoadedSettings,
-): Promise<{ instance: Model; id: string; free: boolean; spec: string }> {
-  const spec: ModelSpec = parseModelSpec(options.model);
-  if (spec.apiKeyRequired && !findApiKey(spec, env))
-    throw new UsageError(
-      `${options.model} needs an API key. Set the ${describeApiKeyVariables(spec)} environment variable, e.g.\n  export ${spec.apiKeyVariable}=…`,
-    );
-  const thinking =
-    spec.provider === "anthropic" && settingsValue(settings, "alwaysThinkingEnabled")?.value === true
-      ? { budgetTokens: Math.min(maxThinkingTokens, Math.max(1024, Number(env.MAX_THINKING_TOKENS) || defaultThinkingTokens)) }
-      : undefined;
-  const instance = await resolveModel(options.model, { env, timeoutMs: options.timeoutMs, ...(thinking && { thinking }) });
-  const id = instance.modelId ?? spec.model;
-  const free = spec.provider === "ollama";
-  if (options.maxBudgetUsd !== undefined && !free && estimateCost(id, { inputTokens: 0, outputTokens: 0 }) === undefined)
-    throw new UsageError(`--max-budget-usd: no price is known for ${id}, so a budget cannot be kept (prices: src/trace/model-prices.ts).`);
-  return { instance, id, free, spec: options.model };
-}
-
-/**
- * The person's settings' `cleanupPeriodDays` (a project's is not read), as in Claude Code: session files last written longer ago are deleted as a
- * session starts (the one just chosen, and any another process holds, are kept). Without it, nothing is deleted; a
- * value that is not a number of days is the warning returned, and nothing is deleted either.
- */
-async function pruneOldSessions(home: string, settings: LoadedSettings): Promise<string | undefined> {
-  // The person's own settings only: a repository must not delete the person's sessions of every project.
-  const days = settingsValue({ ...settings, files: settings.files.filter((file) => file.level === "user") }, "cleanupPeriodDays");
-  if (days === undefined) return undefined;
-  if (typeof days.value !== "number" || !(days.value >= 0))
-    return `${days.path}: "cleanupPeriodDays" must be a number of days (0 or more), not ${JSON.stringify(days.value)}; no session was deleted`;
-  await pruneSessions(home, days.value);
-  return undefined;
-}
-
-/**
- * Frees the checkpoint store as a session starts: the checkpoints of sessions whose file is gone (deleted, or pruned
- * by cleanupPeriodDays), and, over the settings' `checkpoints.maxStoreBytes`, the oldest sessions' (said).
- */
-async function pruneCheckpoints(home: string, settings: LoadedSettings, current: string): Promise<string | undefined> {
-  const existing = new Set<string>();
-  const projects = join(home, "projects");
-  for (const folder of await readdir(projects).catch(() => [] as string[]))
-    for (const name of await readdir(join(projects, folder)).catch(() => [] as string[]))
-      if (name.endsWith(".jsonl")) existing.add(name.slice(0, -".jsonl".length));
-  const pruned = await pruneCheckpointStore(join(home, "checkpoints"), {
-    sessionExists: (id) => existing.has(id),
-    maxStoreBytes: readCheckpointSettings(settings).settings.maxStoreBytes,
-    keep: [current],
-  });
-  if (pruned.prunedForCap.length === 0) return undefined;
-  return `the checkpoints of ${pruned.prunedForCap.length} older session${pruned.prunedForCap.length === 1 ? "" : "s"} were pruned: the store was over checkpoints.maxStoreBytes (their conversations are kept; their rewinds are gone).`;
-}
-
-/** The thinking budget `alwaysThinkingEnabled` gives without MAX_THINKING_TOKENS. */
-const defaultThinkingTokens = 10_000;
-/** The most MAX_THINKING_TOKENS may ask for: with 4,096 tokens of answer on top it stays within every current Claude model's output limit (32,000). */
-const maxThinkingTokens = 27_904;
-
-/**
- * The session's settings files, read once: Claude Code's and minagent's at each level (the user's: CLAUDE_CONFIG_DIR
- * or ~/.claude, then MINAGENT_HOME or ~/.minagent; the project's .claude/ and .minagent/ files, shared then local).
- * A -p run is started by someone who chose the folder (a script, CI): its settings are used as written, as Claude
- * Code does. A person opening a folder is asked first when its own settings would run commands or let the agent do
- * more: yes and remember (in the user's settings.json), this session only, or no (the session starts without them).
- */
-async function readSessionSettings(
-  io: CliIo,
-  home: string,
-  options: CodeOptions,
-): Promise<{ settings: LoadedSettings; projectTrusted: boolean }> {
-  const root = options.cwd;
-  const settings = await loadSettings(settingsLocations({ root, userDirectory: home, claudeDirectory: claudeDirectory(io.env) }));
-  for (const warning of settingsWarnings(settings)) io.stderr(`minagent code: ${warning}\n`);
-  const trusted = { settings, projectTrusted: true };
-  // A trusted folder is not read twice: its agent and command files are parsed once, by the agent.
-  if (options.print || isProjectTrusted(settings, root)) return trusted;
-  // The agent files' hooks are the folder's commands as much as its settings files' are.
-  const wanted = [
-    ...describeProjectSettings(settings, root),
-    ...(await describeProjectAgentHooks(root)),
-    ...(await describeProjectCommandRules({ root, claudeDirectory: claudeDirectory(io.env) })),
-  ];
-  if (wanted.length === 0) return trusted;
-  io.stderr(
-    `This folder's own settings would run commands or let the agent do more without asking:\n${wanted.map((line) => `  ${line}`).join("\n")}\n` +
-      "Trust this folder? y: yes, and remember · s: this session only · n: no, start without them › ",
-  );
-  const answer = (await io.readLine())?.trim().toLowerCase();
-  if (answer === "y" || answer === "yes") {
-    await trustProject(home, root);
-    io.stderr(`Trusted ${root} (recorded in ${join(home, "settings.json")}).\n`);
-    return trusted;
-  }
-  if (answer === "s") return trusted;
-  io.stderr(
-    "Starting without the folder's own settings (only their deny and ask rules count), its agent files that have hooks, and what its commands' allowed-tools allow.\n",
-  );
-  return { settings: withoutProjectSettings(settings), projectTrusted: false };
-}
-
-/** Starts the MCP servers (in the background), and says what it did not start and why. */
-async function startMcpServers(
-  io: CliIo,
-  options: CodeOptions,
-  home: string,
-  settings: LoadedSettings,
-): Promise<{ mcp: CodeMcpSetup["mcp"]; projectMcpServers: CodeSessionContext["projectMcpServers"] }> {
-  const setup = await startCodeMcpServers({
-    cwd: options.cwd,
-    home,
-    env: io.env,
-    configFiles: options.mcpConfigFiles,
-    strict: options.strictMcpConfig,
-    settings,
-    // A server that asks for the sandbox gets the one Bash commands get: the same flags, folders and rules.
-    sandbox: options.sandbox,
-    additionalDirectories: options.additionalDirectories,
-    rules: { allow: options.allowedTools, deny: options.disallowedTools },
-  });
-  for (const note of setup.notes) io.stderr(`minagent code: ${note}\n`);
-  const { unapproved, mcp } = setup;
-  if (unapproved.length > 0 && options.print) io.stderr(`minagent code: ${describeUnapproved(unapproved)}\n`);
-  if (unapproved.length === 0 || options.print || !mcp) return { mcp, projectMcpServers: undefined };
-  return {
-    mcp,
-    projectMcpServers: {
-      descriptions: describeProjectServers(unapproved),
-      approve: (remember) => approveProjectServers(mcp, unapproved, options.cwd, remember, home),
-    },
-  };
-}
-
-/** Claude Code's folder in the user's home, as Claude Code finds it: CLAUDE_CONFIG_DIR, else ~/.claude. */
-function claudeDirectory(env: CliIo["env"]): string {
-  return env.CLAUDE_CONFIG_DIR ? resolve(env.CLAUDE_CONFIG_DIR) : join(homedir(), ".claude");
-}
-
-/** Events whose hooks' exit-2 stderr Claude Code shows the person: they cannot block, and say something. */
-const userNoticeEvents: ReadonlySet<string> = new Set(["SubagentStart", "PostCompact", "SessionEnd"]);
 
 /** How long a -p run waits for its MCP servers before the first turn, at most. */
 const printModeMcpWaitMs = 5_000;
