@@ -202,4 +202,4 @@ export {
   type TodoStoreOptions,
 } from "./tools/todo-write.js";
 export { createWriteTool } from "./tools/write.js";
-export { type FileVersion, Workspace, type WorkspaceOptions } from "./workspace.js";
+export { type EditorFiles, type FileVersion, Workspace, type WorkspaceOptions } from "./workspace.js";

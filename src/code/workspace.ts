@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { access, type FileHandle, lstat, mkdir, open, readlink, realpath, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { ToolError } from "../errors.js";
+import { ToolError, UsageError } from "../errors.js";
 
 /** Settings of a {@link Workspace}. */
 export type WorkspaceOptions = {
@@ -10,6 +10,20 @@ export type WorkspaceOptions = {
   root: string;
   /** More folders the tools may use (Claude Code's `--add-dir`); relative ones are taken from the root. */
   additionalDirectories?: readonly string[] | undefined;
+  /**
+   * The editor's view of files, when an editor drives the agent (ACP's `fs` capabilities): Read, Edit and Write
+   * then read a file's text through it (unsaved buffers included) and write whole new texts through it. Paths are
+   * still resolved and confined here first.
+   */
+  editor?: EditorFiles | undefined;
+};
+
+/** An editor's view of files (ACP's fs/read_text_file and fs/write_text_file): its open buffers, unsaved edits included. */
+export type EditorFiles = {
+  /** The file's whole text as the editor has it (its buffer when open, else the file on disk). */
+  readText(absolute: string): Promise<string>;
+  /** Replaces the file's whole text through the editor (which updates its buffer and saves the file). */
+  writeText(absolute: string, content: string): Promise<void>;
 };
 
 /** What a file looked like when the agent last read (or wrote) it. */
@@ -18,6 +32,11 @@ export type FileVersion = {
   mtimeMs: number;
   /** Size in bytes. */
   size: number;
+  /**
+   * The sha256 (hex) of the text seen or written, when it came from or went through an {@link EditorFiles editor}:
+   * the editor's text may differ from the disk, so it is what a later change is checked against.
+   */
+  digest?: string | undefined;
 };
 
 const maxLinkHops = 40;
@@ -33,6 +52,7 @@ const nonBlocking = constants.O_NONBLOCK ?? 0;
  * `..`, absolute paths elsewhere and links that lead out are refused with an observation (a ToolError). A file
  * must have been read before Edit or Write may change it, and not changed on disk since; writes are atomic and
  * go through symlinks to the file they point to; changes to one file are made one at a time ({@link exclusive}).
+ * With an {@link editor}, file texts are read and written through it, and "changed since" means the editor's text.
  *
  * {@link writeAtomic} and {@link openFile} resolve the path again and work through the folder it leads to, held
  * open: a folder on the way swapped for a symlink that leads out between the check and the write makes the call
@@ -48,6 +68,8 @@ export class Workspace {
   readonly root: string;
   /** The root, then the additional directories, absolute. */
   readonly directories: readonly string[];
+  /** The editor the file tools read and write through, when one drives the agent ({@link WorkspaceOptions.editor}). */
+  readonly editor: EditorFiles | undefined;
   readonly #versions = new Map<string, FileVersion>();
   readonly #locks = new Map<string, Promise<unknown>>();
   /** The last path `exclusive` resolves: the next waits for it, so that locks are taken in call order. */
@@ -57,6 +79,7 @@ export class Workspace {
   constructor(options: WorkspaceOptions) {
     this.root = resolve(options.root);
     this.directories = [this.root, ...(options.additionalDirectories ?? []).map((directory) => resolve(this.root, directory))];
+    this.editor = options.editor;
   }
 
   /**
@@ -100,11 +123,13 @@ export class Workspace {
 
   /**
    * Records that the agent has seen the file as it is now (after a Read, or its own Write or Edit). Pass the
-   * `version` read from the open file when you have it, so that a change made during the read is not taken as seen.
+   * `version` read from the open file when you have it, so that a change made during the read is not taken as seen,
+   * with the `digest` ({@link digestText}) of the editor's text when the text came from the editor.
    */
   async remember(absolute: string, version?: FileVersion): Promise<void> {
     const seen = version ?? (await stat(absolute));
-    this.#versions.set(await realExisting(absolute), { mtimeMs: seen.mtimeMs, size: seen.size });
+    const digest = version?.digest === undefined ? {} : { digest: version.digest };
+    this.#versions.set(await realExisting(absolute), { mtimeMs: seen.mtimeMs, size: seen.size, ...digest });
   }
 
   /** The version the agent last saw of `absolute`, or undefined if it has not read it in this session. */
@@ -114,8 +139,9 @@ export class Workspace {
 
   /**
    * Throws a ToolError unless the agent may change `absolute` now: a file that exists must be a regular file the
-   * agent may write, read in this session and not changed on disk since (modification time and size). A new file
-   * needs no read.
+   * agent may write, read in this session and not changed since: with an editor and a version seen through it, the
+   * editor's text now must be the text seen (its digest); otherwise the disk's modification time and size must be
+   * as seen. A new file needs no read.
    */
   async checkWritable(absolute: string): Promise<void> {
     const shown = this.display(absolute);
@@ -125,7 +151,11 @@ export class Workspace {
     if (!info.isFile()) throw new ToolError(`${shown} is not a regular file (a device, socket or pipe); it cannot be edited.`);
     const seen = await this.seenVersion(absolute);
     if (!seen) throw new ToolError(`Read ${shown} before changing it: it exists and has not been read in this session.`);
-    if (seen.mtimeMs !== info.mtimeMs || seen.size !== info.size)
+    if (this.editor && seen.digest !== undefined) {
+      // The editor's text is what the model saw; the disk may lag behind an unsaved buffer, or be saved at any time.
+      if (digestText(await this.readEditorText(absolute)) !== seen.digest)
+        throw new ToolError(`${shown} has changed in the editor or on disk since it was read; read it again before changing it.`);
+    } else if (seen.mtimeMs !== info.mtimeMs || seen.size !== info.size)
       throw new ToolError(`${shown} has changed on disk since it was read; read it again before changing it.`);
     if (!(await isWritable(absolute))) throw new ToolError(`${shown} is read-only (no write permission); it was left unchanged.`);
   }
@@ -139,6 +169,10 @@ export class Workspace {
    * The target is resolved again here and its folder opened and held: the temporary file is made in that folder,
    * and renamed into place only if the folder is, once the temporary file exists, still where it was resolved or
    * inside the workspace. A hard-linked target loses the link: its other names keep the old content.
+   *
+   * With an {@link editor}, the same checks are made and missing folders created, then the whole text goes through
+   * the editor's `writeText` (which saves it: how atomically is the editor's business); the version remembered
+   * carries the text's digest. An editor that fails makes a ToolError, and nothing else is written.
    */
   async writeAtomic(absolute: string, content: string): Promise<void> {
     const shown = this.display(absolute);
@@ -150,6 +184,7 @@ export class Workspace {
     } catch (error) {
       throw fileError(error, `create the folder for ${shown}`);
     }
+    if (this.editor) return this.#writeThroughEditor(this.editor, folder, target, shown, content);
     const temporaryName = `.${name}.${randomBytes(6).toString("hex")}.minagent-tmp`;
     const temporary = folder.entry(temporaryName);
     let version: Stats;
@@ -184,6 +219,45 @@ export class Workspace {
       await folder.close();
     }
     await this.remember(target, version);
+  }
+
+  /**
+   * The whole text of `absolute` as the {@link editor} has it, asked for by its real path once that is checked
+   * again to lie inside. Throws a ToolError when the editor cannot give it; misuse without an editor.
+   */
+  async readEditorText(absolute: string): Promise<string> {
+    if (!this.editor) throw new UsageError("Workspace.readEditorText needs a workspace with an editor (WorkspaceOptions.editor).");
+    const shown = this.display(absolute);
+    const target = await this.#realInside(absolute, shown);
+    try {
+      return await this.editor.readText(target);
+    } catch (error) {
+      throw new ToolError(`Could not read ${shown} through the editor: ${describeFailure(error)}.`, { cause: error });
+    }
+  }
+
+  async #writeThroughEditor(editor: EditorFiles, folder: HeldFolder, target: string, shown: string, content: string): Promise<void> {
+    try {
+      // The target was resolved with every link followed: a link there now was put in its place since.
+      if ((await lstat(folder.entry(basename(target))).catch(() => undefined))?.isSymbolicLink())
+        throw new ToolError(`${shown} was replaced by a symbolic link while it was being written; it was left unchanged.`);
+    } finally {
+      await folder.close();
+    }
+    try {
+      await editor.writeText(target, content);
+    } catch (error) {
+      throw new ToolError(`Could not write ${shown} through the editor: ${describeFailure(error)}; it was left unchanged.`, {
+        cause: error,
+      });
+    }
+    // The editor may save after it answers: the digest decides later checks, the disk's numbers are only a record.
+    const saved = await stat(target).catch(() => undefined);
+    await this.remember(target, {
+      mtimeMs: saved?.mtimeMs ?? 0,
+      size: saved?.size ?? Buffer.byteLength(content),
+      digest: digestText(content),
+    });
   }
 
   /**
@@ -435,6 +509,17 @@ async function realExisting(path: string): Promise<string> {
       current = parent;
     }
   }
+}
+
+/** The sha256 of `text` (as UTF-8), in hex: what {@link FileVersion.digest} holds. */
+export function digestText(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** A failure's message, for an observation. */
+function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/[.\s]+$/, "") || "no reason given";
 }
 
 /** A file-system failure as an observation: what could not be done, and why in plain words. */

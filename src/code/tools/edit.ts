@@ -11,6 +11,7 @@ import {
   formatSize,
   joinByteOrderMark,
   plural,
+  sniffLength,
   splitByteOrderMark,
   withLineEnding,
 } from "./file-text.js";
@@ -34,6 +35,8 @@ const listedMatches = 10;
  * whitespace, quotes or Read's line-number prefixes are set aside). The file must have been read in this session
  * and not changed on disk since; the write is atomic, and the file keeps its line endings (LF sent to a CRLF file
  * is written as CRLF) and byte-order mark. The observation counts the replacements and shows the changed lines.
+ * With an editor ({@link Workspace.editor}) the text edited is the editor's (unsaved changes included), it must be
+ * the text the Read showed, and the whole new text is written through the editor.
  *
  * An empty old_string creates the file when it does not exist (as Claude Code allows), or fills an existing empty
  * file; on a file with content it is refused (use Write to replace a whole file). Editing a file with more than one
@@ -86,16 +89,23 @@ async function editFile(workspace: Workspace, absolute: string, edit: EditArgume
     return `Created ${shown} (${plural(countLines(plan.text), "line")}, ${formatSize(Buffer.byteLength(plan.text))}).`;
   }
   await workspace.checkWritable(absolute);
-  const bytes = await readWhole(workspace, absolute).catch((error: unknown) => {
-    throw fileError(error, `read ${shown}`);
-  });
-  const plan = planEdit(decodeText(bytes, shown, "Edit"), edit, shown);
+  const current = workspace.editor ? await readEditorText(workspace, absolute) : await readText(workspace, absolute);
+  const plan = planEdit(current, edit, shown);
   if (!plan.ok) throw new ToolError(plan.message);
   await workspace.writeAtomic(absolute, plan.text);
   const { body } = splitByteOrderMark(plan.text);
   if (edit.old_string === "")
     return `Wrote ${shown}, which was empty (${plural(countLines(body), "line")}, ${formatSize(Buffer.byteLength(body))}).`;
   return describeChange(plan, shown);
+}
+
+/** The file's whole text from the disk, which must be UTF-8. */
+async function readText(workspace: Workspace, absolute: string): Promise<string> {
+  const shown = workspace.display(absolute);
+  const bytes = await readWhole(workspace, absolute).catch((error: unknown) => {
+    throw fileError(error, `read ${shown}`);
+  });
+  return decodeText(bytes, shown, "Edit");
 }
 
 async function readWhole(workspace: Workspace, absolute: string): Promise<Buffer> {
@@ -105,6 +115,16 @@ async function readWhole(workspace: Workspace, absolute: string): Promise<Buffer
   } finally {
     await handle.close();
   }
+}
+
+/** The file's whole text as the editor has it; a buffer of what looks binary (a NUL) is refused as on disk. */
+async function readEditorText(workspace: Workspace, absolute: string): Promise<string> {
+  const text = await workspace.readEditorText(absolute);
+  if (text.slice(0, sniffLength).includes("\0"))
+    throw new ToolError(
+      `${workspace.display(absolute)} is a binary file (it contains NUL bytes); Edit works on UTF-8 text files only, and would corrupt it.`,
+    );
+  return text;
 }
 
 /** Why an Edit call would fail on a file's text. */

@@ -1,5 +1,21 @@
-import type { FileHandle } from "node:fs/promises";
 import { formatLine } from "./file-text.js";
+
+/**
+ * Where the window's bytes come from: an open file (a FileHandle is one) or text already in memory
+ * ({@link readBytesOf}). `read` copies up to `length` bytes from `position` into `buffer` at `offset`.
+ */
+export type ByteSource = {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+};
+
+/** A {@link ByteSource} over bytes in memory, such as an editor's text encoded as UTF-8. */
+export function readBytesOf(bytes: Buffer): ByteSource {
+  return {
+    read: async (buffer, offset, length, position) => ({
+      bytesRead: position >= bytes.length ? 0 : bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length)),
+    }),
+  };
+}
 
 /** Which lines of a file to show, and within what bounds. */
 export type WindowRequest = {
@@ -33,10 +49,11 @@ export type Window = {
 const chunkSize = 64 * 1024;
 
 /**
- * Reads the requested lines from an open file, streaming: memory holds one chunk and at most a few kilobytes of
- * the current line, however large the file or its lines; reading stops after the window unless asked to count.
+ * Reads the requested lines from an open file (or any {@link ByteSource}), streaming: memory holds one chunk and at
+ * most a few kilobytes of the current line, however large the file or its lines; reading stops after the window
+ * unless asked to count.
  */
-export async function readLineWindow(handle: FileHandle, request: WindowRequest): Promise<Window> {
+export async function readLineWindow(source: ByteSource, request: WindowRequest): Promise<Window> {
   const window: Window = { lines: [], cutLines: [], last: request.start - 1, total: undefined, stop: "end" };
   let lineNumber = 1;
   let characters = 0;
@@ -64,7 +81,7 @@ export async function readLineWindow(handle: FileHandle, request: WindowRequest)
   const buffer = Buffer.allocUnsafe(chunkSize);
   for (let position = 0; ; ) {
     request.signal.throwIfAborted();
-    const { bytesRead } = await handle.read(buffer, 0, chunkSize, position);
+    const { bytesRead } = await source.read(buffer, 0, chunkSize, position);
     if (bytesRead === 0) {
       splitter.end();
       window.total = lineNumber - 1;

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import type { Tool } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
 import { charactersPerToken } from "../compaction/estimate-tokens.js";
-import { fileError, type Workspace } from "../workspace.js";
+import { digestText, type FileVersion, fileError, type Workspace } from "../workspace.js";
 import { describeBinary, formatSize, plural, sniffLength } from "./file-text.js";
-import { readLineWindow, type Window } from "./line-window.js";
+import { readBytesOf, readLineWindow, type Window } from "./line-window.js";
 import { describeMissingFile } from "./missing-file.js";
 
 /** Limits of the {@link createReadTool Read tool}. */
@@ -42,7 +42,9 @@ type ReadArguments = { file_path: string; offset?: number | undefined; limit?: n
  *
  * A Read that shows the file (any part of it), finds it empty, or finds it binary records its version in the
  * workspace, so Edit and Write may change it afterwards. Read-only, but a file with more than one hard link needs
- * approval ({@link Workspace.isLocationUncertain}: its other name may be outside the workspace).
+ * approval ({@link Workspace.isLocationUncertain}: its other name may be outside the workspace). With an editor
+ * ({@link Workspace.editor}) a text file's lines are the editor's (its buffer, unsaved edits included); what the
+ * file is (missing, a directory, binary) is still found on disk.
  * @example registry.add(createReadTool(workspace, { maxLines: 500 }))
  */
 export function createReadTool(workspace: Workspace, options: ReadToolOptions = {}): Tool {
@@ -99,33 +101,67 @@ async function readLines(workspace: Workspace, absolute: string, request: ReadRe
     const version = await handle.stat();
     // Checked by path above; this is what was opened, should the path have changed since.
     if (!version.isFile()) throw new ToolError(`${shown} is not a regular file (it changed while being read); Read only reads files.`);
-    if (version.size === 0) {
-      await workspace.remember(absolute, version);
-      return `${shown} exists but is empty (0 bytes).`;
-    }
-    const head = Buffer.alloc(Math.min(sniffLength, version.size));
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    const binary = describeBinary(head.subarray(0, bytesRead));
+    const binary = version.size === 0 ? undefined : await sniffBinary(handle, version.size);
     if (binary) {
       await workspace.remember(absolute, version);
       throw new ToolError(
         `${shown} is ${binary}, ${formatSize(version.size)}; Read shows text only. Inspect it with Bash if you need to (file, xxd, unzip -l…).`,
       );
     }
-    const window = await readLineWindow(handle, { ...request, countAll: version.size <= countLinesUpTo });
-    if (window.lines.length === 0) {
-      const total = window.total ?? 0;
-      throw new ToolError(
-        `${shown} has ${plural(total, "line")}, so offset ${request.start} is past its end. Call Read with an offset from 1 to ${total}.`,
-      );
+    if (workspace.editor) return await readEditorLines(workspace, absolute, request, version);
+    if (version.size === 0) {
+      await workspace.remember(absolute, version);
+      return `${shown} exists but is empty (0 bytes).`;
     }
-    await workspace.remember(absolute, version);
-    return [window.lines.join("\n"), ...describeOmissions(window, request, version.size)].join("\n\n");
+    const window = await readLineWindow(handle, { ...request, countAll: version.size <= countLinesUpTo });
+    return await showWindow(workspace, absolute, window, request, version);
   } catch (error) {
     throw fileError(error, `read ${shown}`);
   } finally {
     await handle.close();
   }
+}
+
+/** Why the start of the open file is not text, or undefined when it looks like text. */
+async function sniffBinary(handle: FileHandle, size: number): Promise<string | undefined> {
+  const head = Buffer.alloc(Math.min(sniffLength, size));
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  return describeBinary(head.subarray(0, bytesRead));
+}
+
+/**
+ * The lines of the editor's text of `absolute` (its buffer, unsaved edits included), shown as the disk's would be;
+ * the version remembered carries the text's digest, which Edit and Write check against the editor's text later.
+ */
+async function readEditorLines(workspace: Workspace, absolute: string, request: ReadRequest, onDisk: FileVersion): Promise<string> {
+  const text = await workspace.readEditorText(absolute);
+  const seen: FileVersion = { mtimeMs: onDisk.mtimeMs, size: onDisk.size, digest: digestText(text) };
+  if (text === "") {
+    await workspace.remember(absolute, seen);
+    return `${workspace.display(absolute)} exists but is empty (0 bytes).`;
+  }
+  const bytes = Buffer.from(text, "utf8");
+  // The text is in memory already: counting its lines costs no reading.
+  const window = await readLineWindow(readBytesOf(bytes), { ...request, countAll: true });
+  return showWindow(workspace, absolute, window, request, { ...seen, size: bytes.length });
+}
+
+/** The window with its notes, once the version shown is remembered; an offset past the end is an observation. */
+async function showWindow(
+  workspace: Workspace,
+  absolute: string,
+  window: Window,
+  request: ReadRequest,
+  version: FileVersion,
+): Promise<string> {
+  if (window.lines.length === 0) {
+    const total = window.total ?? 0;
+    throw new ToolError(
+      `${workspace.display(absolute)} has ${plural(total, "line")}, so offset ${request.start} is past its end. Call Read with an offset from 1 to ${total}.`,
+    );
+  }
+  await workspace.remember(absolute, version);
+  return [window.lines.join("\n"), ...describeOmissions(window, request, version.size)].join("\n\n");
 }
 
 /** The notes after the lines: what was left out, and the call that shows it. */

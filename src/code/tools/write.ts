@@ -19,6 +19,8 @@ type WriteArguments = { file_path: string; content: string };
  * An existing file must have been read in this session and not changed on disk since; the write is atomic. When it
  * replaces a file that uses CRLF line endings (or starts with a byte-order mark) and `content` has only LF line
  * breaks (or no mark), the file's convention is kept. The observation says created or overwritten, and the size.
+ * With an editor ({@link Workspace.editor}) the file must be as the editor showed it at the Read, its conventions
+ * are the editor text's, and the text is written through the editor.
  * Replacing a file with more than one hard link needs approval ({@link Workspace.isLocationUncertain}).
  * @example registry.add(createWriteTool(workspace))
  */
@@ -50,13 +52,17 @@ export function createWriteTool(workspace: Workspace): Tool {
 async function writeFile(workspace: Workspace, absolute: string, content: string): Promise<string> {
   await workspace.checkWritable(absolute);
   const before = await stat(absolute).catch(() => undefined);
-  const { text, kept } = before ? keepConventions(content, await readHead(workspace, absolute)) : { text: content, kept: [] };
+  // With an editor, its text is the file as the model saw it: conventions and the old size are taken from there.
+  const current = before && workspace.editor ? await workspace.readEditorText(absolute) : undefined;
+  const head = before ? (current?.slice(0, sniffLength) ?? (await readHead(workspace, absolute))) : undefined;
+  const { text, kept } = head === undefined ? { text: content, kept: [] } : keepConventions(content, head);
   await workspace.writeAtomic(absolute, text);
   const size = `${plural(countLines(text), "line")}, ${formatSize(Buffer.byteLength(text))}`;
   const shown = workspace.display(absolute);
   if (!before) return `Created ${shown} (${size}).`;
   const note = kept.length > 0 ? ` Kept the file's ${kept.join(" and ")}.` : "";
-  return `Overwrote ${shown} (${size}; it had ${formatSize(before.size)}).${note}`;
+  const oldSize = current === undefined ? before.size : Buffer.byteLength(current);
+  return `Overwrote ${shown} (${size}; it had ${formatSize(oldSize)}).${note}`;
 }
 
 async function readHead(workspace: Workspace, absolute: string): Promise<string> {
