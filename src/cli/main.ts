@@ -10,6 +10,11 @@ const commands: Record<string, Command> = {
     summary: "a coding agent in this folder: interactive, or to the end with -p",
     run: (args, io) => import("./commands/code.js").then(({ codeCommand }) => codeCommand(args, io)),
   },
+  acp: {
+    usage: "acp [--model <m>]",
+    summary: "the coding agent inside your editor, over the Agent Client Protocol (Zed, JetBrains, Neovim)",
+    run: (args, io) => import("./commands/acp.js").then(({ acpCommand }) => acpCommand(args, io)),
+  },
   mcp: {
     usage: "mcp list|login|logout",
     summary: "the MCP servers configured here, and their OAuth logins",

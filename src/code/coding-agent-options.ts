@@ -68,6 +68,12 @@ export type CodingAgentOptions = {
   output?: OutputSchema | undefined;
   /** Receives every event of every run. */
   onEvent?: AgentEventListener | undefined;
+  /**
+   * Told as a call's tool starts running: after the permission check, the person's approval if one was asked, and
+   * PreToolUse hooks — a refused call never gets here (an editor shows the call in progress from then on). Calls of
+   * subagents too, under their own ids.
+   */
+  onToolRun?: ((call: { id: string; name: string }) => void) | undefined;
   /** Told of every hook that ran (for logs, or to warn that one failed open). */
   onHookRun?: ((report: HookRunReport) => void) | undefined;
   /** Shapes each turn (compaction, project memory). */

@@ -247,7 +247,8 @@ export class CodingAgent {
         hooks.hasHooks("PostToolUse", tool.name) || hooks.hasHooks("PostToolUseFailure", tool.name)
           ? withPostToolUseHooks(tool, hooks)
           : tool;
-      return checkpoints ? withCheckpoints(hooked, checkpoints, (path) => realPathOf(workspace, path)) : hooked;
+      const recorded = checkpoints ? withCheckpoints(hooked, checkpoints, (path) => realPathOf(workspace, path)) : hooked;
+      return options.onToolRun ? withRunNotice(recorded, options.onToolRun) : recorded;
     };
     const todos = options.todos ?? createTodoStore();
     const registry = new ToolRegistry(registryOptions);
@@ -624,4 +625,13 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 async function realPathOf(workspace: Workspace, path: string): Promise<string> {
   const absolute = await workspace.resolve(path);
   return realpath(absolute).catch(() => absolute);
+}
+
+/** The tool, telling `onToolRun` as each call starts running: only calls allowed to run get this far. */
+function withRunNotice(tool: Tool, onToolRun: (call: { id: string; name: string }) => void): Tool {
+  const execute: Tool["execute"] = (args, context) => {
+    onToolRun({ id: context.toolCallId, name: tool.name });
+    return tool.execute(args, context);
+  };
+  return Object.create(tool, { execute: { value: execute, enumerable: true, writable: true, configurable: true } }) as Tool;
 }

@@ -1,6 +1,9 @@
 import { formatServerSentEvents } from "../../src/testing/wire-server.js";
 
-type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+type Block =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 /**
  * An Anthropic Messages stream for a message we write ourselves (the recorded fixtures call other
@@ -27,6 +30,11 @@ export function anthropicStream(blocks: Block[], stopReason: string, usage = { i
       events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
       for (const piece of block.text.match(/\S+\s*/g) ?? [])
         events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } });
+    } else if (block.type === "thinking") {
+      events.push({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } });
+      for (const piece of block.thinking.match(/\S+\s*/g) ?? [])
+        events.push({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: piece } });
+      events.push({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: "sig-test" } });
     } else {
       events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
       const json = JSON.stringify(block.input);

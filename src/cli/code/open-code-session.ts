@@ -13,6 +13,7 @@ import { settingsEnvironment, settingsValue } from "../../code/settings/session-
 import { settingsWarnings } from "../../code/settings/settings-warnings.js";
 import { describeProjectAgentHooks } from "../../code/subagents/index.js";
 import { modelAliases } from "../../code/subagents/model-aliases.js";
+import { Workspace } from "../../code/workspace.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { Model } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
@@ -106,11 +107,13 @@ export async function openCodeSession(options: CodeOptions, io: CliIo, how: Open
   const spending = createSpendingTracker({ modelId: model.id, free: model.free, budgetUsd: options.maxBudgetUsd });
   const warned = new Set<string>();
   const createAgent = async (overrides: CodingAgentOverrides = {}) => {
-    const { onEvent, onCheckpointNote, ...rest } = overrides;
+    const { onEvent, onCheckpointNote, editorFiles, ...rest } = overrides;
     // A new conversation's agent replaces the last one: its sandbox (network namespace, temporary folder) goes.
     await latestAgent?.close();
     const agent = await CodingAgent.create(model.instance, {
-      workspace: options.cwd,
+      workspace: editorFiles
+        ? new Workspace({ root: options.cwd, additionalDirectories: options.additionalDirectories, editor: editorFiles })
+        : options.cwd,
       additionalDirectories: options.additionalDirectories,
       mode: options.permissionMode,
       rules: { allow: options.allowedTools, deny: options.disallowedTools },

@@ -1,6 +1,7 @@
 import type { RewindConflictPolicy } from "../../code/checkpoints/index.js";
 import type { CodingAgent, CodingAgentOptions } from "../../code/coding-agent.js";
 import type { PermissionMode } from "../../code/permissions/index.js";
+import type { EditorFiles } from "../../code/workspace.js";
 import type { AgentEventListener } from "../../core/events.js";
 import type { JsonSchema, Message, Model, Usage } from "../../core/types.js";
 import type { CliIo } from "../io.js";
@@ -127,8 +128,10 @@ export interface CodeSessionStore {
 /** What a UI may set on the agent it builds; everything else comes from the flags. */
 export type CodingAgentOverrides = Pick<
   CodingAgentOptions,
-  "askPerson" | "askNetwork" | "elicit" | "onEvent" | "onHookRun" | "todos" | "instructions"
+  "askPerson" | "askNetwork" | "elicit" | "onEvent" | "onHookRun" | "onToolRun" | "todos" | "instructions"
 > & {
+  /** An editor's buffers, which Read, Edit and Write go through (`minagent acp`); default: the files on disk. */
+  editorFiles?: EditorFiles | undefined;
   /** Where the checkpoints' notes go (old checkpoints pruned, a workspace too large to scan); default: stderr. */
   onCheckpointNote?: ((note: string) => void) | undefined;
 };

@@ -1,0 +1,179 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import type { ApprovalRequest, CodingAgent } from "../../code/coding-agent.js";
+import type { PermissionMode } from "../../code/permissions/modes.js";
+import type { NetworkRequest } from "../../code/sandbox/network-proxy.js";
+import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
+import type { ApprovalDecision } from "../../core/run-state.js";
+import { networkRequestName } from "../code/interactive/approvals.js";
+import { localSettingsFile, SessionRules, saveAllowRules } from "../code/interactive/session-rules.js";
+import { allowRuleLine, rememberOwnProjectSettings } from "../code/project-trust.js";
+import { textContent, toolKind, toolLocations, toolTitle } from "./describe-tool-call.js";
+import type { EditorConnection } from "./editor-session.js";
+import type { TurnUpdates } from "./turn-updates.js";
+
+/** What the permission prompts need of the session around them. */
+export type EditorPermissionHost = {
+  connection: EditorConnection;
+  sessionId: string;
+  agent: () => CodingAgent;
+  /** The running turn's updates: a call is announced before the editor is asked about it. */
+  turn: () => TurnUpdates | undefined;
+};
+
+/** The session's answers to the agent's asks, from the editor. */
+export type EditorPermissions = {
+  askPerson: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+  askNetwork: (request: NetworkRequest) => Promise<boolean>;
+  /** The mode an approved plan asked for, once its ExitPlanMode call has ended. */
+  takeFollowUp: (toolCallId: string) => PermissionMode | undefined;
+  /** Withdraws every question still open (the turn was cancelled): each is answered no. */
+  cancelAll: () => void;
+};
+
+const cancelledDecision: ApprovalDecision = { behavior: "deny", message: "The user cancelled the turn before deciding." };
+
+/**
+ * Where the session would ask a person, the editor is asked (`session/request_permission`) for that tool call, with
+ * allow once, allow always (the rule the interactive CLI would offer, saved as it saves it: to the project's
+ * `.minagent/settings.local.json`) and reject. The call waits for the answer: nothing runs before. A rejection
+ * reaches the model as the person's refusal and the turn goes on. ExitPlanMode's "always" means: and accept edits.
+ */
+export function createEditorPermissions(host: EditorPermissionHost): EditorPermissions {
+  const open = new Set<AbortController>();
+  const followUps = new Map<string, PermissionMode>();
+  let rules: SessionRules | undefined;
+  const sessionRules = () => {
+    rules ??= new SessionRules(host.agent());
+    return rules;
+  };
+
+  /** Asks the editor; undefined when the question was withdrawn (cancel) or the editor could not answer. */
+  const ask = async (toolCall: acp.ToolCallUpdate, options: acp.PermissionOption[]): Promise<string | undefined> => {
+    const controller = new AbortController();
+    open.add(controller);
+    try {
+      const response = await host.connection.client.request(
+        "session/request_permission",
+        { sessionId: host.sessionId, toolCall, options },
+        { cancellationSignal: controller.signal, stopWaitingOnCancel: true },
+      );
+      return response.outcome.outcome === "selected" ? response.outcome.optionId : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      open.delete(controller);
+    }
+  };
+
+  const askPerson = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    if (request.signal.aborted) return cancelledDecision;
+    const agent = host.agent();
+    const { toolCall } = request;
+    const leavesSandbox = toolCall.name === "Bash" && toolCall.arguments.dangerouslyDisableSandbox === true && agent.sandbox.status.enabled;
+    if (!leavesSandbox && (await sessionRules().allows(toolCall))) return { behavior: "allow" };
+    if (leavesSandbox && agent.sandbox.status.allowUnsandboxedCommands === false)
+      return {
+        behavior: "deny",
+        message:
+          "Running outside the sandbox is turned off here (sandbox.allowUnsandboxedCommands is false), so the user was not asked. Run the command inside it, or ask the user to run it.",
+      };
+    const isPlan = toolCall.name === "ExitPlanMode";
+    // Leaving the sandbox is asked each time: no rule is offered for it.
+    const suggestion =
+      isPlan || leavesSandbox
+        ? undefined
+        : await sessionRules()
+            .suggest(toolCall)
+            .catch(() => undefined);
+    host.turn()?.announce(toolCall);
+    const root = agent.workspace.root;
+    const reason = request.reason ? [textContent(`Why this is asked: ${request.reason}`)] : [];
+    const plan = isPlan && typeof toolCall.arguments.plan === "string" ? [textContent(toolCall.arguments.plan)] : [];
+    const options: acp.PermissionOption[] = isPlan
+      ? [
+          { optionId: "allow_always", name: "Yes, and accept edits without asking", kind: "allow_always" },
+          { optionId: "allow_once", name: "Yes, and ask before each change", kind: "allow_once" },
+          { optionId: "reject_once", name: "No, keep planning", kind: "reject_once" },
+        ]
+      : [
+          { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+          ...(suggestion
+            ? [{ optionId: "allow_always", name: `Always allow ${suggestion.join(", ")}`, kind: "allow_always" as const }]
+            : []),
+          { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+        ];
+    const answer = await ask(
+      {
+        toolCallId: toolCall.id,
+        title: toolTitle(toolCall, root),
+        kind: toolKind(toolCall),
+        status: "pending",
+        locations: toolLocations(toolCall, root),
+        rawInput: toolCall.arguments,
+        content: [...plan, ...reason],
+      },
+      options,
+    );
+    if (answer === undefined || request.signal.aborted) return cancelledDecision;
+    if (answer === "reject_once")
+      return isPlan
+        ? {
+            behavior: "deny",
+            message: "The user did not approve the plan and stays in plan mode. Ask what should change, or revise the plan.",
+          }
+        : {
+            behavior: "deny",
+            message:
+              "The user rejected this call in the editor. Do not retry it as it was; ask what they want instead, or go on without it.",
+          };
+    if (isPlan) {
+      // Once ExitPlanMode has left plan mode: edits accepted without asking, or each change asked.
+      followUps.set(toolCall.id, answer === "allow_always" ? "acceptEdits" : "default");
+      return { behavior: "allow" };
+    }
+    if (answer === "allow_always" && suggestion) await saveRules(agent, suggestion, sessionRules());
+    return { behavior: "allow" };
+  };
+
+  const askNetwork = async ({ host: name, port }: NetworkRequest): Promise<boolean> => {
+    const turn = host.turn();
+    const id = `network-${name}-${port}-${Date.now()}`;
+    const call = { id, name: networkRequestName, arguments: { host: name, port } };
+    turn?.announce(call);
+    const answer = await ask({ toolCallId: id, title: `Network access to ${name}:${port}`, kind: "fetch", status: "pending" }, [
+      { optionId: "allow_once", name: "Allow for this session", kind: "allow_once" },
+      { optionId: "reject_once", name: "Refuse", kind: "reject_once" },
+    ]);
+    return answer === "allow_once";
+  };
+
+  return {
+    askPerson,
+    askNetwork,
+    takeFollowUp: (toolCallId) => {
+      const mode = followUps.get(toolCallId);
+      followUps.delete(toolCallId);
+      return mode;
+    },
+    cancelAll: () => {
+      for (const controller of open) controller.abort();
+    },
+  };
+}
+
+/** "Always": the rules go to the session and to the project's settings.local.json, recorded as the person's own. */
+async function saveRules(agent: CodingAgent, rules: readonly string[], session: SessionRules): Promise<void> {
+  session.add(rules);
+  const root = agent.workspace.root;
+  const file = localSettingsFile(root);
+  try {
+    await saveAllowRules(file, rules);
+    await rememberOwnProjectSettings(
+      defaultDataDirectory(process.env),
+      root,
+      rules.map((rule) => allowRuleLine(root, file, rule)),
+    );
+  } catch (error) {
+    process.stderr.write(`minagent acp: ${(error as Error).message} Allowed for this session only.\n`);
+  }
+}

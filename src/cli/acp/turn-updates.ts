@@ -1,0 +1,176 @@
+import { readFile } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import type { Todo } from "../../code/tools/todo-write.js";
+import type { AgentEvent } from "../../core/events.js";
+import type { StopReason, ToolCall } from "../../core/types.js";
+import { commandOutput, textContent, toolKind, toolLocations, toolTitle } from "./describe-tool-call.js";
+
+// One prompt turn's events as the editor sees them: text and thinking as chunks, each tool call announced, moved
+// forward (pending → in_progress → completed or failed, never back) and ended with its output or its diff, and the
+// todo list as a plan. Events of subagents' runs stay inside their Agent call.
+
+type Status = NonNullable<acp.ToolCall["status"]>;
+const order: readonly Status[] = ["pending", "in_progress", "completed", "failed"];
+
+/** What the reporter needs of the session around it. */
+export type TurnUpdateHost = {
+  /** Sends one update to the editor (in order: each is queued after the last). */
+  send(update: acp.SessionUpdate): void;
+  /** The workspace root, for titles and relative paths. */
+  root: string;
+  /** The file's text now (the editor's buffer when it has one), or undefined when it cannot be read. */
+  readText(absolute: string): Promise<string | undefined>;
+  /** The todo list after a TodoWrite. */
+  todos(): readonly Todo[];
+};
+
+/** The turn's events turned into session updates; `stopReason` says how the model last stopped. */
+export class TurnUpdates {
+  readonly #host: TurnUpdateHost;
+  /** The turn's own run: events of other runs (subagents') are not the agent's words. */
+  #runId: string | undefined;
+  readonly #status = new Map<string, Status>();
+  readonly #calls = new Map<string, Pick<ToolCall, "id" | "name" | "arguments">>();
+  /** An Edit's or Write's text before it ran, for the diff its end shows. */
+  readonly #before = new Map<string, Promise<string | undefined>>();
+  #streamedText = false;
+  #streamedThought = false;
+  /** How the turn's last model call stopped. */
+  lastStop: StopReason | undefined;
+
+  constructor(host: TurnUpdateHost) {
+    this.#host = host;
+  }
+
+  /** Whether the call was announced to the editor (a permission request names only announced calls). */
+  knows(toolCallId: string): boolean {
+    return this.#status.has(toolCallId);
+  }
+
+  /** Announces a call the editor has not seen (a permission asked before the call started, a network request). */
+  announce(call: Pick<ToolCall, "id" | "name" | "arguments">): void {
+    if (this.#status.has(call.id)) return;
+    this.#status.set(call.id, "pending");
+    this.#calls.set(call.id, call);
+    this.#host.send({
+      sessionUpdate: "tool_call",
+      toolCallId: call.id,
+      title: toolTitle(call, this.#host.root),
+      kind: toolKind(call),
+      status: "pending",
+      locations: toolLocations(call, this.#host.root),
+      rawInput: call.arguments,
+    });
+  }
+
+  /** The call was allowed and its tool runs now. */
+  running(toolCallId: string): void {
+    const call = this.#calls.get(toolCallId);
+    if (call === undefined) return; // a subagent's call
+    const args = call.arguments;
+    if ((call.name === "Edit" || call.name === "Write") && typeof args.file_path === "string") {
+      const absolute = isAbsolute(args.file_path) ? resolve(args.file_path) : resolve(this.#host.root, args.file_path);
+      this.#before.set(call.id, this.#host.readText(absolute));
+    }
+    this.#move(call.id, "in_progress");
+  }
+
+  /** Takes one of the run's events. Resolves once what it sends is known (a diff reads the file). */
+  async event(event: AgentEvent): Promise<void> {
+    if (event.type === "run-start" && this.#runId === undefined && event.parentRunId === undefined) this.#runId = event.runId;
+    if (event.runId !== this.#runId) return;
+    switch (event.type) {
+      case "text-delta":
+        this.#streamedText = true;
+        this.#host.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } });
+        return;
+      case "reasoning-delta":
+        this.#streamedThought = true;
+        this.#host.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } });
+        return;
+      case "model-call-retry":
+        // What was streamed of the failed attempt cannot be taken back: say that it starts again.
+        if (event.streamed)
+          this.#host.send({
+            sessionUpdate: "agent_thought_chunk",
+            content: { type: "text", text: "\n\n(The model's answer was cut off; it is asked again.)\n\n" },
+          });
+        return;
+      case "model-call-end":
+        this.#modelCallEnded(event.response);
+        return;
+      case "tool-call-start":
+        this.announce(event.toolCall);
+        return;
+      case "tool-call-pending":
+        this.#move(event.toolCall.id, "failed", [textContent(event.reason ?? "Waiting for a decision that cannot be made here.")]);
+        return;
+      case "tool-call-end":
+        await this.#toolCallEnded(event.toolCall, event.result);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #modelCallEnded(response: { message: { content: string; reasoning?: { text: string }[] }; stopReason: StopReason }): void {
+    this.lastStop = response.stopReason;
+    // A model that does not stream said it all at once.
+    const thought = (response.message.reasoning ?? []).map((part) => part.text).join("");
+    if (!this.#streamedThought && thought !== "")
+      this.#host.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: thought } });
+    if (!this.#streamedText && response.message.content !== "")
+      this.#host.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: response.message.content } });
+    this.#streamedText = false;
+    this.#streamedThought = false;
+  }
+
+  async #toolCallEnded(call: ToolCall, result: { content: string; isError: boolean }): Promise<void> {
+    if (!this.#status.has(call.id)) this.announce(call);
+    const before = this.#before.get(call.id);
+    this.#before.delete(call.id);
+    if (result.isError) {
+      this.#move(call.id, "failed", [textContent(result.content)], result.content);
+      return;
+    }
+    const content: acp.ToolCallContent[] = [];
+    if (call.name === "Bash") content.push(commandOutput(result.content));
+    else if ((call.name === "Edit" || call.name === "Write") && typeof call.arguments.file_path === "string") {
+      const path = isAbsolute(call.arguments.file_path)
+        ? resolve(call.arguments.file_path)
+        : resolve(this.#host.root, call.arguments.file_path);
+      const oldText = before === undefined ? undefined : await before;
+      // The file as the tool left it: its whole new text, read back (the editor's buffer when it wrote through it).
+      const newText = (await this.#host.readText(path)) ?? (await readFile(path, "utf8").catch(() => undefined));
+      if (newText !== undefined) content.push({ type: "diff", path, oldText: oldText ?? null, newText });
+      else content.push(textContent(result.content));
+    } else content.push(textContent(result.content));
+    if (call.name === "TodoWrite")
+      this.#host.send({
+        sessionUpdate: "plan",
+        entries: this.#host.todos().map((todo) => ({ content: todo.content, status: todo.status, priority: "medium" })),
+      });
+    this.#move(call.id, "completed", content, result.content);
+  }
+
+  /** Moves a call forward, never back: a call already completed or failed stays so. */
+  #move(toolCallId: string, status: Status, content?: acp.ToolCallContent[], rawOutput?: string): void {
+    const now = this.#status.get(toolCallId);
+    if (now === undefined || order.indexOf(status) <= order.indexOf(now) || now === "completed" || now === "failed") return;
+    this.#status.set(toolCallId, status);
+    this.#host.send({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status,
+      ...(content && { content }),
+      ...(rawOutput !== undefined && { rawOutput: { output: rawOutput } }),
+    });
+  }
+
+  /** Ends every call still open (the turn was cancelled while they ran): failed, so that none spins forever. */
+  endOpenCalls(why: string): void {
+    for (const [toolCallId, status] of this.#status)
+      if (status === "pending" || status === "in_progress") this.#move(toolCallId, "failed", [textContent(why)]);
+  }
+}
