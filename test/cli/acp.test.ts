@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type * as acp from "@agentclientprotocol/sdk";
@@ -43,6 +43,14 @@ async function newSession(stand: StandInEditor, mcpServers: acp.McpServer[] = []
 
 function prompt(stand: StandInEditor, sessionId: string, text: string): Promise<acp.PromptResponse> {
   return stand.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+}
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 /** A streamed reply that thinks, then answers. */
@@ -264,6 +272,41 @@ describe("minagent acp: the editor's files and permissions", () => {
   });
 });
 
+describe("minagent acp: the project's commands and settings", () => {
+  it("announces the custom commands, and runs one a prompt starts with", async () => {
+    await mkdir(join(fixture.workspace, ".claude", "commands"), { recursive: true });
+    await writeFile(
+      join(fixture.workspace, ".claude", "commands", "review.md"),
+      "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $ARGUMENTS carefully.\n",
+    );
+    fixture.server.reply(answer("Reviewed."));
+    const stand = editor();
+    const { sessionId } = await newSession(stand);
+    await until(() => updatesOf(stand, "available_commands_update", sessionId).length > 0);
+    expect(updatesOf(stand, "available_commands_update", sessionId)[0]?.availableCommands).toEqual([
+      { name: "review", description: "Review a file", input: { hint: "<file>" } },
+    ]);
+    await prompt(stand, sessionId, "/review notes.txt");
+    expect(sentMessages(requestBody(fixture, 0)).at(-1)?.content.join("")).toContain("Review notes.txt carefully.");
+  });
+
+  it("leaves out an untrusted folder's hooks, and says so in the editor", async () => {
+    const ran = join(fixture.home, "hook-ran");
+    await mkdir(join(fixture.workspace, ".claude"), { recursive: true });
+    await writeFile(
+      join(fixture.workspace, ".claude", "settings.json"),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${ran}` }] }] } }),
+    );
+    fixture.server.reply(answer("Hello."));
+    const stand = editor();
+    const { sessionId } = await newSession(stand);
+    await prompt(stand, sessionId, "Hi");
+    expect(existsSync(ran)).toBe(false);
+    expect(agentText(stand, sessionId)).toMatch(/not trusted yet[\s\S]*run minagent code there once/);
+    expect(agentText(stand, sessionId)).toMatch(/Hello\.$/);
+  });
+});
+
 describe("minagent acp: sessions", () => {
   it("loads a session an earlier process saved: replays it before answering, then goes on with the conversation", async () => {
     fixture.server.reply(callTool("toolu_r", "Read", { file_path: "notes.txt" }), answer("It says 42."));
@@ -275,6 +318,8 @@ describe("minagent acp: sessions", () => {
     fixture.server.reply(answer("You asked me to read the notes."));
     const second = editor();
     await second.initialize();
+    const listed = await second.agent.request("session/list", { cwd: fixture.workspace });
+    expect(listed.sessions).toMatchObject([{ sessionId, cwd: fixture.workspace, title: "Read the notes" }]);
     await second.agent.request("session/load", { sessionId, cwd: fixture.workspace, mcpServers: [] });
     // The replay came before the response.
     const replayed = second.updates.map(({ update }) => update.sessionUpdate);
@@ -334,14 +379,6 @@ describe("minagent acp: cancel, bad input and the editor going away", () => {
       }
     }
     return pids;
-  }
-
-  async function until(check: () => boolean, ms = 10_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error("timed out waiting");
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
   }
 
   it("ends a prompt cancelled during a long command with cancelled, kills the command, and takes the next prompt", async () => {

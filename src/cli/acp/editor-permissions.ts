@@ -144,7 +144,9 @@ export function createEditorPermissions(host: EditorPermissionHost): EditorPermi
       { optionId: "allow_once", name: "Allow for this session", kind: "allow_once" },
       { optionId: "reject_once", name: "Refuse", kind: "reject_once" },
     ]);
-    return answer === "allow_once";
+    const allowed = answer === "allow_once";
+    turn?.settle(id, allowed, allowed ? `${name} allowed for this session.` : `${name} refused.`);
+    return allowed;
   };
 
   return {

@@ -1,7 +1,10 @@
-import type * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk";
 import type { Checkpoint } from "../../code/checkpoints/index.js";
 import type { CodingAgent, CodingRunResult } from "../../code/coding-agent.js";
+import { classifySlashPrompt, parseSlashInput } from "../../code/commands/index.js";
+import { expandMcpPrompt, isMcpPromptCommand, listMcpPrompts } from "../../code/mcp-prompt-commands.js";
 import { isPermissionMode, type PermissionMode, permissionModes } from "../../code/permissions/modes.js";
+import type { AgentEvent } from "../../core/events.js";
 import type { Message } from "../../core/types.js";
 import { AbortError, conversationOf } from "../../engine.js";
 import type { OpenedCodeSession } from "../code/open-code-session.js";
@@ -46,6 +49,8 @@ export class EditorSession {
   #turn: { controller: AbortController; updates: TurnUpdates } | undefined;
   #queue: Promise<void> = Promise.resolve();
   #mode: PermissionMode;
+  /** The commands last announced (as JSON), so that an unchanged list is not sent again. */
+  #announced: string | undefined;
   /** Notes said before the first prompt (a folder not trusted), sent once the editor knows the session. */
   readonly #notes: string[];
 
@@ -156,6 +161,25 @@ export class EditorSession {
     await this.#opened.close();
   }
 
+  /** Tells the editor the custom commands (`/review`…) and MCP prompts (`/mcp__server__prompt`) a prompt may start with. */
+  async announceCommands(): Promise<void> {
+    const commands: acp.AvailableCommand[] = this.#agent.commands.list.map((command) => ({
+      name: command.name,
+      description: command.description,
+      ...(command.argumentHint && { input: { hint: command.argumentHint } }),
+    }));
+    for (const prompt of await listMcpPrompts(this.#agent.mcp))
+      commands.push({
+        name: prompt.command,
+        description: prompt.description ?? `the ${prompt.name} prompt of MCP server ${prompt.server}`,
+        ...(prompt.arguments.length > 0 && { input: { hint: prompt.arguments.map((argument) => argument.name).join(" ") } }),
+      });
+    const listed = JSON.stringify(commands);
+    if (listed === this.#announced || (commands.length === 0 && this.#announced === undefined)) return;
+    this.#announced = listed;
+    await this.#send({ sessionUpdate: "available_commands_update", availableCommands: commands });
+  }
+
   async #run(blocks: readonly acp.ContentBlock[]): Promise<acp.PromptResponse> {
     for (const line of this.#notes.splice(0)) this.note(line);
     const controller = new AbortController();
@@ -169,12 +193,21 @@ export class EditorSession {
     let pendingEvents: Promise<void> = Promise.resolve();
     const { session } = this.#opened;
     try {
-      const result = await this.#agent.run(promptText(blocks, this.#agent.workspace.root), {
+      const text = promptText(blocks, this.#agent.workspace.root);
+      const slash = await classifySlashPrompt(text, this.#agent.commands);
+      let prompt = text;
+      if (slash.kind === "unknown" && isMcpPromptCommand(slash.name)) {
+        const expanded = await expandMcpPrompt(this.#agent.mcp, slash.name, parseSlashInput(text)?.args ?? "", { signal: controller.signal });
+        if (expanded === undefined)
+          throw acp.RequestError.invalidParams(undefined, `unknown command /${slash.name}: no ready MCP server has this prompt`);
+        prompt = expanded;
+      }
+      const runOptions = {
         history: this.#history,
         signal: controller.signal,
         stream: true,
         onCheckpoint: (checkpoint: Checkpoint) => session.markCheckpoint(checkpoint.id),
-        onEvent: (event) => {
+        onEvent: (event: AgentEvent) => {
           session.record(event);
           pendingEvents = pendingEvents.then(() => updates.event(event)).catch(() => {});
           if (event.type === "tool-call-end") {
@@ -183,7 +216,12 @@ export class EditorSession {
             this.#followMode();
           }
         },
-      });
+      };
+      // `/review src/a.ts` runs the custom command; any other text (a `/path` too) is the prompt.
+      const result =
+        slash.kind === "command"
+          ? await this.#agent.runCommand(slash.command, slash.args, runOptions)
+          : await this.#agent.run(prompt, runOptions);
       this.#history = result.messages;
       await pendingEvents;
       if (result.status === "blocked" && result.blocked)
@@ -202,6 +240,8 @@ export class EditorSession {
     } finally {
       this.#turn = undefined;
       this.#followMode();
+      // A server that became ready during the turn brings its prompts.
+      await this.announceCommands().catch(() => {});
       await session
         .flush()
         .catch((error: unknown) => this.note(`could not save the session to ${session.file}: ${(error as Error).message}`));

@@ -99,11 +99,13 @@ export function serveAcp(stream: acp.Stream, server: AcpServerOptions): AcpServe
     .onRequest("authenticate", () => ({}))
     .onRequest("session/new", async ({ params }) => {
       const session = await open(params, undefined);
+      announceCommandsAfter(session);
       return { sessionId: session.id, modes: session.modes };
     })
     .onRequest("session/load", async ({ params }) => {
       const session = await open(params, params.sessionId);
       await session.replay();
+      announceCommandsAfter(session);
       return { modes: session.modes };
     })
     .onRequest("session/list", async ({ params }) => {
@@ -148,6 +150,14 @@ export function serveAcp(stream: acp.Stream, server: AcpServerOptions): AcpServe
   };
   const closed = live.closed.then(close);
   return { disconnected: live.closed, closed, close };
+}
+
+/**
+ * Tells the editor the session's slash commands once it has the session's id (just after the response; MCP servers
+ * still starting add their prompts at the next prompt's end).
+ */
+function announceCommandsAfter(session: EditorSession): void {
+  setTimeout(() => void session.announceCommands().catch(() => {}), 0);
 }
 
 /** An absolute folder path the editor sent, checked: a clear error otherwise. */

@@ -168,6 +168,11 @@ export class TurnUpdates {
     });
   }
 
+  /** Ends a call announced for a question that is no tool's (a network request), once answered. */
+  settle(toolCallId: string, allowed: boolean, text: string): void {
+    this.#move(toolCallId, allowed ? "completed" : "failed", [textContent(text)]);
+  }
+
   /** Ends every call still open (the turn was cancelled while they ran): failed, so that none spins forever. */
   endOpenCalls(why: string): void {
     for (const [toolCallId, status] of this.#status)
