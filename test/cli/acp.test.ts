@@ -112,6 +112,17 @@ describe("minagent acp: initialize and a prompt", () => {
     expect((await prompt(stand, sessionId, "Go")).stopReason).toBe("max_tokens");
   });
 
+  it("answers a prompt whose model call failed with an error that says why, and takes the next prompt", async () => {
+    fixture.server.reply(
+      { status: 401, json: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } },
+      answer("Working again."),
+    );
+    const stand = editor();
+    const { sessionId } = await newSession(stand);
+    await expect(prompt(stand, sessionId, "Go")).rejects.toMatchObject({ message: expect.stringMatching(/invalid x-api-key/) });
+    expect((await prompt(stand, sessionId, "Again")).stopReason).toBe("end_turn");
+  });
+
   it("maps the turn limit to max_turn_requests", async () => {
     fixture.server.reply(callTool("toolu_1", "Read", { file_path: "notes.txt" }));
     const stand = editor({ args: ["--max-turns", "1"] });

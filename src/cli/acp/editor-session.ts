@@ -197,7 +197,9 @@ export class EditorSession {
       const slash = await classifySlashPrompt(text, this.#agent.commands);
       let prompt = text;
       if (slash.kind === "unknown" && isMcpPromptCommand(slash.name)) {
-        const expanded = await expandMcpPrompt(this.#agent.mcp, slash.name, parseSlashInput(text)?.args ?? "", { signal: controller.signal });
+        const expanded = await expandMcpPrompt(this.#agent.mcp, slash.name, parseSlashInput(text)?.args ?? "", {
+          signal: controller.signal,
+        });
         if (expanded === undefined)
           throw acp.RequestError.invalidParams(undefined, `unknown command /${slash.name}: no ready MCP server has this prompt`);
         prompt = expanded;
@@ -236,7 +238,10 @@ export class EditorSession {
         return { stopReason: "cancelled" };
       }
       this.#history = conversation;
-      throw error;
+      updates.endOpenCalls("The turn failed.");
+      // The editor shows the message: the provider's error, the budget reached (the conversation so far is kept).
+      if (error instanceof acp.RequestError) throw error;
+      throw acp.RequestError.internalError(undefined, error instanceof Error ? error.message : String(error));
     } finally {
       this.#turn = undefined;
       this.#followMode();
