@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ToolCall } from "../../core/types.js";
-import { describeToolCall } from "../code/interactive/tool-line.js";
+import { describeToolCall } from "../code/tool-line.js";
 
 // How a tool call looks in the editor: its title, kind and the files it touches, and what its outcome shows.
 

@@ -4,15 +4,15 @@ import type { PermissionMode } from "../../../code/permissions/index.js";
 import type { ApprovalDecision } from "../../../core/run-state.js";
 import type { McpElicitationRequest, McpElicitationResult } from "../../../mcp/index.js";
 import { allowRuleLine, rememberOwnProjectSettings } from "../project-trust.js";
+import { localSettingsFile, networkRequestName, type SessionRules, saveAllowRules } from "../session-rules.js";
 import { describeMcpHints } from "../start-mcp-servers.js";
+import { describeToolCall } from "../tool-line.js";
 import { computeFileChange, formatFileChange } from "./change-preview.js";
 import { type Choice, chooseOne } from "./choice-list.js";
 import { askElicitation } from "./elicitation-form.js";
 import { countInputRows, readLine } from "./line-editor.js";
-import { localSettingsFile, type SessionRules, saveAllowRules } from "./session-rules.js";
 import type { Terminal } from "./terminal.js";
 import { flattenText, printable, truncateToWidth } from "./text-width.js";
-import { describeToolCall } from "./tool-line.js";
 
 type Answer = "yes" | "always" | "save" | "no" | "plan-accept-edits" | "plan-default";
 
@@ -45,8 +45,6 @@ const permissionNotificationMs = 6_000;
  * project's settings.local.json), or no with a reason the model reads. One prompt at a time; calls that the
  * session's rules now allow are not asked. Escape or Ctrl-C denies and interrupts the turn.
  */
-/** The name a sandboxed command's request for a new host is asked under (it is no tool). */
-export const networkRequestName = "Network";
 
 export function createApprovals(host: ApprovalHost): {
   askPerson: (request: ApprovalRequest) => Promise<ApprovalDecision>;

@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../../../core/events.js";
+import { describeToolCall, summarizeToolResult } from "../tool-line.js";
 import type { Terminal } from "./terminal.js";
 import { displayWidth, flattenText, printable, truncateToWidth } from "./text-width.js";
-import { describeToolCall, summarizeToolResult } from "./tool-line.js";
 
 /**
  * Draws a run as it happens: the answer streams as it is written; each tool call is one line, `⋯ Bash(npm test)`

@@ -6,9 +6,9 @@ import { describeArguments, type McpPrompt } from "../../../mcp/index.js";
 import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
+import { type SessionRules, sessionRuleSource } from "../session-rules.js";
 import { runMcpCommand } from "./mcp-command.js";
 import { diffText } from "./rewind-command.js";
-import { type SessionRules, sessionRuleSource } from "./session-rules.js";
 import { describeMode, shortNumber } from "./status-line.js";
 import type { Style } from "./terminal.js";
 

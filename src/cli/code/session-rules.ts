@@ -1,14 +1,17 @@
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { CodingAgent } from "../../../code/coding-agent.js";
-import { mcpSamplingName } from "../../../code/create-session-sampler.js";
-import type { ToolCall } from "../../../core/types.js";
-import { UsageError } from "../../../errors.js";
-import { editSettingsFile, isSettingsObject } from "../edit-settings-file.js";
+import type { CodingAgent } from "../../code/coding-agent.js";
+import { mcpSamplingName } from "../../code/create-session-sampler.js";
+import type { ToolCall } from "../../core/types.js";
+import { UsageError } from "../../errors.js";
+import { editSettingsFile, isSettingsObject } from "./edit-settings-file.js";
 
 type Call = Pick<ToolCall, "name" | "arguments">;
 
 const editors = new Set(["Edit", "Write", "NotebookEdit", "MultiEdit"]);
 const readers = new Set(["Read", "Glob", "Grep", "LS", "NotebookRead"]);
+
+/** The name a sandboxed command's request for a new host is asked under (it is no tool). */
+export const networkRequestName = "Network";
 
 /** The source of the rules a person adds during a session: `/permissions` lists them under it. */
 export const sessionRuleSource = "this session";

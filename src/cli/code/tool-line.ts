@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
-import type { ToolCall } from "../../../core/types.js";
-import { flattenText } from "./text-width.js";
+import type { ToolCall } from "../../core/types.js";
+import { flattenText } from "./interactive/text-width.js";
 
 type Call = Pick<ToolCall, "name" | "arguments">;
 
