@@ -24,6 +24,8 @@ export { combineSignals, RunContext, type RunContextOptions, type RunParent } fr
 export { type ApprovalDecision, type ApprovalDecisions, checkDecisions, closeUnansweredCalls } from "./core/run-state.js";
 export { formatAction, StepRecorder, type StepRecorderOptions } from "./core/step-recorder.js";
 export type {
+  ContentPart,
+  ImageMediaType,
   JsonSchema,
   Message,
   Model,
@@ -62,11 +64,14 @@ export type { CanUseTool, PermissionContext, PermissionDecision } from "./tools/
 export {
   defineTool,
   isReadOnlyCall,
+  isToolOutput,
   type StandardToolSchema,
   type Tool,
   type ToolArguments,
   type ToolContext,
+  type ToolOutput,
   type ToolParameters,
+  toolOutput,
 } from "./tools/tool.js";
 export { ToolRegistry, type ToolRegistryOptions } from "./tools/tool-registry.js";
 

@@ -1,9 +1,11 @@
-import type { Message, Model, ModelResponse, ModelStreamEvent, RunStatus, ToolCall, ToolSchema, Usage } from "./types.js";
+import type { ContentPart, Message, Model, ModelResponse, ModelStreamEvent, RunStatus, ToolCall, ToolSchema, Usage } from "./types.js";
 
 /** The outcome of one tool call, as the model will read it. */
 export type ToolResult = {
   /** The observation text (already serialised and truncated). */
   content: string;
+  /** Images and documents the tool returned beside its text (`toolOutput`): the model sees them with the text. */
+  parts?: ContentPart[];
   /** True when the call failed: unknown tool, invalid arguments, a throw, a timeout, a refusal. */
   isError: boolean;
 };

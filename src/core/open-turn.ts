@@ -3,7 +3,13 @@ import type { Message, ToolCall } from "./types.js";
 
 /** The tool message that answers `toolCall` with its result: what the model reads next turn. */
 export function toolResultMessage(toolCall: ToolCall, result: ToolResult): Message {
-  return { role: "tool", content: result.content, toolCallId: toolCall.id, ...(result.isError && { isError: true }) };
+  return {
+    role: "tool",
+    content: result.content,
+    toolCallId: toolCall.id,
+    ...(result.isError && { isError: true }),
+    ...(result.parts?.length && { parts: result.parts }),
+  };
 }
 
 /**

@@ -34,11 +34,36 @@ export type ReasoningPart = {
   provider?: string;
 };
 
+/** The image formats every provider adapter sends (Anthropic's, OpenAI's, Gemini's and Bedrock's common set). */
+export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/**
+ * What a message shows the model beside its text: an image (its bytes, base64, or a URL the provider fetches) or a
+ * PDF document (its bytes, base64). Adapters map each to their wire's blocks; a provider that cannot take one (a URL
+ * where only bytes are accepted) is told in words instead, never silently given nothing.
+ */
+export type ContentPart =
+  | { type: "image"; mediaType: ImageMediaType; data: string; url?: undefined }
+  | { type: "image"; url: string; mediaType?: ImageMediaType | undefined; data?: undefined }
+  | {
+      type: "document";
+      mediaType: "application/pdf";
+      data: string;
+      /** A name the model may see (the file's name). */
+      name?: string | undefined;
+    };
+
 /** One entry of the conversation the model sees. */
 export type Message = {
   role: "system" | "user" | "assistant" | "tool";
   /** Text of the message. For an assistant turn with tool calls this is the model's "thought". */
   content: string;
+  /**
+   * Images and documents that go with `content` (a pasted screenshot, the PNG a Read returned, an MCP tool's chart),
+   * after its text: on user and tool messages. `content` stays the message's text, so readers of text need not
+   * know about parts.
+   */
+  parts?: ContentPart[];
   /** Tool calls the assistant asked for in this message. */
   toolCalls?: ToolCall[];
   /** On a tool message: the id of the call it answers. */

@@ -6,7 +6,7 @@ import { abortable, ToolError, throwIfAborted, toAbortError } from "../errors.js
 import { serialize, toText, truncate } from "../text.js";
 import { type ArgumentBounds, checkArgumentValue } from "./argument-bounds.js";
 import type { CanUseTool, PermissionDecision } from "./permission.js";
-import type { Tool, ToolContext } from "./tool.js";
+import { isToolOutput, type Tool, type ToolContext } from "./tool.js";
 import type { CompiledSchema } from "./tool-schema.js";
 
 /** A registered tool with its compiled schema. */
@@ -79,6 +79,12 @@ export async function executeToolCall(
     const timeoutMs = tool.timeoutMs ?? settings.timeoutMs;
     const value = isThenable(returned) ? await settleWithin(returned, timeoutMs, context, options.signal, options.run) : returned;
     if (value === timedOut) return failure(`Tool "${tool.name}" timed out after ${timeoutMs} ms and was abandoned.`);
+    if (isToolOutput(value))
+      return {
+        content: truncate(value.text, settings.maxResultLength),
+        isError: false,
+        ...(value.parts.length > 0 && { parts: [...value.parts] }),
+      };
     return { content: truncate(serialize(value), settings.maxResultLength), isError: false };
   } catch (error) {
     if (options.signal?.aborted) throw toAbortError(options.signal);

@@ -1,6 +1,6 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
 import type { RunContext } from "../core/run-context.js";
-import type { JsonSchema } from "../core/types.js";
+import type { ContentPart, JsonSchema } from "../core/types.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export type ToolContext = {
@@ -36,6 +36,26 @@ export type ToolParameters = JsonSchema | StandardToolSchema;
 /** The arguments `execute` receives for given parameters: inferred from a schema library, else a plain record. */
 export type ToolArguments<P> = P extends StandardSchemaV1<unknown, infer Output> ? Output : Record<string, unknown>;
 
+const toolOutputMark: unique symbol = Symbol("minagent.toolOutput");
+
+/** What a tool returns when the model should see images or documents with its text: made by {@link toolOutput}. */
+export type ToolOutput = { readonly text: string; readonly parts: readonly ContentPart[]; readonly [toolOutputMark]: true };
+
+/**
+ * A tool's result with images or documents beside its text (a screenshot, a PDF's pages, a chart). The text is
+ * cut to the registry's `maxResultLength` as any result is; the parts go to the model whole, as the provider's
+ * image and document blocks.
+ * @example return toolOutput("The screenshot:", [{ type: "image", mediaType: "image/png", data: base64 }]);
+ */
+export function toolOutput(text: string, parts: readonly ContentPart[]): ToolOutput {
+  return { text, parts: [...parts], [toolOutputMark]: true };
+}
+
+/** Whether a tool's returned value is a {@link toolOutput}. */
+export function isToolOutput(value: unknown): value is ToolOutput {
+  return typeof value === "object" && value !== null && (value as { [toolOutputMark]?: unknown })[toolOutputMark] === true;
+}
+
 /** A capability the model can call. */
 export interface Tool<P extends ToolParameters = ToolParameters> {
   /** Unique name the model calls the tool by (letters, digits, `_` and `-`, at most 64). */
@@ -45,7 +65,8 @@ export interface Tool<P extends ToolParameters = ToolParameters> {
   /** The arguments' schema; arguments are validated against it before `execute` runs. */
   parameters: P;
   /**
-   * Does the work. Return a string (the observation), or any value (sent as JSON).
+   * Does the work. Return a string (the observation), any value (sent as JSON), or {@link toolOutput} for text
+   * with images or documents the model should see.
    * Throw to report a failure the model can read; throw a ToolError to choose the exact text.
    */
   execute(args: ToolArguments<P>, context: ToolContext): unknown;

@@ -1,3 +1,4 @@
+import type Anthropic from "@anthropic-ai/sdk";
 import type { Message, ReasoningPart, ToolSchema } from "../../core/types.js";
 import type {
   AnthropicContentBlock,
@@ -29,7 +30,11 @@ export function convertToAnthropicMessages(messages: readonly Message[]): Anthro
     if (message.role === "system") system.push(message.content);
     else if (message.role === "assistant") pushTurn(converted, "assistant", assistantBlocks(message));
     else if (message.role === "tool") pushTurn(converted, "user", [toolResultBlock(message)]);
-    else pushTurn(converted, "user", message.content === "" ? [] : [{ type: "text", text: message.content }]);
+    else
+      pushTurn(converted, "user", [
+        ...(message.content === "" ? [] : [{ type: "text" as const, text: message.content }]),
+        ...partBlocks(message),
+      ]);
   }
   return { system: system.length > 0 ? system.join("\n\n") : undefined, messages: converted };
 }
@@ -87,12 +92,32 @@ function receivedBlocks(message: Message): AnthropicContentBlock[] | undefined {
 }
 
 function toolResultBlock(message: Message): AnthropicContentBlockParam {
+  const parts = partBlocks(message);
   return {
     type: "tool_result",
     tool_use_id: message.toolCallId ?? "",
-    content: message.content,
+    // A result with images or documents is a list of blocks, its text first (the API takes both inside a result).
+    content:
+      parts.length === 0
+        ? message.content
+        : [...(message.content === "" ? [] : [{ type: "text" as const, text: message.content }]), ...parts],
     ...(message.isError && { is_error: true }),
   };
+}
+
+/** A message's images and documents as Anthropic's image and document blocks. */
+function partBlocks(message: Message): (Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam)[] {
+  return (message.parts ?? []).map((part) => {
+    if (part.type === "document")
+      return {
+        type: "document",
+        source: { type: "base64", media_type: part.mediaType, data: part.data },
+        ...(part.name !== undefined && { title: part.name }),
+      };
+    return part.data !== undefined
+      ? { type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } }
+      : { type: "image", source: { type: "url", url: part.url } };
+  });
 }
 
 /** Appends blocks as a turn, merging with the previous turn of the same role (turns must alternate). */

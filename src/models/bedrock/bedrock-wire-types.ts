@@ -9,6 +9,8 @@ import type {
   ContentBlock,
   ConverseStreamCommandInput,
   ConverseStreamOutput,
+  DocumentBlock,
+  ImageBlock,
   Message,
   Tool,
   ToolChoice,
@@ -20,6 +22,8 @@ export type BedrockRequest = ConverseStreamCommandInput;
 export type BedrockMessage = Message;
 /** A content block of a request message. */
 export type BedrockContentBlockParam = ContentBlock;
+/** An image, a document or a note in words: the blocks that carry a message's parts, in a message or a tool result. */
+export type BedrockPartBlock = { text: string } | { image: ImageBlock } | { document: DocumentBlock };
 /** A tool definition sent with a request. */
 export type BedrockTool = Tool;
 /** How the model may use the tools of a request (`toolConfig.toolChoice`). */

@@ -3,6 +3,7 @@ import type {
   BedrockContentBlockParam,
   BedrockMessage,
   BedrockMessageMetadata,
+  BedrockPartBlock,
   BedrockStoredBlock,
   BedrockTool,
 } from "./bedrock-wire-types.js";
@@ -27,7 +28,7 @@ export function convertToBedrockMessages(messages: readonly Message[]): BedrockP
     if (message.role === "system") system.push({ text: message.content });
     else if (message.role === "assistant") pushTurn(converted, "assistant", assistantBlocks(message));
     else if (message.role === "tool") pushTurn(converted, "user", [toolResultBlock(message)]);
-    else pushTurn(converted, "user", message.content === "" ? [] : [{ text: message.content }]);
+    else pushTurn(converted, "user", [...(message.content === "" ? [] : [{ text: message.content }]), ...partBlocks(message)]);
   }
   return { system, messages: converted };
 }
@@ -97,10 +98,35 @@ function toolResultBlock(message: Message): BedrockContentBlockParam {
     toolResult: {
       toolUseId: message.toolCallId ?? "",
       // The API refuses an empty text block: an empty result says so in words.
-      content: [{ text: message.content === "" ? "(no output)" : message.content }],
+      content: [{ text: message.content === "" ? "(no output)" : message.content }, ...partBlocks(message)],
       ...(message.isError && { status: "error" as const }),
     },
   };
+}
+
+/**
+ * A message's images and documents as Converse blocks (the same shapes go inside a tool result): their bytes. An
+ * image known only by a web URL is named in words: Converse takes bytes or an S3 location.
+ */
+function partBlocks(message: Message): BedrockPartBlock[] {
+  return (message.parts ?? []).map((part, index): BedrockPartBlock => {
+    if (part.type === "document")
+      return { document: { format: "pdf", name: documentName(part.name, index), source: { bytes: Buffer.from(part.data, "base64") } } };
+    if (part.data === undefined)
+      return { text: `[An image at ${part.url}, which cannot be sent to this model as a URL: fetch it and send its bytes.]` };
+    const format = part.mediaType.slice("image/".length) as "png" | "jpeg" | "gif" | "webp";
+    return { image: { format, source: { bytes: Buffer.from(part.data, "base64") } } };
+  });
+}
+
+/** A document's name as Converse accepts it: letters, digits, spaces, hyphens, parentheses and brackets, no double spaces. */
+function documentName(name: string | undefined, index: number): string {
+  const cleaned = (name ?? "")
+    .replace(/\.pdf$/i, "")
+    .replace(/[^A-Za-z0-9 ()[\]-]/g, "-")
+    .replace(/ {2,}/g, " ")
+    .trim();
+  return cleaned === "" ? `document-${index + 1}` : cleaned.slice(0, 200);
 }
 
 /** Appends blocks as a turn, merging with the previous turn of the same role (turns must alternate). */

@@ -25,8 +25,9 @@ export function convertToGoogleContents(messages: readonly Message[]): GooglePro
   for (const message of messages) {
     if (message.role === "system") system.push(message.content);
     else if (message.role === "assistant") pushTurn(contents, "model", modelParts(message, calls));
-    else if (message.role === "tool") pushTurn(contents, "user", [functionResponsePart(message, calls)]);
-    else pushTurn(contents, "user", message.content === "" ? [] : [{ text: message.content }]);
+    // A result's images and documents follow its functionResponse in the same user turn, as inline data.
+    else if (message.role === "tool") pushTurn(contents, "user", [functionResponsePart(message, calls), ...inlineParts(message)]);
+    else pushTurn(contents, "user", [...(message.content === "" ? [] : [{ text: message.content }]), ...inlineParts(message)]);
   }
   return { systemInstruction: system.length > 0 ? system.join("\n\n") : undefined, contents };
 }
@@ -81,6 +82,17 @@ function receivedParts(message: Message): GooglePart[] | undefined {
   const sameText = text === message.content || (text === "" && metadata?.blockedNotice === message.content);
   const sameCalls = calls.length === expected.length && calls.every((call, index) => call === expected[index]);
   return sameText && sameCalls ? parts : undefined;
+}
+
+/**
+ * A message's images and documents as Gemini parts: bytes as `inlineData`. An image known only by a web URL is
+ * named in words: the API fetches only files it stores (Files API, Cloud Storage), not any URL.
+ */
+function inlineParts(message: Message): GooglePart[] {
+  return (message.parts ?? []).map((part): GooglePart => {
+    if (part.data !== undefined) return { inlineData: { mimeType: part.mediaType, data: part.data } };
+    return { text: `[An image at ${part.url}, which cannot be sent to this model as a URL: fetch it and send its bytes.]` };
+  });
 }
 
 function functionResponsePart(message: Message, calls: Map<string, CallOrigin>): GooglePart {

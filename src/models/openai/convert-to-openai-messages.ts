@@ -1,5 +1,5 @@
 import type { Message, ToolSchema } from "../../core/types.js";
-import type { OpenAIAssistantMessageParam, OpenAIMessageParam, OpenAITool } from "./openai-wire-types.js";
+import type { OpenAIAssistantMessageParam, OpenAIContentPart, OpenAIMessageParam, OpenAITool } from "./openai-wire-types.js";
 
 /** How messages are converted. */
 export type OpenAIMessageConversionOptions = {
@@ -17,12 +17,40 @@ export type OpenAIMessageConversionOptions = {
  * (DeepSeek's reasoner rejects `reasoning_content` in input; its thinking mode with tools wants it).
  */
 export function convertToOpenAIMessages(messages: readonly Message[], options: OpenAIMessageConversionOptions = {}): OpenAIMessageParam[] {
-  return messages.map((message) => convertMessage(message, options));
+  const converted: OpenAIMessageParam[] = [];
+  // A tool message carries text only: the images and documents of a turn's results follow its last result, as the
+  // user's message (the turn's tool messages must stay together after the call).
+  let resultParts: OpenAIContentPart[] = [];
+  messages.forEach((message, index) => {
+    converted.push(convertMessage(message, options));
+    if (message.role === "tool" && message.parts?.length)
+      resultParts.push({ type: "text", text: `The result of call ${message.toolCallId ?? ""} shows:` }, ...contentParts(message));
+    if (resultParts.length > 0 && messages[index + 1]?.role !== "tool") {
+      converted.push({ role: "user", content: resultParts });
+      resultParts = [];
+    }
+  });
+  return converted;
+}
+
+/** A message's images and documents as Chat Completions content parts: images by URL (data: URLs for bytes), PDFs as files. */
+function contentParts(message: Message): OpenAIContentPart[] {
+  return (message.parts ?? []).map((part): OpenAIContentPart => {
+    if (part.type === "document")
+      return { type: "file", file: { filename: part.name ?? "document.pdf", file_data: `data:${part.mediaType};base64,${part.data}` } };
+    return { type: "image_url", image_url: { url: part.data !== undefined ? `data:${part.mediaType};base64,${part.data}` : part.url } };
+  });
 }
 
 function convertMessage(message: Message, options: OpenAIMessageConversionOptions): OpenAIMessageParam {
   if (message.role === "system") return { role: "system", content: message.content };
-  if (message.role === "user") return { role: "user", content: message.content };
+  if (message.role === "user")
+    return message.parts?.length
+      ? {
+          role: "user",
+          content: [...(message.content === "" ? [] : [{ type: "text" as const, text: message.content }]), ...contentParts(message)],
+        }
+      : { role: "user", content: message.content };
   if (message.role === "tool") return { role: "tool", tool_call_id: message.toolCallId ?? "", content: message.content };
   const reasoning = reasoningOf(message, options.reasoningProvider);
   const calls = message.toolCalls ?? [];

@@ -17,6 +17,8 @@ export type OpenAIAssistantMessageParam = OpenAI.ChatCompletionAssistantMessageP
 export type OpenAIMessageParam = OpenAI.ChatCompletionMessageParam | OpenAIAssistantMessageParam;
 /** A tool definition sent with a request. */
 export type OpenAITool = OpenAI.ChatCompletionFunctionTool;
+/** One part of a user message's content: text, an image, a file. */
+export type OpenAIContentPart = OpenAI.ChatCompletionContentPart;
 
 /** A tool call in a response. Compatible servers may leave out `id`, `type` or `index`, or send `arguments` as an object. */
 export type OpenAIToolCall = {

@@ -1,7 +1,13 @@
 import type { Message, ToolSchema } from "../../../core/types.js";
 import { createToolCall } from "../../create-tool-call.js";
 import { reasoningText } from "./convert-responses-response.js";
-import type { ResponsesInputItem, ResponsesMessageMetadata, ResponsesOutputItem, ResponsesTool } from "./responses-wire-types.js";
+import type {
+  ResponsesInputContent,
+  ResponsesInputItem,
+  ResponsesMessageMetadata,
+  ResponsesOutputItem,
+  ResponsesTool,
+} from "./responses-wire-types.js";
 
 /** Our conversation as the Responses API wants it: the leading system prompt apart, then input items. */
 export type ResponsesPrompt = { instructions: string | undefined; input: ResponsesInputItem[] };
@@ -37,12 +43,35 @@ export function convertToResponsesInput(messages: readonly Message[], options: R
     if (message.role === "system") {
       if (input.length === 0) system.push(message.content);
       else input.push({ role: "developer", content: message.content });
-    } else if (message.role === "user") input.push({ role: "user", content: message.content });
+    } else if (message.role === "user")
+      input.push({ role: "user", content: message.parts?.length ? [...textInput(message), ...partInputs(message)] : message.content });
     else if (message.role === "tool")
-      input.push({ type: "function_call_output", call_id: message.toolCallId ?? "", output: message.content });
+      input.push({
+        type: "function_call_output",
+        call_id: message.toolCallId ?? "",
+        // A function's output may be a list of inputs: its text, then its images and files.
+        output: message.parts?.length ? [...textInput(message), ...partInputs(message)] : message.content,
+      });
     else input.push(...assistantItems(message, options));
   }
   return { instructions: system.length > 0 ? system.join("\n\n") : undefined, input };
+}
+
+function textInput(message: Message): ResponsesInputContent[] {
+  return message.content === "" ? [] : [{ type: "input_text", text: message.content }];
+}
+
+/** A message's images and documents as Responses inputs: `input_image` (a data: URL for bytes), `input_file` for a PDF. */
+function partInputs(message: Message): ResponsesInputContent[] {
+  return (message.parts ?? []).map((part): ResponsesInputContent => {
+    if (part.type === "document")
+      return { type: "input_file", filename: part.name ?? "document.pdf", file_data: `data:${part.mediaType};base64,${part.data}` };
+    return {
+      type: "input_image",
+      detail: "auto",
+      image_url: part.data !== undefined ? `data:${part.mediaType};base64,${part.data}` : part.url,
+    };
+  });
 }
 
 /**

@@ -11,6 +11,8 @@ import type OpenAI from "openai";
 export type ResponsesRequest = Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "stream">;
 /** One item of a request's `input`. */
 export type ResponsesInputItem = OpenAI.Responses.ResponseInputItem;
+/** One input of a user message or of a function's output: text, an image, a file. */
+export type ResponsesInputContent = OpenAI.Responses.ResponseInputContent;
 /** A function tool definition sent with a request. */
 export type ResponsesTool = OpenAI.Responses.FunctionTool;
 /** How the model may use the tools of a request (`tool_choice`), in the forms this adapter sends. */
