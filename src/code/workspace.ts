@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { access, type FileHandle, lstat, mkdir, open, readlink, realpath, rename, rm, stat } from "node:fs/promises";
+import { access, type FileHandle, lstat, mkdir, open, readFile, readlink, realpath, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError, UsageError } from "../errors.js";
 
@@ -153,8 +153,15 @@ export class Workspace {
     if (!seen) throw new ToolError(`Read ${shown} before changing it: it exists and has not been read in this session.`);
     if (this.editor && seen.digest !== undefined) {
       // The editor's text is what the model saw; the disk may lag behind an unsaved buffer, or be saved at any time.
-      if (digestText(await this.readEditorText(absolute)) !== seen.digest)
+      const buffer = await this.readEditorText(absolute);
+      if (digestText(buffer) !== seen.digest)
         throw new ToolError(`${shown} has changed in the editor or on disk since it was read; read it again before changing it.`);
+      // A command (a formatter, sed -i) may have changed the file on disk under an unchanged buffer: writing the
+      // buffer back would undo that change unseen.
+      if ((seen.mtimeMs !== info.mtimeMs || seen.size !== info.size) && (await readFile(absolute, "utf8").catch(() => buffer)) !== buffer)
+        throw new ToolError(
+          `${shown} has changed on disk since it was read, and the editor's buffer does not have that change; read it again before changing it.`,
+        );
     } else if (seen.mtimeMs !== info.mtimeMs || seen.size !== info.size)
       throw new ToolError(`${shown} has changed on disk since it was read; read it again before changing it.`);
     if (!(await isWritable(absolute))) throw new ToolError(`${shown} is read-only (no write permission); it was left unchanged.`);

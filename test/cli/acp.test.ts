@@ -53,6 +53,32 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
+/** A streamed reply that calls several tools at once. */
+function callTools(...calls: { id: string; name: string; input: Record<string, unknown> }[]) {
+  return {
+    sse: anthropicStream(
+      calls.map((call) => ({ type: "tool_use" as const, ...call })),
+      "tool_use",
+    ),
+  };
+}
+
+/** A reply that is not streamed (a subagent's model call): the whole message as JSON. */
+function wholeMessage(content: Record<string, unknown>[], stopReason: string) {
+  return {
+    json: {
+      id: "msg_whole",
+      type: "message",
+      role: "assistant",
+      model: "claude-haiku-4-5",
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage: { input_tokens: 50, output_tokens: 10 },
+    },
+  };
+}
+
 /** A streamed reply that thinks, then answers. */
 function thinkThenAnswer(thought: string, text: string) {
   return {
@@ -161,6 +187,54 @@ describe("minagent acp: tool calls", () => {
     expect(updatesOf(stand, "tool_call", sessionId).find((update) => update.toolCallId === "toolu_b")?.kind).toBe("execute");
   });
 
+  it("shows every call of a response in progress, those after an edit too, and a Write's diff", async () => {
+    fixture.server.reply(
+      callTools(
+        { id: "toolu_w1", name: "Write", input: { file_path: "a.txt", content: "one\n" } },
+        { id: "toolu_r", name: "Read", input: { file_path: "notes.txt" } },
+        { id: "toolu_w2", name: "Write", input: { file_path: "notes.txt", content: "The answer is 43.\n" } },
+      ),
+      answer("Done."),
+    );
+    const stand = editor({ args: ["--permission-mode", "acceptEdits"] });
+    const { sessionId } = await newSession(stand);
+    await prompt(stand, sessionId, "Go");
+    for (const id of ["toolu_w1", "toolu_r", "toolu_w2"]) expect(statusesOf(stand, id)).toEqual(["pending", "in_progress", "completed"]);
+    const diffOf = (id: string) =>
+      updatesOf(stand, "tool_call_update", sessionId)
+        .filter((update) => update.toolCallId === id)
+        .flatMap((update) => update.content ?? [])
+        .find((content) => content.type === "diff");
+    expect(diffOf("toolu_w1")).toEqual({ type: "diff", path: join(fixture.workspace, "a.txt"), oldText: null, newText: "one\n" });
+    expect(diffOf("toolu_w2")).toEqual({
+      type: "diff",
+      path: join(fixture.workspace, "notes.txt"),
+      oldText: "The answer is 42.\n",
+      newText: "The answer is 43.\n",
+    });
+  });
+
+  it("ends a subagent's call that the editor was asked about", async () => {
+    fixture.server.reply(
+      callTool("toolu_agent", "Agent", { description: "Write a file", prompt: "Write sub.txt", subagent_type: "general-purpose" }),
+      // A subagent's calls are not streamed: whole messages.
+      wholeMessage(
+        [{ type: "tool_use", id: "toolu_sub", name: "Write", input: { file_path: "sub.txt", content: "from the subagent\n" } }],
+        "tool_use",
+      ),
+      wholeMessage([{ type: "text", text: "I wrote sub.txt." }], "end_turn"),
+      answer("The subagent wrote it."),
+    );
+    const stand = editor({ answerPermission: () => "allow_once" });
+    const { sessionId } = await newSession(stand);
+    expect((await prompt(stand, sessionId, "Delegate")).stopReason).toBe("end_turn");
+    expect(stand.permissionRequests.map((request) => request.toolCall.toolCallId)).toEqual(["toolu_sub"]);
+    expect(statusesOf(stand, "toolu_sub")).toEqual(["pending", "in_progress", "completed"]);
+    expect(statusesOf(stand, "toolu_agent")).toEqual(["pending", "in_progress", "completed"]);
+    // The subagent's words are not the agent's answer.
+    expect(agentText(stand, sessionId)).toBe("The subagent wrote it.");
+  });
+
   it("turns TodoWrite into a plan update", async () => {
     fixture.server.reply(
       callTool("toolu_t", "TodoWrite", {
@@ -190,7 +264,13 @@ describe("minagent acp: the editor's files and permissions", () => {
       callTool("toolu_e", "Edit", { file_path: "notes.txt", old_string: "43", new_string: "44" }),
       answer("Changed it."),
     );
-    const stand = editor({ answerPermission: () => "allow_once" });
+    let whenAsked: { buffer: string | undefined; disk: string } | undefined;
+    const stand: StandInEditor = editor({
+      answerPermission: async () => {
+        whenAsked = { buffer: stand.buffers.get(notes), disk: await readFile(notes, "utf8") };
+        return "allow_once";
+      },
+    });
     // The person changed the file in the editor and has not saved it.
     stand.buffers.set(notes, "The answer is 43 (unsaved).\n");
     const { sessionId } = await newSession(stand);
@@ -203,6 +283,8 @@ describe("minagent acp: the editor's files and permissions", () => {
     const [asked] = stand.permissionRequests;
     expect(asked?.toolCall.toolCallId).toBe("toolu_e");
     expect(asked?.options.map((option) => option.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
+    // Nothing was written while the question was open.
+    expect(whenAsked).toEqual({ buffer: "The answer is 43 (unsaved).\n", disk: "The answer is 42.\n" });
     // Written through the editor, whole; the diff shows the old and the new text at the absolute path.
     expect(stand.fileRequests).toContainEqual(["write", notes]);
     expect(stand.buffers.get(notes)).toBe("The answer is 44 (unsaved).\n");
@@ -299,6 +381,34 @@ describe("minagent acp: the project's commands and settings", () => {
     ]);
     await prompt(stand, sessionId, "/review notes.txt");
     expect(sentMessages(requestBody(fixture, 0)).at(-1)?.content.join("")).toContain("Review notes.txt carefully.");
+  });
+
+  it("answers refusal when a UserPromptSubmit hook blocks the prompt, and shows its reason", async () => {
+    // The user's own settings: their hooks run in every folder.
+    await mkdir(join(fixture.home, "claude"), { recursive: true });
+    await writeFile(
+      join(fixture.home, "claude", "settings.json"),
+      JSON.stringify({
+        hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo 'No prompts about secrets.' >&2; exit 2" }] }] },
+      }),
+    );
+    const stand = editor();
+    const { sessionId } = await newSession(stand);
+    expect((await prompt(stand, sessionId, "Tell me the secrets")).stopReason).toBe("refusal");
+    expect(agentText(stand, sessionId)).toContain("No prompts about secrets.");
+    expect(fixture.server.requests).toHaveLength(0);
+  });
+
+  it("asks before leaving plan mode, and tells the editor the mode the approved plan chose", async () => {
+    fixture.server.reply(callTool("toolu_plan", "ExitPlanMode", { plan: "1. Change notes.txt" }), answer("Leaving plan mode."));
+    const stand = editor({ answerPermission: () => "allow_always" });
+    const { sessionId } = await newSession(stand);
+    await stand.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    await prompt(stand, sessionId, "Plan the change");
+    const [asked] = stand.permissionRequests;
+    expect(asked?.toolCall.kind).toBe("switch_mode");
+    expect(asked?.options.map((option) => option.kind)).toEqual(["allow_always", "allow_once", "reject_once"]);
+    expect(updatesOf(stand, "current_mode_update", sessionId).at(-1)?.currentModeId).toBe("acceptEdits");
   });
 
   it("leaves out an untrusted folder's hooks, and says so in the editor", async () => {
@@ -409,6 +519,55 @@ describe("minagent acp: cancel, bad input and the editor going away", () => {
     // The next prompt works as ever.
     expect((await prompt(stand, sessionId, "Hello again")).stopReason).toBe("end_turn");
     expect(agentText(stand, sessionId)).toContain("Back again.");
+  });
+
+  it("cancels a prompt still queued behind the running one, and replays a cancelled call as failed", async () => {
+    fixture.server.reply(callTool("toolu_s", "Bash", { command: "sleep 30" }));
+    const stand = editor({ args: ["--allowedTools", "Bash(sleep:*)"] });
+    const { sessionId } = await newSession(stand);
+    const first = prompt(stand, sessionId, "Wait");
+    const second = prompt(stand, sessionId, "And then this");
+    await until(() => statusesOf(stand, "toolu_s").includes("in_progress"));
+    await stand.agent.notify("session/cancel", { sessionId });
+    expect((await first).stopReason).toBe("cancelled");
+    expect((await second).stopReason).toBe("cancelled");
+    expect(fixture.server.requests).toHaveLength(1);
+    await stand.close();
+    // Loaded elsewhere, the cut-short call does not spin.
+    const again = editor();
+    await again.initialize();
+    await again.agent.request("session/load", { sessionId, cwd: fixture.workspace, mcpServers: [] });
+    expect(statusesOf(again, "toolu_s")).toEqual(["pending", "failed"]);
+  });
+
+  it("withdraws a permission question when the turn is cancelled, and writes nothing", async () => {
+    fixture.server.reply(callTool("toolu_w", "Write", { file_path: "out.txt", content: "late\n" }));
+    let stand: StandInEditor | undefined;
+    stand = editor({
+      answerPermission: async () => {
+        await stand?.agent.notify("session/cancel", { sessionId: stand.permissionRequests[0]?.sessionId ?? "" });
+        // The editor answers late, with allow: it must not count.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return "allow_once";
+      },
+    });
+    const { sessionId } = await newSession(stand);
+    expect((await prompt(stand, sessionId, "Write it")).stopReason).toBe("cancelled");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(existsSync(join(fixture.workspace, "out.txt"))).toBe(false);
+    expect(statusesOf(stand, "toolu_w").at(-1)).toBe("failed");
+  });
+
+  it("kills a command that ignores SIGTERM when stdin closes, unsandboxed too", async () => {
+    const marker = `${Date.now() % 1000}.161803`;
+    fixture.server.reply(callTool("toolu_s", "Bash", { command: `trap '' TERM; sleep ${marker}` }));
+    const stand = editor({ args: ["--permission-mode", "bypassPermissions", "--no-sandbox"] });
+    const { sessionId } = await newSession(stand);
+    void prompt(stand, sessionId, "Wait").catch(() => {});
+    await until(() => processesWith(`sleep ${marker}`).length > 0);
+    stand.child.stdin?.end();
+    await stand.exited;
+    await until(() => processesWith(`sleep ${marker}`).length === 0, 2_000);
   });
 
   it("exits within two seconds of stdin closing, with a session open and a command running, leaving no process behind", async () => {

@@ -2,7 +2,6 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalRequest, CodingAgent } from "../../code/coding-agent.js";
 import type { PermissionMode } from "../../code/permissions/modes.js";
 import type { NetworkRequest } from "../../code/sandbox/network-proxy.js";
-import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
 import type { ApprovalDecision } from "../../core/run-state.js";
 import { allowRuleLine, rememberOwnProjectSettings } from "../code/project-trust.js";
 import { localSettingsFile, networkRequestName, SessionRules, saveAllowRules } from "../code/session-rules.js";
@@ -17,6 +16,10 @@ export type EditorPermissionHost = {
   agent: () => CodingAgent;
   /** The running turn's updates: a call is announced before the editor is asked about it. */
   turn: () => TurnUpdates | undefined;
+  /** Queues an update after those queued before; resolves once it is sent (and so every one before it). */
+  send: (update: acp.SessionUpdate) => Promise<unknown>;
+  /** Resolves once every update queued so far is sent. */
+  flush: () => Promise<unknown>;
 };
 
 /** The session's answers to the agent's asks, from the editor. */
@@ -64,6 +67,17 @@ export function createEditorPermissions(host: EditorPermissionHost): EditorPermi
     }
   };
 
+  /**
+   * The editor sees the call before it is asked about it: announced in the running turn (a subagent's call, a
+   * network request), or on its own between turns; the question waits until the announcement is sent.
+   */
+  const announce = async (call: Pick<ApprovalRequest["toolCall"], "id" | "name" | "arguments">, title: string, kind: acp.ToolKind) => {
+    const turn = host.turn();
+    if (turn) turn.announce(call);
+    else await host.send({ sessionUpdate: "tool_call", toolCallId: call.id, title, kind, status: "pending", rawInput: call.arguments });
+    await host.flush();
+  };
+
   const askPerson = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
     if (request.signal.aborted) return cancelledDecision;
     const agent = host.agent();
@@ -84,8 +98,8 @@ export function createEditorPermissions(host: EditorPermissionHost): EditorPermi
         : await sessionRules()
             .suggest(toolCall)
             .catch(() => undefined);
-    host.turn()?.announce(toolCall);
     const root = agent.workspace.root;
+    await announce(toolCall, toolTitle(toolCall, root), toolKind(toolCall));
     const reason = request.reason ? [textContent(`Why this is asked: ${request.reason}`)] : [];
     const plan = isPlan && typeof toolCall.arguments.plan === "string" ? [textContent(toolCall.arguments.plan)] : [];
     const options: acp.PermissionOption[] = isPlan
@@ -130,7 +144,7 @@ export function createEditorPermissions(host: EditorPermissionHost): EditorPermi
       followUps.set(toolCall.id, answer === "allow_always" ? "acceptEdits" : "default");
       return { behavior: "allow" };
     }
-    if (answer === "allow_always" && suggestion) await saveRules(agent, suggestion, sessionRules());
+    if (answer === "allow_always" && suggestion) await saveRules(agent, suggestion, sessionRules(), host.connection.userDirectory);
     return { behavior: "allow" };
   };
 
@@ -138,13 +152,21 @@ export function createEditorPermissions(host: EditorPermissionHost): EditorPermi
     const turn = host.turn();
     const id = `network-${name}-${port}-${Date.now()}`;
     const call = { id, name: networkRequestName, arguments: { host: name, port } };
-    turn?.announce(call);
+    await announce(call, `Network access to ${name}:${port}`, "fetch");
     const answer = await ask({ toolCallId: id, title: `Network access to ${name}:${port}`, kind: "fetch", status: "pending" }, [
       { optionId: "allow_once", name: "Allow for this session", kind: "allow_once" },
       { optionId: "reject_once", name: "Refuse", kind: "reject_once" },
     ]);
     const allowed = answer === "allow_once";
-    turn?.settle(id, allowed, allowed ? `${name} allowed for this session.` : `${name} refused.`);
+    const said = allowed ? `${name} allowed for this session.` : `${name} refused.`;
+    if (turn) turn.settle(id, allowed, said);
+    else
+      void host.send({
+        sessionUpdate: "tool_call_update",
+        toolCallId: id,
+        status: allowed ? "completed" : "failed",
+        content: [textContent(said)],
+      });
     return allowed;
   };
 
@@ -163,14 +185,14 @@ export function createEditorPermissions(host: EditorPermissionHost): EditorPermi
 }
 
 /** "Always": the rules go to the session and to the project's settings.local.json, recorded as the person's own. */
-async function saveRules(agent: CodingAgent, rules: readonly string[], session: SessionRules): Promise<void> {
+async function saveRules(agent: CodingAgent, rules: readonly string[], session: SessionRules, userDirectory: string): Promise<void> {
   session.add(rules);
   const root = agent.workspace.root;
   const file = localSettingsFile(root);
   try {
     await saveAllowRules(file, rules);
     await rememberOwnProjectSettings(
-      defaultDataDirectory(process.env),
+      userDirectory,
       root,
       rules.map((rule) => allowRuleLine(root, file, rule)),
     );

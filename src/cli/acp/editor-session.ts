@@ -22,6 +22,8 @@ export type EditorConnection = {
   client: acp.AgentContext;
   /** What the editor said it can do at `initialize`. */
   capabilities: acp.ClientCapabilities;
+  /** The user's minagent folder (MINAGENT_HOME, else ~/.minagent): rules saved by "always" are recorded there as the person's. */
+  userDirectory: string;
 };
 
 /** The names the editor shows for minagent's permission modes. */
@@ -49,6 +51,8 @@ export class EditorSession {
   #turn: { controller: AbortController; updates: TurnUpdates } | undefined;
   #queue: Promise<void> = Promise.resolve();
   #mode: PermissionMode;
+  /** How many cancels came: a queued prompt from before the last one does not run. */
+  #cancels = 0;
   /** The commands last announced (as JSON), so that an unchanged list is not sent again. */
   #announced: string | undefined;
   /** Notes said before the first prompt (a folder not trusted), sent once the editor knows the session. */
@@ -81,6 +85,8 @@ export class EditorSession {
         return session.#agent;
       },
       turn: () => session?.currentTurn,
+      send: (update) => session?.send(update) ?? Promise.resolve(),
+      flush: () => session?.send(Promise.resolve(undefined)) ?? Promise.resolve(),
     });
     const agent = await opened.createAgent({
       // Read, Edit and Write go through the editor's buffers when it offers them.
@@ -121,13 +127,13 @@ export class EditorSession {
 
   /** Sends the saved conversation as updates (session/load), before the load is answered. */
   async replay(): Promise<void> {
-    for (const update of replayConversation(this.#history, this.#agent.workspace.root)) await this.#send(update);
+    for (const update of replayConversation(this.#history, this.#agent.workspace.root)) await this.send(update);
   }
 
   /** Says something the person should know in the editor (a notice), and on stderr for its log. */
   note(line: string): void {
     process.stderr.write(`minagent acp: ${line}\n`);
-    void this.#send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n> minagent: ${line}\n\n` } }).catch(() => {});
+    void this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n> minagent: ${line}\n\n` } }).catch(() => {});
   }
 
   /** session/set_mode: one of minagent's permission modes. */
@@ -139,7 +145,9 @@ export class EditorSession {
 
   /** session/prompt: runs the prompt to its end and says why it stopped. One prompt at a time: a second waits. */
   prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.PromptResponse> {
-    const turn = this.#queue.then(() => this.#run(blocks));
+    const generation = this.#cancels;
+    // A prompt still waiting when a cancel came is cancelled too: the person stopped what they had asked for.
+    const turn = this.#queue.then(() => (generation === this.#cancels ? this.#run(blocks) : { stopReason: "cancelled" as const }));
     this.#queue = turn.then(
       () => {},
       () => {},
@@ -149,6 +157,7 @@ export class EditorSession {
 
   /** session/cancel: stops the running turn (its command's process tree is killed); the prompt answers `cancelled`. */
   cancel(): void {
+    this.#cancels++;
     this.#turn?.controller.abort(new AbortError("cancelled by the editor"));
     this.#permissions.cancelAll();
   }
@@ -156,6 +165,8 @@ export class EditorSession {
   /** Stops what runs and closes the agent, its sandbox and MCP servers. */
   async close(): Promise<void> {
     this.cancel();
+    // The turn unwinds first, so that nothing it records comes after the session is closed.
+    await this.#queue;
     await this.#agent.end("other").catch(() => {});
     await this.#opened.session.flush().catch(() => {});
     await this.#opened.close();
@@ -177,20 +188,19 @@ export class EditorSession {
     const listed = JSON.stringify(commands);
     if (listed === this.#announced || (commands.length === 0 && this.#announced === undefined)) return;
     this.#announced = listed;
-    await this.#send({ sessionUpdate: "available_commands_update", availableCommands: commands });
+    await this.send({ sessionUpdate: "available_commands_update", availableCommands: commands });
   }
 
   async #run(blocks: readonly acp.ContentBlock[]): Promise<acp.PromptResponse> {
     for (const line of this.#notes.splice(0)) this.note(line);
     const controller = new AbortController();
     const updates = new TurnUpdates({
-      send: (update) => void this.#send(update).catch(() => {}),
+      send: (update) => void this.send(update).catch(() => {}),
       root: this.#agent.workspace.root,
       readText: (absolute) => this.#readText(absolute),
       todos: () => this.#agent.todos.todos,
     });
     this.#turn = { controller, updates };
-    let pendingEvents: Promise<void> = Promise.resolve();
     const { session } = this.#opened;
     try {
       const text = promptText(blocks, this.#agent.workspace.root);
@@ -211,7 +221,7 @@ export class EditorSession {
         onCheckpoint: (checkpoint: Checkpoint) => session.markCheckpoint(checkpoint.id),
         onEvent: (event: AgentEvent) => {
           session.record(event);
-          pendingEvents = pendingEvents.then(() => updates.event(event)).catch(() => {});
+          updates.event(event);
           if (event.type === "tool-call-end") {
             const mode = this.#permissions.takeFollowUp(event.toolCall.id);
             if (mode && this.#agent.permissions.mode !== "plan") this.#agent.permissions.mode = mode;
@@ -225,12 +235,11 @@ export class EditorSession {
           ? await this.#agent.runCommand(slash.command, slash.args, runOptions)
           : await this.#agent.run(prompt, runOptions);
       this.#history = result.messages;
-      await pendingEvents;
+      updates.endOpenCalls("The turn ended before this call did.");
       if (result.status === "blocked" && result.blocked)
-        await this.#send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: blockedMessage(result) } });
+        await this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: blockedMessage(result) } });
       return { stopReason: stopReasonOf(result, updates) };
     } catch (error) {
-      await pendingEvents;
       const conversation = conversationOf(error) ?? this.#history;
       if (controller.signal.aborted) {
         this.#history = [...conversation, { role: "user", content: interruptionNote }];
@@ -259,7 +268,7 @@ export class EditorSession {
     const mode = this.#agent.permissions.mode;
     if (mode === this.#mode) return;
     this.#mode = mode;
-    void this.#send({ sessionUpdate: "current_mode_update", currentModeId: mode }).catch(() => {});
+    void this.send({ sessionUpdate: "current_mode_update", currentModeId: mode }).catch(() => {});
   }
 
   async #readText(absolute: string): Promise<string | undefined> {
@@ -271,9 +280,15 @@ export class EditorSession {
 
   #sent: Promise<unknown> = Promise.resolve();
 
-  /** Sends updates one after the other, in the order they were made. */
-  #send(update: acp.SessionUpdate): Promise<unknown> {
-    const sent = this.#sent.then(() => this.#connection.client.notify("session/update", { sessionId: this.id, update }));
+  /**
+   * Sends updates one after the other, in the order they were queued; an update still being made (a promise) holds
+   * its place. Resolves once this one is sent: awaiting it means every update queued before has gone too.
+   */
+  send(update: acp.SessionUpdate | Promise<acp.SessionUpdate | undefined>): Promise<unknown> {
+    const sent = this.#sent.then(async () => {
+      const ready = await update;
+      if (ready) await this.#connection.client.notify("session/update", { sessionId: this.id, update: ready });
+    });
     this.#sent = sent.catch(() => {});
     return sent;
   }

@@ -52,5 +52,15 @@ export function replayConversation(messages: readonly Message[], root: string): 
         break;
     }
   }
+  // A call the conversation has no result for was cut short (a cancel, a crash): it ended, failed.
+  const answered = new Set(messages.flatMap((message) => (message.role === "tool" && message.toolCallId ? [message.toolCallId] : [])));
+  for (const id of calls.keys())
+    if (!answered.has(id))
+      updates.push({
+        sessionUpdate: "tool_call_update",
+        toolCallId: id,
+        status: "failed",
+        content: [textContent("Interrupted: this call did not finish.")],
+      });
   return updates;
 }

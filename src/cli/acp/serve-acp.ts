@@ -49,7 +49,23 @@ export function serveAcp(stream: acp.Stream, server: AcpServerOptions): AcpServe
     return session;
   };
 
+  /** Loads of one session, one after the other: a second load of it closes the first's session, never leaks it. */
+  const loading = new Map<string, Promise<unknown>>();
   const open = async (
+    request: { cwd: string; mcpServers: readonly acp.McpServer[]; additionalDirectories?: string[] | undefined },
+    sessionId: string | undefined,
+  ): Promise<EditorSession> => {
+    if (sessionId === undefined) return openNow(request, undefined);
+    const opened = (loading.get(sessionId) ?? Promise.resolve()).catch(() => {}).then(() => openNow(request, sessionId));
+    loading.set(sessionId, opened);
+    try {
+      return await opened;
+    } finally {
+      if (loading.get(sessionId) === opened) loading.delete(sessionId);
+    }
+  };
+
+  const openNow = async (
     request: { cwd: string; mcpServers: readonly acp.McpServer[]; additionalDirectories?: string[] | undefined },
     sessionId: string | undefined,
   ): Promise<EditorSession> => {
@@ -82,7 +98,11 @@ export function serveAcp(stream: acp.Stream, server: AcpServerOptions): AcpServe
   const app = acp
     .agent({ name: "minagent" })
     .onRequest("initialize", ({ params }) => {
-      connection = { client: live.client, capabilities: params.clientCapabilities ?? {} };
+      connection = {
+        client: live.client,
+        capabilities: params.clientCapabilities ?? {},
+        userDirectory: defaultDataDirectory(server.io.env),
+      };
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
@@ -90,7 +110,7 @@ export function serveAcp(stream: acp.Stream, server: AcpServerOptions): AcpServe
           // The engine's messages are text: files and selections the editor embeds are, images and audio not.
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { list: {} },
+          sessionCapabilities: { list: {}, additionalDirectories: {} },
         },
         agentInfo: { name: "minagent", title: "minagent", version: server.version },
         authMethods: [],

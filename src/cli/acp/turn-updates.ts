@@ -2,21 +2,26 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Todo } from "../../code/tools/todo-write.js";
-import type { AgentEvent } from "../../core/events.js";
+import type { AgentEvent, ToolResult } from "../../core/events.js";
 import type { StopReason, ToolCall } from "../../core/types.js";
 import { commandOutput, textContent, toolKind, toolLocations, toolTitle } from "./describe-tool-call.js";
 
 // One prompt turn's events as the editor sees them: text and thinking as chunks, each tool call announced, moved
 // forward (pending → in_progress → completed or failed, never back) and ended with its output or its diff, and the
-// todo list as a plan. Events of subagents' runs stay inside their Agent call.
+// todo list as a plan. Events of subagents' runs stay inside their Agent call, but for the calls the editor was
+// asked about: those are ended too.
 
 type Status = NonNullable<acp.ToolCall["status"]>;
 const order: readonly Status[] = ["pending", "in_progress", "completed", "failed"];
+type Call = Pick<ToolCall, "id" | "name" | "arguments">;
 
 /** What the reporter needs of the session around it. */
 export type TurnUpdateHost = {
-  /** Sends one update to the editor (in order: each is queued after the last). */
-  send(update: acp.SessionUpdate): void;
+  /**
+   * Queues one update for the editor, after every update queued before it. A promise holds its place in the queue
+   * until it settles (an Edit's diff, read back from the file); `undefined` sends nothing.
+   */
+  send(update: acp.SessionUpdate | Promise<acp.SessionUpdate | undefined>): void;
   /** The workspace root, for titles and relative paths. */
   root: string;
   /** The file's text now (the editor's buffer when it has one), or undefined when it cannot be read. */
@@ -25,13 +30,16 @@ export type TurnUpdateHost = {
   todos(): readonly Todo[];
 };
 
-/** The turn's events turned into session updates; `stopReason` says how the model last stopped. */
+/**
+ * The turn's events turned into session updates, synchronously and in the order they happen (a call is announced
+ * before the engine runs it, so `running` always finds it); `lastStop` says how the model last stopped.
+ */
 export class TurnUpdates {
   readonly #host: TurnUpdateHost;
   /** The turn's own run: events of other runs (subagents') are not the agent's words. */
   #runId: string | undefined;
   readonly #status = new Map<string, Status>();
-  readonly #calls = new Map<string, Pick<ToolCall, "id" | "name" | "arguments">>();
+  readonly #calls = new Map<string, Call>();
   /** An Edit's or Write's text before it ran, for the diff its end shows. */
   readonly #before = new Map<string, Promise<string | undefined>>();
   #streamedText = false;
@@ -43,13 +51,8 @@ export class TurnUpdates {
     this.#host = host;
   }
 
-  /** Whether the call was announced to the editor (a permission request names only announced calls). */
-  knows(toolCallId: string): boolean {
-    return this.#status.has(toolCallId);
-  }
-
-  /** Announces a call the editor has not seen (a permission asked before the call started, a network request). */
-  announce(call: Pick<ToolCall, "id" | "name" | "arguments">): void {
+  /** Announces a call the editor has not seen: one starting, or one it is asked about (a subagent's, a network request). */
+  announce(call: Call): void {
     if (this.#status.has(call.id)) return;
     this.#status.set(call.id, "pending");
     this.#calls.set(call.id, call);
@@ -67,19 +70,17 @@ export class TurnUpdates {
   /** The call was allowed and its tool runs now. */
   running(toolCallId: string): void {
     const call = this.#calls.get(toolCallId);
-    if (call === undefined) return; // a subagent's call
-    const args = call.arguments;
-    if ((call.name === "Edit" || call.name === "Write") && typeof args.file_path === "string") {
-      const absolute = isAbsolute(args.file_path) ? resolve(args.file_path) : resolve(this.#host.root, args.file_path);
-      this.#before.set(call.id, this.#host.readText(absolute));
-    }
-    this.#move(call.id, "in_progress");
+    if (call === undefined) return; // a subagent's call the editor was not asked about
+    const path = editedPath(call, this.#host.root);
+    if (path !== undefined) this.#before.set(toolCallId, this.#host.readText(path));
+    this.#move(toolCallId, "in_progress");
   }
 
-  /** Takes one of the run's events. Resolves once what it sends is known (a diff reads the file). */
-  async event(event: AgentEvent): Promise<void> {
+  /** Takes one of the run's events, at once. */
+  event(event: AgentEvent): void {
     if (event.type === "run-start" && this.#runId === undefined && event.parentRunId === undefined) this.#runId = event.runId;
-    if (event.runId !== this.#runId) return;
+    // A subagent's call that was asked about ends here too.
+    if (event.runId !== this.#runId && !(event.type === "tool-call-end" && this.#status.has(event.toolCall.id))) return;
     switch (event.type) {
       case "text-delta":
         this.#streamedText = true;
@@ -107,7 +108,7 @@ export class TurnUpdates {
         this.#move(event.toolCall.id, "failed", [textContent(event.reason ?? "Waiting for a decision that cannot be made here.")]);
         return;
       case "tool-call-end":
-        await this.#toolCallEnded(event.toolCall, event.result);
+        this.#toolCallEnded(event.toolCall, event.result);
         return;
       default:
         return;
@@ -126,46 +127,61 @@ export class TurnUpdates {
     this.#streamedThought = false;
   }
 
-  async #toolCallEnded(call: ToolCall, result: { content: string; isError: boolean }): Promise<void> {
-    if (!this.#status.has(call.id)) this.announce(call);
+  #toolCallEnded(call: ToolCall, result: ToolResult): void {
+    this.announce(call);
     const before = this.#before.get(call.id);
     this.#before.delete(call.id);
     if (result.isError) {
       this.#move(call.id, "failed", [textContent(result.content)], result.content);
       return;
     }
-    const content: acp.ToolCallContent[] = [];
-    if (call.name === "Bash") content.push(commandOutput(result.content));
-    else if ((call.name === "Edit" || call.name === "Write") && typeof call.arguments.file_path === "string") {
-      const path = isAbsolute(call.arguments.file_path)
-        ? resolve(call.arguments.file_path)
-        : resolve(this.#host.root, call.arguments.file_path);
-      const oldText = before === undefined ? undefined : await before;
-      // The file as the tool left it: its whole new text, read back (the editor's buffer when it wrote through it).
-      const newText = (await this.#host.readText(path)) ?? (await readFile(path, "utf8").catch(() => undefined));
-      if (newText !== undefined) content.push({ type: "diff", path, oldText: oldText ?? null, newText });
-      else content.push(textContent(result.content));
-    } else content.push(textContent(result.content));
     if (call.name === "TodoWrite")
       this.#host.send({
         sessionUpdate: "plan",
         entries: this.#host.todos().map((todo) => ({ content: todo.content, status: todo.status, priority: "medium" })),
       });
-    this.#move(call.id, "completed", content, result.content);
+    const path = editedPath(call, this.#host.root);
+    if (path === undefined) {
+      this.#move(
+        call.id,
+        "completed",
+        [call.name === "Bash" ? commandOutput(result.content) : textContent(result.content)],
+        result.content,
+      );
+      return;
+    }
+    // The file as the tool left it, read back (the editor's buffer when it wrote through it): its place in the
+    // queue is kept while it is read.
+    this.#move(
+      call.id,
+      "completed",
+      async () => {
+        const oldText = before === undefined ? undefined : await before;
+        const newText = (await this.#host.readText(path)) ?? (await readFile(path, "utf8").catch(() => undefined));
+        return newText === undefined ? [textContent(result.content)] : [{ type: "diff", path, oldText: oldText ?? null, newText }];
+      },
+      result.content,
+    );
   }
 
   /** Moves a call forward, never back: a call already completed or failed stays so. */
-  #move(toolCallId: string, status: Status, content?: acp.ToolCallContent[], rawOutput?: string): void {
+  #move(
+    toolCallId: string,
+    status: Status,
+    content?: acp.ToolCallContent[] | (() => Promise<acp.ToolCallContent[]>),
+    rawOutput?: string,
+  ): void {
     const now = this.#status.get(toolCallId);
-    if (now === undefined || order.indexOf(status) <= order.indexOf(now) || now === "completed" || now === "failed") return;
+    if (now === undefined || now === "completed" || now === "failed" || order.indexOf(status) <= order.indexOf(now)) return;
     this.#status.set(toolCallId, status);
-    this.#host.send({
+    const update = (resolved?: acp.ToolCallContent[]): acp.SessionUpdate => ({
       sessionUpdate: "tool_call_update",
       toolCallId,
       status,
-      ...(content && { content }),
+      ...(resolved && { content: resolved }),
       ...(rawOutput !== undefined && { rawOutput: { output: rawOutput } }),
     });
+    this.#host.send(typeof content === "function" ? content().then(update, () => update()) : update(content));
   }
 
   /** Ends a call announced for a question that is no tool's (a network request), once answered. */
@@ -173,9 +189,16 @@ export class TurnUpdates {
     this.#move(toolCallId, allowed ? "completed" : "failed", [textContent(text)]);
   }
 
-  /** Ends every call still open (the turn was cancelled while they ran): failed, so that none spins forever. */
+  /** Ends every call still open (the turn was cancelled or ended while they ran): failed, so that none spins forever. */
   endOpenCalls(why: string): void {
     for (const [toolCallId, status] of this.#status)
       if (status === "pending" || status === "in_progress") this.#move(toolCallId, "failed", [textContent(why)]);
   }
+}
+
+/** The file an Edit or a Write changes, absolute. */
+function editedPath(call: Call, root: string): string | undefined {
+  const path = call.arguments.file_path;
+  if ((call.name !== "Edit" && call.name !== "Write") || typeof path !== "string") return undefined;
+  return isAbsolute(path) ? resolve(path) : resolve(root, path);
 }

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { Readable, Writable } from "node:stream";
 import { permissionModes } from "../../code/permissions/modes.js";
+import { killRunningCommands } from "../../code/tools/bash.js";
 import { UsageError } from "../../errors.js";
 import { modelSpecSyntax } from "../../models/resolve-model.js";
 import type { CodeOptions } from "../code/session-context.js";
@@ -80,6 +81,8 @@ export async function acpCommand(args: readonly string[], io: CliIo): Promise<nu
   await Promise.race([server.closed, server.disconnected.then(() => delay(closeGraceMs))]);
   process.off("SIGTERM", stop);
   process.off("SIGINT", stop);
+  // A command still dying (one that ignores SIGTERM, waiting for its SIGKILL) is killed now, not after the exit.
+  killRunningCommands();
   // Whatever is still pending (a server slow to stop, a timer) must not keep the process.
   setTimeout(() => process.exit(0), 200).unref();
   return 0;

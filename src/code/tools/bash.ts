@@ -212,12 +212,15 @@ type RunSettings = {
  * writes the final `pwd` to descriptor 3 (also after an `exit` in the command), and the command, passed as `$1`,
  * is run by `eval` with no positional parameters: its error messages count its own lines and never show this.
  * A lifeline watches descriptor 4, whose other end this process holds: if this process dies (even by SIGKILL,
- * when nothing of ours runs), the read ends and the whole group is killed, so no command outlives the agent. A bare
+ * when nothing of ours runs), or closes it to end the command, the read ends and the whole group is killed, so no
+ * command outlives the agent. It kills its own process group (`kill 0`), which is the command's wherever it runs:
+ * bash's own outside the sandbox, and bubblewrap's inside (its new session, which a signal to the group this
+ * process started does not reach). A bare
  * `wait` waits for the command's own jobs, not for it (a function in front of the builtin; `disown` made bash print
  * "wait_for: No record of process" now and then).
  */
 const shellScript =
-  `exec 2>&1; { trap - EXIT; read -r -u 4 _; kill -KILL -- -$$; } </dev/null >/dev/null 2>&1 3>&- & __minagent_lifeline=$!; ` +
+  `exec 2>&1; { trap - EXIT; read -r -u 4 _; kill -KILL 0; } </dev/null >/dev/null 2>&1 3>&- & __minagent_lifeline=$!; ` +
   `wait() { if [ $# -eq 0 ]; then local job; for job in $(jobs -p); do [ "$job" = "$__minagent_lifeline" ] || set -- "$@" "$job"; done; ` +
   `[ $# -eq 0 ] && return 0; fi; builtin wait "$@"; }; ` +
   `trap 'pwd >&3' EXIT; __minagent_command=$1; set --; eval "$__minagent_command"`;
@@ -241,6 +244,21 @@ async function runCommand(command: string, settings: RunSettings): Promise<Comma
   }
 }
 
+/** The process groups of the commands running now, in this process: {@link killRunningCommands} ends them. */
+const runningCommands = new Map<ChildProcess, () => void>();
+
+/**
+ * Kills every command still running in this process (its whole process group, SIGKILL at once), and says how many
+ * there were. For a process about to exit (`minagent acp` once its editor has gone): a command that ignores SIGTERM
+ * must not outlive it, and the usual grace before SIGKILL would outlast the exit.
+ */
+export function killRunningCommands(): number {
+  const count = runningCommands.size;
+  for (const kill of runningCommands.values()) kill();
+  runningCommands.clear();
+  return count;
+}
+
 function spawnCommand(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
@@ -261,6 +279,13 @@ function spawnCommand(
       detached: true,
       stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", ...inputs.map(() => "pipe" as const)],
     });
+    const lifeline = child.stdio[4] as Readable | null;
+    // The group this process started, and through the lifeline the command's own (a sandboxed command's session).
+    const killAll = () => {
+      killGroup(child, "SIGKILL");
+      lifeline?.destroy();
+    };
+    runningCommands.set(child, killAll);
     // The sandbox's own inputs (its seccomp filter), read once by bubblewrap before the command starts.
     // (A bubblewrap that fails before reading says why on stderr; the broken pipe says nothing more.)
     for (const { descriptor, bytes } of inputs) {
@@ -276,6 +301,7 @@ function spawnCommand(
     const settle = (error?: unknown) => {
       if (settled) return;
       settled = true;
+      runningCommands.delete(child);
       clearTimeout(timer);
       clearTimeout(killTimer);
       settings.signal.removeEventListener("abort", onAbort);
@@ -296,7 +322,7 @@ function spawnCommand(
     const stop = (why: "timeout" | "abort") => {
       stopped ??= why;
       killGroup(child, "SIGTERM");
-      killTimer ??= setTimeout(() => killGroup(child, "SIGKILL"), settings.killGraceMs);
+      killTimer ??= setTimeout(killAll, settings.killGraceMs);
     };
     const timer = setTimeout(() => stop("timeout"), settings.timeoutMs);
     const onAbort = () => stop("abort");

@@ -143,7 +143,7 @@ async function readEditorLines(workspace: Workspace, absolute: string, request: 
   const bytes = Buffer.from(text, "utf8");
   // The text is in memory already: counting its lines costs no reading.
   const window = await readLineWindow(readBytesOf(bytes), { ...request, countAll: true });
-  return showWindow(workspace, absolute, window, request, { ...seen, size: bytes.length });
+  return showWindow(workspace, absolute, window, request, seen, bytes.length);
 }
 
 /** The window with its notes, once the version shown is remembered; an offset past the end is an observation. */
@@ -153,6 +153,8 @@ async function showWindow(
   window: Window,
   request: ReadRequest,
   version: FileVersion,
+  /** The size of what was shown (the editor's text may differ from the disk's, whose size `version` keeps). */
+  shownSize = version.size,
 ): Promise<string> {
   if (window.lines.length === 0) {
     const total = window.total ?? 0;
@@ -161,7 +163,7 @@ async function showWindow(
     );
   }
   await workspace.remember(absolute, version);
-  return [window.lines.join("\n"), ...describeOmissions(window, request, version.size)].join("\n\n");
+  return [window.lines.join("\n"), ...describeOmissions(window, request, shownSize)].join("\n\n");
 }
 
 /** The notes after the lines: what was left out, and the call that shows it. */
