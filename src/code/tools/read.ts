@@ -7,6 +7,8 @@ import { digestText, type FileVersion, fileError, type Workspace } from "../work
 import { describeBinary, formatSize, plural, sniffLength } from "./file-text.js";
 import { readBytesOf, readLineWindow, type Window } from "./line-window.js";
 import { describeMissingFile } from "./missing-file.js";
+import { isNotebookPath } from "./notebook-cells.js";
+import { readNotebook } from "./notebook-read.js";
 
 /** Limits of the {@link createReadTool Read tool}. */
 export type ReadToolOptions = {
@@ -108,6 +110,10 @@ async function readLines(workspace: Workspace, absolute: string, request: ReadRe
         `${shown} is ${binary}, ${formatSize(version.size)}; Read shows text only. Inspect it with Bash if you need to (file, xxd, unzip -l…).`,
       );
     }
+    // A notebook shows its cells (offset and limit count cells); one that does not parse is shown as text.
+    const notebook =
+      isNotebookPath(absolute) && version.size > 0 ? await readNotebook(workspace, absolute, handle, version, request) : undefined;
+    if (notebook) return notebook.text;
     if (workspace.editor) return await readEditorLines(workspace, absolute, request, version);
     if (version.size === 0) {
       await workspace.remember(absolute, version);
