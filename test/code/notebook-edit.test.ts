@@ -8,6 +8,7 @@ import { createReadTool } from "../../src/code/tools/read.js";
 import { type EditorFiles, Workspace } from "../../src/code/workspace.js";
 import { FakeModel } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
+import { checkpointAgent, checkpointWorkspace, readText } from "./checkpoints/checkpoint-fixtures.js";
 import { callTool } from "./helpers/call-tool.js";
 import { createTemporaryWorkspace, removeTemporaryWorkspace } from "./helpers/temporary-workspace.js";
 
@@ -374,5 +375,27 @@ describe("NotebookEdit in CodingAgent", () => {
     const result = await agent.run("Simplify the load cell.");
     const edit = result.messages.find((message) => message.role === "tool" && message.toolCallId === "e");
     expect(edit?.content).toMatch(/Permission denied: NotebookEdit of `nb\.ipynb` is forbidden by the deny rule `Edit\(\*\.ipynb\)`/);
+  });
+});
+
+describe("NotebookEdit and checkpoints", () => {
+  it("records the notebook it changes, and a rewind restores it", async () => {
+    const original = `${JSON.stringify(notebook45(), null, 1)}\n`;
+    const where = checkpointWorkspace({ "nb.ipynb": original });
+    const model = new FakeModel([
+      reply("", toolCall("Read", { file_path: "nb.ipynb" }, "r")),
+      reply("", toolCall("NotebookEdit", { notebook_path: "nb.ipynb", edit_mode: "delete", cell_id: "plot", new_source: "" }, "e")),
+      "Done.",
+    ]);
+    const agent = await checkpointAgent(model, where);
+    try {
+      await agent.run("Drop the plot.");
+      expect(agent.checkpoints?.checkpoints[0]?.changes?.map((change) => change.path)).toEqual([join(where.root, "nb.ipynb")]);
+      expect(readText(where.root, "nb.ipynb")).not.toBe(original);
+      await agent.rewind(1);
+    } finally {
+      await agent.close();
+    }
+    expect(readText(where.root, "nb.ipynb")).toBe(original);
   });
 });
