@@ -38,7 +38,7 @@ export async function readNotebook(
     : { mtimeMs: version.mtimeMs, size: version.size };
   const total = notebook.cells.length;
   const kernel = describeKernel(notebook);
-  const header = `${shown} is a Jupyter notebook (nbformat ${notebook.nbformat}.${notebook.nbformat_minor}${kernel}) with ${plural(total, "cell")}. Each cell's id is the cell_id NotebookEdit takes.`;
+  const header = `${shown} is a Jupyter notebook (nbformat ${notebook.nbformat}.${notebook.nbformat_minor ?? 0}${kernel}) with ${plural(total, "cell")}. Each cell's id is the cell_id NotebookEdit takes.`;
   if (total === 0) {
     await workspace.remember(absolute, seen);
     return { text: `${header} Insert one with NotebookEdit (edit_mode "insert").`, images: [] };
