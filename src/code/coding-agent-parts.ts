@@ -23,6 +23,7 @@ import { createBashTool } from "./tools/bash.js";
 import { createEditTool } from "./tools/edit.js";
 import { createGlobTool } from "./tools/glob.js";
 import { createGrepTool } from "./tools/grep.js";
+import { createNotebookEditTool } from "./tools/notebook-edit.js";
 import { createReadTool } from "./tools/read.js";
 import { createTodoStore, createTodoWriteTool, type TodoStore } from "./tools/todo-write.js";
 import { createWriteTool } from "./tools/write.js";
@@ -85,6 +86,7 @@ export function builtInTools(
     createReadTool(workspace),
     createWriteTool(workspace),
     createEditTool(workspace),
+    createNotebookEditTool(workspace),
     // A search never shows what a Read deny rule keeps from reading.
     createGlobTool(workspace, { isHidden: permissions.isReadDenied }),
     createGrepTool(workspace, { isHidden: permissions.isReadDenied }),

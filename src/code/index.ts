@@ -192,6 +192,7 @@ export { type BashTool, type BashToolOptions, createBashTool } from "./tools/bas
 export { createEditTool } from "./tools/edit.js";
 export { createGlobTool, type GlobToolOptions } from "./tools/glob.js";
 export { createGrepTool, type GrepToolOptions } from "./tools/grep.js";
+export { createNotebookEditTool, type NotebookEditArguments } from "./tools/notebook-edit.js";
 export { createReadTool, type ReadToolOptions } from "./tools/read.js";
 export {
   createTodoStore,

@@ -186,11 +186,20 @@ describe("tool lines", () => {
     expect(describeToolCall({ name: "Glob", arguments: { pattern: "**/*.ts" } }, root)).toBe("Glob(**/*.ts)");
     expect(describeToolCall({ name: "TodoWrite", arguments: { todos: [{}, {}] } }, root)).toBe("TodoWrite(2 tasks)");
     expect(describeToolCall({ name: "EnterPlanMode", arguments: {} }, root)).toBe("EnterPlanMode");
+    const notebook = { notebook_path: "/work/project/nb.ipynb", new_source: "x" };
+    expect(describeToolCall({ name: "NotebookEdit", arguments: { ...notebook, cell_id: "load" } }, root)).toBe(
+      "NotebookEdit(nb.ipynb load)",
+    );
+    expect(describeToolCall({ name: "NotebookEdit", arguments: { ...notebook, cell_id: "load", edit_mode: "insert" } }, root)).toBe(
+      "NotebookEdit(nb.ipynb after load)",
+    );
   });
 
   test("outcomes in a few words: lines read, exit status and output size, files found, the first line of an error", () => {
     const read = { name: "Read", arguments: {} };
     expect(summarizeToolResult(read, { content: "     1\tone\n     2\ttwo" })).toBe("2 lines");
+    const notebook = "nb.ipynb is a Jupyter notebook (nbformat 4.5, kernel Python 3) with 3 cells. Each cell's id…\n\n<cell";
+    expect(summarizeToolResult(read, { content: notebook })).toBe("3 cells");
     const bash = { name: "Bash", arguments: {} };
     expect(summarizeToolResult(bash, { content: "a\nb\n\nExit code: 1" })).toBe("exit 1 · 2 lines of output");
     expect(summarizeToolResult(bash, { content: "(no output)\n\nExit code: 0\n[Working directory: src]" })).toBe("exit 0 · no output");

@@ -47,6 +47,7 @@ describe("CodingAgent", () => {
       "Read",
       "Write",
       "Edit",
+      "NotebookEdit",
       "Glob",
       "Grep",
       "Bash",

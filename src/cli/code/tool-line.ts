@@ -27,6 +27,11 @@ export function describeToolCall(call: Call, root: string): string {
     case "Edit":
       key = path("file_path");
       break;
+    case "NotebookEdit": {
+      const cell = text("cell_id");
+      key = path("notebook_path") && `${path("notebook_path")}${cell ? ` ${args.edit_mode === "insert" ? "after " : ""}${cell}` : ""}`;
+      break;
+    }
     case "Bash":
       key = text("command");
       break;
@@ -55,6 +60,8 @@ export function summarizeToolResult(call: Call, result: { content: string; isErr
   if (result.isError) return firstLine(content.replace(/^Error:\s*/, ""));
   if (call.name === "Read") {
     const numbered = content.split("\n").filter((line) => /^\s*\d+\t/.test(line)).length;
+    const notebook = /^\S.* is a Jupyter notebook \(.*\) with ([\d,]+ cells?)\./.exec(content);
+    if (notebook) return notebook[1] as string;
     return numbered > 0 ? `${numbered} line${numbered === 1 ? "" : "s"}` : firstLine(content);
   }
   if (call.name === "Bash") {

@@ -7,6 +7,8 @@ import { digestText, type FileVersion, fileError, type Workspace } from "../work
 import { describeBinary, formatSize, plural, sniffLength } from "./file-text.js";
 import { readBytesOf, readLineWindow, type Window } from "./line-window.js";
 import { describeMissingFile } from "./missing-file.js";
+import { isNotebookPath } from "./notebook-cells.js";
+import { readNotebook } from "./notebook-read.js";
 
 /** Limits of the {@link createReadTool Read tool}. */
 export type ReadToolOptions = {
@@ -45,6 +47,9 @@ type ReadArguments = { file_path: string; offset?: number | undefined; limit?: n
  * approval ({@link Workspace.isLocationUncertain}: its other name may be outside the workspace). With an editor
  * ({@link Workspace.editor}) a text file's lines are the editor's (its buffer, unsaved edits included); what the
  * file is (missing, a directory, binary) is still found on disk.
+ *
+ * A `.ipynb` notebook is shown as its cells, with ids and outputs, instead of its JSON ({@link readNotebook}): offset
+ * and limit count cells there; one that does not parse is shown as text.
  * @example registry.add(createReadTool(workspace, { maxLines: 500 }))
  */
 export function createReadTool(workspace: Workspace, options: ReadToolOptions = {}): Tool {
@@ -58,6 +63,7 @@ export function createReadTool(workspace: Workspace, options: ReadToolOptions = 
       "the number and the tab are not part of the file, so never copy them into Edit's old_string.",
       `Shows up to ${maxLines} lines from the start unless you give offset (1-based first line) and limit (number of lines);`,
       `lines longer than ${maxLineLength} characters are cut. The output says when something was left out and how to read on.`,
+      "A Jupyter notebook (.ipynb) shows its cells with their ids and outputs; offset and limit then count cells.",
       "Read a file before you Edit or Write it. Use Glob to find files and list folders, and Grep to search contents.",
     ].join(" "),
     parameters: {
@@ -108,6 +114,10 @@ async function readLines(workspace: Workspace, absolute: string, request: ReadRe
         `${shown} is ${binary}, ${formatSize(version.size)}; Read shows text only. Inspect it with Bash if you need to (file, xxd, unzip -l…).`,
       );
     }
+    // A notebook shows its cells (offset and limit count cells); one that does not parse is shown as text.
+    const notebook =
+      isNotebookPath(absolute) && version.size > 0 ? await readNotebook(workspace, absolute, handle, version, request) : undefined;
+    if (notebook) return notebook.text;
     if (workspace.editor) return await readEditorLines(workspace, absolute, request, version);
     if (version.size === 0) {
       await workspace.remember(absolute, version);

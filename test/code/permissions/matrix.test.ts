@@ -62,6 +62,8 @@ describe("permission matrix: file tools", () => {
     ["Edit", { file_path: "src/a.ts", old_string: "a", new_string: "b" }, "QADDA"],
     ["Edit", { file_path: "docs/guide.md", old_string: "a", new_string: "b" }, "AADAA"],
     ["Edit", { file_path: "yarn.lock", old_string: "a", new_string: "b" }, "QQQDQ"],
+    ["NotebookEdit", { notebook_path: "src/a.ipynb", new_source: "" }, "QADDA"],
+    ["NotebookEdit", { notebook_path: "docs/guide.ipynb", new_source: "" }, "AADAA"], // Edit(…) rules cover every editor
     ["Write", { file_path: "/etc/hosts", content: "" }, "DDDDD"],
     ["Write", { file_path: ".env", content: "" }, "DDDDD"],
     ["Edit", { file_path: ".env", old_string: "a", new_string: "b" }, "QADDA"], // Write(…) is the Write tool's alone
