@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { createSecretScrubber, type SecretScrubber } from "../engine.js";
+import { createSecretScrubber, type SecretScrubber, type ToolOutput, toolOutput } from "../engine.js";
 import { ToolError, UsageError } from "../errors.js";
 import { type McpAuthorizationRequest, McpLoginRequiredError } from "./auth/mcp-oauth-provider.js";
 import { attachClientFeatures } from "./client-features.js";
@@ -13,7 +13,7 @@ import { sandboxUnavailableReason } from "./mcp-sandbox.js";
 import type { McpConnectionSettings, McpProgress, McpServerState, McpToolDefinition } from "./mcp-server-types.js";
 import { inheritedSecretValues } from "./server-environment.js";
 import { ServerLogin } from "./server-login.js";
-import { describeMcpToolResult, type McpToolResult } from "./tool-result.js";
+import { describeMcpToolResult, type McpToolResult, mcpResultImages } from "./tool-result.js";
 
 // A login may be asked for at the start and again for more scope: more rounds than this is a server that never settles.
 const maxLoginRounds = 3;
@@ -183,7 +183,7 @@ export class McpServerConnection {
   }
 
   /**
-   * Calls one of the server's tools and returns the observation. A failure the model should read (an error result,
+   * Calls one of the server's tools and returns the observation (with its images, as parts). A failure the model should read (an error result,
    * a server that stopped, a refused call) is thrown as a ToolError; an abort is rethrown as it came.
    */
   async callTool(
@@ -191,11 +191,13 @@ export class McpServerConnection {
     args: Record<string, unknown>,
     signal: AbortSignal,
     onProgress?: (progress: McpProgress) => void,
-  ): Promise<string> {
+  ): Promise<string | ToolOutput> {
     const result = await this.callToolForResult(toolName, args, signal, onProgress);
-    const text = this.redact(describeMcpToolResult(result));
+    const images = result.isError === true ? [] : mcpResultImages(result);
+    const text = this.redact(describeMcpToolResult(result, { imagesAttached: images.length > 0 }));
     if (result.isError === true) throw new ToolError(text || `${toolName} reported an error without a message.`);
-    return text;
+    // The images go to the model as images (a chart, a screenshot), beside the text.
+    return images.length > 0 ? toolOutput(text, images) : text;
   }
 
   /**

@@ -1,3 +1,5 @@
+import type { ContentPart, ImageMediaType } from "../engine.js";
+
 /** A content block of an MCP tool result, as the protocol defines it (2025-06-18); unknown kinds are kept loosely. */
 export type McpContentBlock =
   | { type: "text"; text: string }
@@ -20,10 +22,28 @@ export type McpToolResult = {
  * content: the protocol asks servers to send it as text too, and servers that do often wrap that same text
  * (`{ "content": "…" }`), which would double what the model reads. Programs get it whole from `callTool`.
  */
-export function describeMcpToolResult(result: McpToolResult): string {
-  const parts = (result.content ?? []).map(describeBlock);
+export function describeMcpToolResult(result: McpToolResult, options: { imagesAttached?: boolean } = {}): string {
+  const parts = (result.content ?? []).map((block) =>
+    options.imagesAttached && attachable(block) ? `[image ${block.mimeType}: attached]` : describeBlock(block),
+  );
   if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
   return parts.join("\n");
+}
+
+/**
+ * The images of an MCP tool result as message parts (PNG, JPEG, GIF and WebP: what every provider takes), for the
+ * model to see; other kinds stay described in the text.
+ */
+export function mcpResultImages(result: McpToolResult): ContentPart[] {
+  return (result.content ?? []).flatMap((block): ContentPart[] =>
+    attachable(block) ? [{ type: "image", mediaType: block.mimeType as ImageMediaType, data: block.data }] : [],
+  );
+}
+
+const imageTypes: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+function attachable(block: McpContentBlock): block is { type: "image"; data: string; mimeType: string } {
+  return block.type === "image" && typeof block.data === "string" && typeof block.mimeType === "string" && imageTypes.has(block.mimeType);
 }
 
 function describeBlock(block: McpContentBlock): string {

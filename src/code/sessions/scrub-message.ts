@@ -51,6 +51,8 @@ export function scrubMessage(message: Message, scrubber: SecretScrubber): Messag
     ...(message.toolCallId !== undefined && { toolCallId: message.toolCallId }),
     ...(message.isError !== undefined && { isError: message.isError }),
     ...(reasoning && { reasoning }),
+    // Images and documents are kept as they are: bytes, not text a secret could be found in.
+    ...(message.parts && { parts: message.parts }),
     ...(message.providerMetadata && !changed && { providerMetadata: scrubber.value(message.providerMetadata) }),
   };
 }

@@ -1,6 +1,7 @@
+import type { Stats } from "node:fs";
 import { type FileHandle, opendir, stat } from "node:fs/promises";
-import { join } from "node:path";
-import type { Tool } from "../../engine.js";
+import { basename, join } from "node:path";
+import { type ContentPart, type ImageMediaType, type Tool, type ToolOutput, toolOutput } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
 import { charactersPerToken } from "../compaction/estimate-tokens.js";
 import { digestText, type FileVersion, fileError, type Workspace } from "../workspace.js";
@@ -9,6 +10,7 @@ import { readBytesOf, readLineWindow, type Window } from "./line-window.js";
 import { describeMissingFile } from "./missing-file.js";
 import { isNotebookPath } from "./notebook-cells.js";
 import { readNotebook } from "./notebook-read.js";
+import { defaultMediaLimits, imageTypeOf, isPdf, type MediaLimits, readImage, readPdf } from "./read-media.js";
 
 /** Limits of the {@link createReadTool Read tool}. */
 export type ReadToolOptions = {
@@ -23,6 +25,8 @@ export type ReadToolOptions = {
    * saying how to read more.
    */
   maxCharacters?: number | undefined;
+  /** What an image or a PDF may be as sent (sizes, pages): `defaultMediaLimits`, these fields over it. */
+  media?: Partial<MediaLimits> | undefined;
 };
 
 /** What one Read returns at most, in estimated tokens: Claude Code's cap, so a 1,000-line file is one call. */
@@ -33,7 +37,7 @@ const countLinesUpTo = 8 * 1024 * 1024;
 /** Entries of a directory named in the observation for a Read of it. */
 const listedEntries = 20;
 
-type ReadArguments = { file_path: string; offset?: number | undefined; limit?: number | undefined };
+type ReadArguments = { file_path: string; offset?: number | undefined; limit?: number | undefined; pages?: string | undefined };
 
 /**
  * Claude Code's `Read { file_path, offset?, limit? }`: a text file's lines, numbered like `cat -n`, from line
@@ -64,6 +68,7 @@ export function createReadTool(workspace: Workspace, options: ReadToolOptions = 
       `Shows up to ${maxLines} lines from the start unless you give offset (1-based first line) and limit (number of lines);`,
       `lines longer than ${maxLineLength} characters are cut. The output says when something was left out and how to read on.`,
       "A Jupyter notebook (.ipynb) shows its cells with their ids and outputs; offset and limit then count cells.",
+      "An image (PNG, JPEG, GIF, WebP) is shown to you as an image, and a PDF as a document: give pages (\"1-5\") for a PDF of more than 10 pages.",
       "Read a file before you Edit or Write it. Use Glob to find files and list folders, and Grep to search contents.",
     ].join(" "),
     parameters: {
@@ -72,23 +77,40 @@ export function createReadTool(workspace: Workspace, options: ReadToolOptions = 
         file_path: { type: "string", description: "Path of the file: absolute, or relative to the workspace root." },
         offset: { type: "integer", minimum: 0, description: "Line number to start at (1-based). Only for files too long to read at once." },
         limit: { type: "integer", minimum: 1, description: "How many lines to read. Only for files too long to read at once." },
+        pages: { type: "string", description: 'For a PDF: the pages to read, e.g. "3", "1-5" or "2,4-6" (at most 20 a call).' },
       },
       required: ["file_path"],
     },
     readOnly: true,
     needsApproval: (args) => workspace.isLocationUncertain((args as ReadArguments).file_path),
     execute: async (args, context) => {
-      const { file_path, offset, limit } = args as ReadArguments;
+      const { file_path, offset, limit, pages } = args as ReadArguments;
       const absolute = await workspace.resolve(file_path);
       const start = Math.max(1, offset ?? 1);
-      return readLines(workspace, absolute, { start, limit: limit ?? maxLines, maxLineLength, maxCharacters, signal: context.signal });
+      return readLines(workspace, absolute, {
+        start,
+        limit: limit ?? maxLines,
+        maxLineLength,
+        maxCharacters,
+        signal: context.signal,
+        pages,
+        media: { ...defaultMediaLimits, ...options.media },
+      });
     },
   };
 }
 
-type ReadRequest = { start: number; limit: number; maxLineLength: number; maxCharacters: number; signal: AbortSignal };
+type ReadRequest = {
+  start: number;
+  limit: number;
+  maxLineLength: number;
+  maxCharacters: number;
+  signal: AbortSignal;
+  pages?: string | undefined;
+  media: MediaLimits;
+};
 
-async function readLines(workspace: Workspace, absolute: string, request: ReadRequest): Promise<string> {
+async function readLines(workspace: Workspace, absolute: string, request: ReadRequest): Promise<string | ToolOutput> {
   const shown = workspace.display(absolute);
   const info = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
@@ -107,6 +129,8 @@ async function readLines(workspace: Workspace, absolute: string, request: ReadRe
     const version = await handle.stat();
     // Checked by path above; this is what was opened, should the path have changed since.
     if (!version.isFile()) throw new ToolError(`${shown} is not a regular file (it changed while being read); Read only reads files.`);
+    const media = version.size === 0 ? undefined : await readMedia(workspace, absolute, handle, version, request);
+    if (media) return media;
     const binary = version.size === 0 ? undefined : await sniffBinary(handle, version.size);
     if (binary) {
       await workspace.remember(absolute, version);
@@ -117,7 +141,16 @@ async function readLines(workspace: Workspace, absolute: string, request: ReadRe
     // A notebook shows its cells (offset and limit count cells); one that does not parse is shown as text.
     const notebook =
       isNotebookPath(absolute) && version.size > 0 ? await readNotebook(workspace, absolute, handle, version, request) : undefined;
-    if (notebook) return notebook.text;
+    // A notebook's image outputs are shown as images.
+    if (notebook)
+      return notebook.images.length === 0
+        ? notebook.text
+        : toolOutput(
+            notebook.text,
+            notebook.images.flatMap((image): ContentPart[] =>
+              imageTypes.has(image.mediaType) ? [{ type: "image", mediaType: image.mediaType as ImageMediaType, data: image.base64 }] : [],
+            ),
+          );
     if (workspace.editor) return await readEditorLines(workspace, absolute, request, version);
     if (version.size === 0) {
       await workspace.remember(absolute, version);
@@ -133,6 +166,31 @@ async function readLines(workspace: Workspace, absolute: string, request: ReadRe
 }
 
 /** Why the start of the open file is not text, or undefined when it looks like text. */
+const imageTypes: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+/** Most bytes of an image or PDF file Read loads to look at (what it sends is capped lower, by MediaLimits). */
+const maxMediaFileBytes = 100 * 1024 * 1024;
+
+/** An image or a PDF, as the model sees it (and its version remembered); undefined for any other file. */
+async function readMedia(
+  workspace: Workspace,
+  absolute: string,
+  handle: FileHandle,
+  version: Stats,
+  request: ReadRequest,
+): Promise<ToolOutput | undefined> {
+  const head = Buffer.alloc(Math.min(16, version.size));
+  await handle.read(head, 0, head.length, 0);
+  const image = imageTypeOf(head);
+  if (!image && !isPdf(head)) return undefined;
+  const shown = workspace.display(absolute);
+  if (version.size > maxMediaFileBytes)
+    throw new ToolError(`${shown} is ${image ? "an image" : "a PDF"} of ${formatSize(version.size)}, too large for Read to load.`);
+  const bytes = await handle.readFile();
+  const output = image ? await readImage(bytes, image, shown, request.media) : await readPdf(bytes, shown, basename(absolute), request.pages, request.media);
+  await workspace.remember(absolute, version);
+  return output;
+}
+
 async function sniffBinary(handle: FileHandle, size: number): Promise<string | undefined> {
   const head = Buffer.alloc(Math.min(sniffLength, size));
   const { bytesRead } = await handle.read(head, 0, head.length, 0);
