@@ -25,6 +25,7 @@ import { createGlobTool } from "./tools/glob.js";
 import { createGrepTool } from "./tools/grep.js";
 import { createReadTool } from "./tools/read.js";
 import { createTodoStore, createTodoWriteTool, type TodoStore } from "./tools/todo-write.js";
+import { allowRulesNameHost, createWebFetchTool } from "./tools/web-fetch.js";
 import { createWriteTool } from "./tools/write.js";
 import { Workspace } from "./workspace.js";
 
@@ -73,13 +74,17 @@ export async function createBoundaries(
   return { permissions, workspace, sandbox };
 }
 
-/** The built-in coding tools over one workspace; `env` is the Bash commands' environment (default: the Bash tool's). */
+/**
+ * The built-in coding tools over one workspace; `env` is the Bash commands' environment (default: the Bash tool's);
+ * `webFetch` sets WebFetch up (`false`: no WebFetch).
+ */
 export function builtInTools(
   workspace: Workspace,
   permissions: CodePermissions,
   sandbox: Sandbox,
   todos: TodoStore,
   env?: Readonly<Record<string, string | undefined>> | undefined,
+  webFetch?: CodingAgentOptions["webFetch"],
 ): Tool[] {
   return [
     createReadTool(workspace),
@@ -90,6 +95,14 @@ export function builtInTools(
     createGrepTool(workspace, { isHidden: permissions.isReadDenied }),
     createBashTool(workspace, { sandbox, env }),
     createTodoWriteTool(todos),
+    ...(webFetch === false
+      ? []
+      : [
+          createWebFetchTool({
+            ...webFetch,
+            allowsPrivateHost: (host, port) => allowRulesNameHost(permissions.settings.rules.allow, host, port),
+          }),
+        ]),
     ...permissions.planMode.tools,
   ];
 }

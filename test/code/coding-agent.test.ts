@@ -51,6 +51,7 @@ describe("CodingAgent", () => {
       "Grep",
       "Bash",
       "TodoWrite",
+      "WebFetch",
       "EnterPlanMode",
       "ExitPlanMode",
       "Agent",
