@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodingAgent, type CodingAgentOptions, createWebFetchTool } from "../../src/code/index.js";
+import { createCodePermissions, type PermissionMode } from "../../src/code/permissions/index.js";
 import { isPublicAddress } from "../../src/code/web/address-guard.js";
 import { FakeModel } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
@@ -127,6 +128,12 @@ describe("WebFetch: pages", () => {
     expect(hits.get("/counted")).toBe(1);
     await fetchWith(localFetch({ cacheMs: 0 }), `${base}/counted`);
     expect(hits.get("/counted")).toBe(2);
+    // Bounded: with room for one page, another page pushes it out.
+    const small = localFetch({ maxCachedPages: 1 });
+    await fetchWith(small, `${base}/counted`);
+    await fetchWith(small, `${base}/page`);
+    await fetchWith(small, `${base}/counted`);
+    expect(hits.get("/counted")).toBe(4);
   });
 });
 
@@ -224,6 +231,45 @@ describe("WebFetch: SSRF", () => {
     for (const address of refused) expect([address, isPublicAddress(address)]).toEqual([address, false]);
     for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
       expect([address, isPublicAddress(address)]).toEqual([address, true]);
+  });
+});
+
+describe("WebFetch(domain:…) rules", () => {
+  const decide = async (rules: { allow?: string[]; deny?: string[] }, url: string, mode: PermissionMode = "default") => {
+    const permissions = await createCodePermissions({
+      workspace: { root: tmpdir(), directories: [tmpdir()] },
+      settingsFiles: [],
+      rules,
+      mode,
+    });
+    const explained = await permissions.explain({ name: "WebFetch", arguments: { url, prompt: "?" } }, createWebFetchTool());
+    return explained.decision.behavior;
+  };
+
+  it("name a host exactly, its subdomains with *., every host with *; a port narrows", async () => {
+    const exact = { allow: ["WebFetch(domain:docs.python.org)"] };
+    expect(await decide(exact, "https://docs.python.org/3/")).toBe("allow");
+    expect(await decide(exact, "http://DOCS.python.org./3/")).toBe("allow");
+    expect(await decide(exact, "https://python.org/")).toBe("ask");
+    expect(await decide(exact, "https://sub.docs.python.org/")).toBe("ask");
+    const wildcard = { allow: ["WebFetch(domain:*.example.com)"] };
+    expect(await decide(wildcard, "https://api.example.com/")).toBe("allow");
+    expect(await decide(wildcard, "https://example.com/")).toBe("ask");
+    expect(await decide(wildcard, "https://badexample.com/")).toBe("ask");
+    expect(await decide({ allow: ["WebFetch(domain:*)"] }, "https://anything.test/")).toBe("allow");
+    expect(await decide({ allow: ["WebFetch(domain:localhost:8080)"] }, "http://localhost:8080/")).toBe("allow");
+    expect(await decide({ allow: ["WebFetch(domain:localhost:8080)"] }, "http://localhost:9090/")).toBe("ask");
+  });
+
+  it("deny first (whatever the mode, a trailing dot included), ask in every mode but bypassPermissions without a rule", async () => {
+    const deny = { allow: ["WebFetch"], deny: ["WebFetch(domain:evil.test)"] };
+    expect(await decide(deny, "https://evil.test/x")).toBe("deny");
+    expect(await decide(deny, "https://evil.test./x")).toBe("deny");
+    expect(await decide(deny, "https://good.test/x")).toBe("allow");
+    expect(await decide({}, "https://good.test/x", "bypassPermissions")).toBe("allow");
+    expect(await decide(deny, "https://evil.test/x", "bypassPermissions")).toBe("deny");
+    for (const mode of ["default", "acceptEdits", "plan"] as const) expect(await decide({}, "https://good.test/x", mode)).toBe("ask");
+    expect(await decide({}, "https://good.test/x", "dontAsk")).toBe("deny");
   });
 });
 

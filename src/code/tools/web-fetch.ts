@@ -38,7 +38,15 @@ export type WebFetchToolOptions = WebFetchOptions & {
 
 type WebFetchArguments = { url: string; prompt: string };
 
-type CachedPage = { page: FetchedPage; upgraded: boolean; expires: number };
+/** A fetch's outcome as kept: a page already turned into Markdown (not yet cut), or a redirect not followed. */
+type LoadedPage =
+  | { kind: "page"; url: string; status: number; mediaType: string; markdown: string }
+  | Extract<FetchedPage, { kind: "redirect" }>;
+
+type CachedPage = { page: LoadedPage; upgraded: boolean; expires: number; size: number };
+
+/** Characters the cache holds at most, all pages together (Claude Code's cache holds 50 MB). */
+const maxCachedCharacters = 50 * 1024 * 1024;
 
 /**
  * Claude Code's `WebFetch { url, prompt }`: GETs an http(s) URL (http is upgraded to https, except for a host an
@@ -61,14 +69,19 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
   const lookup = options.lookup ?? lookupAll;
   const allowsPrivateHost = options.allowsPrivateHost ?? (() => false);
   const cache = new Map<string, CachedPage>();
+  let cachedCharacters = 0;
+  const forget = (key: string) => {
+    cachedCharacters -= cache.get(key)?.size ?? 0;
+    cache.delete(key);
+  };
   const load = async (url: URL, signal: AbortSignal): Promise<CachedPage> => {
     const cached = cache.get(url.href);
     if (cached && cached.expires > Date.now()) return cached;
-    cache.delete(url.href);
+    forget(url.href);
     const upgraded = url.protocol === "http:" && !allowsPrivateHost(hostOfUrl(url), portOfUrl(url));
     const target = upgraded ? new URL(url.href.replace(/^http:/, "https:")) : url;
     const limit = AbortSignal.timeout(settings.timeoutMs);
-    const page = await fetchPage(target, {
+    const fetched = await fetchPage(target, {
       lookup,
       allowsPrivateHost,
       maxBodyBytes: settings.maxBodyBytes,
@@ -77,10 +90,17 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
       timedOut: () => limit.aborted,
       timeoutMs: settings.timeoutMs,
     });
-    const entry = { page, upgraded, expires: Date.now() + settings.cacheMs };
-    if (settings.cacheMs > 0) {
+    const page: LoadedPage =
+      fetched.kind === "redirect"
+        ? fetched
+        : { kind: "page", url: fetched.url, status: fetched.status, mediaType: fetched.mediaType, markdown: pageMarkdown(fetched) };
+    const size = page.kind === "page" ? page.markdown.length : page.location.length;
+    const entry = { page, upgraded, expires: Date.now() + settings.cacheMs, size };
+    if (settings.cacheMs > 0 && size <= maxCachedCharacters) {
       cache.set(url.href, entry);
-      for (const key of cache.keys()) if (cache.size > settings.maxCachedPages) cache.delete(key);
+      cachedCharacters += size;
+      // A Map iterates in insertion order: the oldest pages go first.
+      for (const key of cache.keys()) if (cache.size > settings.maxCachedPages || cachedCharacters > maxCachedCharacters) forget(key);
     }
     return entry;
   };
@@ -118,7 +138,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
           `To read it, call WebFetch again with url "${page.location}".`,
           ...notes,
         ].join("\n");
-      const { text, cut } = pageMarkdown(page, settings.maxMarkdownCharacters);
+      const { text, cut } = cutMarkdown(page.markdown, settings.maxMarkdownCharacters);
       const heading = [
         `${page.url} (HTTP ${page.status}${page.mediaType ? `, ${page.mediaType}` : ""}): ${text.length.toLocaleString("en-US")} characters of Markdown${cut ? `, cut from ${cut.toLocaleString("en-US")} to the first ${settings.maxMarkdownCharacters.toLocaleString("en-US")}` : ""}.`,
         ...notes,
@@ -146,13 +166,17 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
   };
 }
 
-/** The page as Markdown (HTML converted; other text as it is), cut to `max` characters; `cut` is the length before. */
-function pageMarkdown(page: Extract<FetchedPage, { kind: "page" }>, max: number): { text: string; cut: number | undefined } {
+/** The page as Markdown: HTML converted, other text as it is. */
+function pageMarkdown(page: Extract<FetchedPage, { kind: "page" }>): string {
   const html =
     page.mediaType === "text/html" ||
     page.mediaType === "application/xhtml+xml" ||
     (page.mediaType === "" && /^\s*<(!doctype html|html)/i.test(page.text));
-  const full = html ? convertHtmlToMarkdown(page.text) : page.text;
+  return html ? convertHtmlToMarkdown(page.text) : page.text;
+}
+
+/** The first `max` characters, with a last line saying how much was cut; `cut` is the length before, when it was. */
+function cutMarkdown(full: string, max: number): { text: string; cut: number | undefined } {
   if (full.length <= max) return { text: full, cut: undefined };
   return {
     text: `${full.slice(0, max)}\n\n[… the page goes on: ${(full.length - max).toLocaleString("en-US")} more characters were cut]`,

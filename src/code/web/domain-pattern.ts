@@ -4,9 +4,12 @@
  */
 export type DomainPattern = string;
 
-/** A URL's host as rules name it: lower case, IPv6 without brackets. */
+/** A URL's host as rules name it: lower case, IPv6 without brackets, without the root's dot (`example.com.`). */
 export function hostOfUrl(url: URL): string {
-  return url.hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return url.hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "");
 }
 
 /** The port a URL connects to: its own, or its scheme's. */
