@@ -78,7 +78,7 @@ export type {
 
 /**
  * Claude Code's capabilities on minagent's loop, for any model: the built-in coding tools (Read, Write, Edit, Glob,
- * Grep, Bash, TodoWrite, and Plan Mode's two) over one workspace, the permission system (modes and rules from
+ * Grep, Bash, TodoWrite, WebFetch, and Plan Mode's two) over one workspace, the permission system (modes and rules from
  * settings files and code, compound shell commands split by a real parser) as the agent's `canUseTool`, and hooks
  * (Claude Code's events: PreToolUse, PermissionRequest and PermissionDenied in the permission decision, PostToolUse
  * and PostToolUseFailure around every tool, PostToolBatch between turns, PreCompact and PostCompact around a
