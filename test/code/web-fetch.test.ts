@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createSecureContext } from "node:tls";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodingAgent, type CodingAgentOptions, createWebFetchTool } from "../../src/code/index.js";
@@ -193,6 +196,70 @@ describe("WebFetch: redirects and failures", () => {
     expect((await fetchWith(localFetch(), "file:///etc/passwd")).content).toContain("http and https URLs only");
     expect((await fetchWith(localFetch(), "not a url")).content).toContain("is not a URL");
     expect((await fetchWith(localFetch(), `http://user:secret@127.0.0.1:${port}/page`)).content).toContain("does not send credentials");
+  });
+});
+
+describe("WebFetch: https", () => {
+  const hasOpenssl = (() => {
+    try {
+      execFileSync("openssl", ["version"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+
+  it.skipIf(!hasOpenssl)(
+    "connects to the checked address over TLS for the URL's name, and refuses a certificate it cannot trust",
+    async () => {
+      const folder = mkdtempSync(join(tmpdir(), "minagent-web-fetch-tls-"));
+      const [key, cert] = [join(folder, "key.pem"), join(folder, "cert.pem")];
+      execFileSync(
+        "openssl",
+        ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1"].concat([
+          "-subj",
+          "/CN=secure.test",
+          "-addext",
+          "subjectAltName=DNS:secure.test",
+        ]),
+        { stdio: "ignore" },
+      );
+      let serverName: string | undefined;
+      const context = { key: readFileSync(key), cert: readFileSync(cert) };
+      const secure = createHttpsServer(
+        {
+          ...context,
+          SNICallback: (name, done) => {
+            serverName = name;
+            done(null, createSecureContext(context));
+          },
+        },
+        (_request, response) => response.end("secret"),
+      );
+      await new Promise<void>((resolve) => secure.listen(0, "127.0.0.1", resolve));
+      try {
+        const tool = createWebFetchTool({
+          lookup: async () => [{ address: "127.0.0.1", family: 4 }],
+          allowsPrivateHost: (host) => host === "secure.test",
+        });
+        const result = await fetchWith(tool, `https://secure.test:${(secure.address() as AddressInfo).port}/`);
+        expect(result.isError).toBe(true);
+        expect(result.content).toMatch(/Could not fetch https:\/\/secure\.test:\d+\/: self[- ]signed certificate/);
+        // The TLS handshake named the URL's host (SNI), though the connection went to the checked address.
+        expect(serverName).toBe("secure.test");
+      } finally {
+        secure.closeAllConnections();
+        await new Promise((resolve) => secure.close(resolve));
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it("says when a name does not resolve", async () => {
+    const tool = createWebFetchTool({ lookup: async () => Promise.reject(new Error("getaddrinfo ENOTFOUND nowhere.test")) });
+    expect((await fetchWith(tool, "https://nowhere.test/")).content).toContain(
+      "Could not resolve the host of https://nowhere.test/: getaddrinfo ENOTFOUND",
+    );
   });
 });
 

@@ -5,7 +5,7 @@ import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { ToolError } from "../../errors.js";
-import { type LookupAll, type ResolvedAddress, resolveCheckedAddresses } from "./address-guard.js";
+import { type LookupAll, PrivateAddressError, type ResolvedAddress, resolveCheckedAddresses } from "./address-guard.js";
 import { hostOfUrl, portOfUrl } from "./domain-pattern.js";
 
 /** What {@link fetchPage} needs besides the URL. */
@@ -106,7 +106,8 @@ async function requestOnce(url: URL, options: FetchPageOptions): Promise<Incomin
     lookup: options.lookup,
     allowPrivate: options.allowsPrivateHost(host, port),
   }).catch((error: Error) => {
-    throw new ToolError(`WebFetch refused ${url.href}: ${error.message}`);
+    if (error instanceof PrivateAddressError) throw new ToolError(`WebFetch refused ${url.href}: ${error.message}`);
+    throw new ToolError(`Could not resolve the host of ${url.href}: ${error.message}`);
   });
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise<IncomingMessage>((resolve, reject) => {
