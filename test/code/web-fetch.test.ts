@@ -120,7 +120,7 @@ describe("WebFetch: pages", () => {
 
   it("cuts long Markdown to the cap and says so", async () => {
     const result = await fetchWith(localFetch({ maxMarkdownCharacters: 1_000 }), `${base}/long`);
-    expect(result.content).toContain("cut from 199,999 to the first 1,000");
+    expect(result.content).toContain("): 199,999 characters of Markdown, cut to the first 1,000.");
     expect(result.content).toMatch(/\[… the page goes on: 198,999 more characters were cut\]$/);
   });
 

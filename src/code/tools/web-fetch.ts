@@ -140,7 +140,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
         ].join("\n");
       const { text, cut } = cutMarkdown(page.markdown, settings.maxMarkdownCharacters);
       const heading = [
-        `${page.url} (HTTP ${page.status}${page.mediaType ? `, ${page.mediaType}` : ""}): ${text.length.toLocaleString("en-US")} characters of Markdown${cut ? `, cut from ${cut.toLocaleString("en-US")} to the first ${settings.maxMarkdownCharacters.toLocaleString("en-US")}` : ""}.`,
+        `${page.url} (HTTP ${page.status}${page.mediaType ? `, ${page.mediaType}` : ""}): ${count(page.markdown.length)} characters of Markdown${cut ? `, cut to the first ${count(settings.maxMarkdownCharacters)}` : ""}.`,
         ...notes,
       ];
       if (!options.model)
@@ -175,13 +175,18 @@ function pageMarkdown(page: Extract<FetchedPage, { kind: "page" }>): string {
   return html ? convertHtmlToMarkdown(page.text) : page.text;
 }
 
-/** The first `max` characters, with a last line saying how much was cut; `cut` is the length before, when it was. */
-function cutMarkdown(full: string, max: number): { text: string; cut: number | undefined } {
-  if (full.length <= max) return { text: full, cut: undefined };
+/** The first `max` characters, with a last line saying how much was cut (`cut`: whether it was). */
+function cutMarkdown(full: string, max: number): { text: string; cut: boolean } {
+  if (full.length <= max) return { text: full, cut: false };
   return {
-    text: `${full.slice(0, max)}\n\n[… the page goes on: ${(full.length - max).toLocaleString("en-US")} more characters were cut]`,
-    cut: full.length,
+    text: `${full.slice(0, max)}\n\n[… the page goes on: ${count(full.length - max)} more characters were cut]`,
+    cut: true,
   };
+}
+
+/** `12,345`. */
+function count(value: number): string {
+  return value.toLocaleString("en-US");
 }
 
 async function answerOverPage(model: Model, markdown: string, prompt: string, signal: AbortSignal): Promise<string> {
