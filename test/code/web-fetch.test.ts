@@ -255,6 +255,11 @@ describe("WebFetch: https", () => {
     },
   );
 
+  it("gives up on a resolver that does not answer within the time limit", async () => {
+    const tool = createWebFetchTool({ timeoutMs: 200, lookup: () => new Promise(() => {}) });
+    expect((await fetchWith(tool, "https://hangs.test/")).content).toContain("https://hangs.test/ did not answer within 0.2 s");
+  });
+
   it("says when a name does not resolve", async () => {
     const tool = createWebFetchTool({ lookup: async () => Promise.reject(new Error("getaddrinfo ENOTFOUND nowhere.test")) });
     expect((await fetchWith(tool, "https://nowhere.test/")).content).toContain(

@@ -96,16 +96,17 @@ function isFollowedRedirect(from: URL, to: URL): boolean {
   if (from.protocol === "https:" && to.protocol === "http:") return false;
   const bare = (url: URL) => hostOfUrl(url).replace(/^www\./, "");
   if (bare(from) !== bare(to)) return false;
-  return from.port === to.port || (from.port === "" && to.port === "") || portOfUrl(from) === portOfUrl(to);
+  // http://host to https://host is the same server's upgrade: both on their schemes' own ports.
+  return portOfUrl(from) === portOfUrl(to) || (from.port === "" && to.port === "");
 }
 
 async function requestOnce(url: URL, options: FetchPageOptions): Promise<IncomingMessage> {
   const host = hostOfUrl(url);
   const port = portOfUrl(url);
-  const addresses = await resolveCheckedAddresses(host, {
-    lookup: options.lookup,
-    allowPrivate: options.allowsPrivateHost(host, port),
-  }).catch((error: Error) => {
+  const resolving = resolveCheckedAddresses(host, { lookup: options.lookup, allowPrivate: options.allowsPrivateHost(host, port) });
+  // The resolver takes no signal: the time limit (or the run's abort) must not wait for it.
+  const addresses = await untilAborted(resolving, options.signal).catch((error: Error) => {
+    if (options.signal.aborted) throw failure(url, error, options);
     if (error instanceof PrivateAddressError) throw new ToolError(`WebFetch refused ${url.href}: ${error.message}`);
     throw new ToolError(`Could not resolve the host of ${url.href}: ${error.message}`);
   });
@@ -132,6 +133,16 @@ async function requestOnce(url: URL, options: FetchPageOptions): Promise<Incomin
     );
     request.on("error", (error) => reject(failure(url, error, options)));
     request.end();
+  });
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
   });
 }
 
