@@ -109,7 +109,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
     description: [
       "Fetch a web page (http or https; http is upgraded to https) and answer a prompt about it: the page is turned into Markdown and the prompt is answered over it.",
       "A redirect to another host is not followed: the result gives the new URL, to fetch with another WebFetch call.",
-      "Pages are cached for 15 minutes. The tool reads public pages: it cannot log in, and local or private addresses need a permission rule.",
+      `${settings.cacheMs > 0 ? `Pages are cached for ${Math.max(1, Math.round(settings.cacheMs / 60_000))} minutes. ` : ""}The tool reads public pages: it cannot log in, and local or private addresses need a permission rule.`,
     ].join(" "),
     parameters: {
       type: "object",
