@@ -25,7 +25,7 @@ import { createGlobTool } from "./tools/glob.js";
 import { createGrepTool } from "./tools/grep.js";
 import { createReadTool } from "./tools/read.js";
 import { createTodoStore, createTodoWriteTool, type TodoStore } from "./tools/todo-write.js";
-import { allowRulesNameHost, createWebFetchTool } from "./tools/web-fetch.js";
+import { webFetchTools } from "./tools/web-fetch.js";
 import { createWriteTool } from "./tools/write.js";
 import { Workspace } from "./workspace.js";
 
@@ -95,14 +95,7 @@ export function builtInTools(
     createGrepTool(workspace, { isHidden: permissions.isReadDenied }),
     createBashTool(workspace, { sandbox, env }),
     createTodoWriteTool(todos),
-    ...(webFetch === false
-      ? []
-      : [
-          createWebFetchTool({
-            ...webFetch,
-            allowsPrivateHost: (host, port) => allowRulesNameHost(permissions.settings.rules.allow, host, port),
-          }),
-        ]),
+    ...webFetchTools(webFetch, permissions),
     ...permissions.planMode.tools,
   ];
 }

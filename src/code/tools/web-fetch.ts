@@ -208,6 +208,21 @@ async function answerOverPage(model: Model, markdown: string, prompt: string, si
 }
 
 /**
+ * The coding agent's WebFetch, as a list (empty for `false`): a loopback, link-local or private address is reached
+ * only for a host that one of `permissions`' allow rules names itself, read at each fetch so that rules added during
+ * the session count.
+ */
+export function webFetchTools(
+  options: false | WebFetchOptions | undefined,
+  permissions: { settings: { rules: { allow: readonly PermissionRule[] } } },
+): Tool[] {
+  if (options === false) return [];
+  return [
+    createWebFetchTool({ ...options, allowsPrivateHost: (host, port) => allowRulesNameHost(permissions.settings.rules.allow, host, port) }),
+  ];
+}
+
+/**
  * Whether the allow rules name `host` itself in a `WebFetch(domain:…)` rule (not through a wildcard nor a bare
  * `WebFetch`): then WebFetch may reach it at a loopback, link-local or private address, and over plain http.
  */
