@@ -23,6 +23,7 @@ import type { SandboxSettings } from "./sandbox/sandbox-settings.js";
 import type { SettingsInput } from "./settings/load-settings.js";
 import type { SubagentBudget, SubagentDefinition, SubagentLimits } from "./subagents/index.js";
 import type { TodoStore } from "./tools/todo-write.js";
+import type { WebFetchOptions } from "./tools/web-fetch.js";
 import type { Workspace } from "./workspace.js";
 
 /** A person's answer to a call that needs approval, given while the run waits (the CLI's prompt). */
@@ -105,6 +106,14 @@ export type CodingAgentOptions = {
    * handler stays. Default: on whenever `mcp` is given.
    */
   mcpSampling?: false | { model?: Model | undefined } | undefined;
+  /**
+   * The WebFetch tool (`false`: none). `model` is a small model that answers each call's `prompt` over the fetched
+   * page in one call (Claude Code uses its small fast model); without it the page's Markdown is the result, up to
+   * `maxMarkdownCharacters`, saying that no model answered. The caps (`maxBodyBytes`, 10 MB; `timeoutMs`, 30 s;
+   * `cacheMs`, 15 minutes) have defaults. Which hosts it may fetch is the permissions' say: `WebFetch(domain:…)`
+   * rules, and a loopback, link-local or private address only for a host an allow rule names itself.
+   */
+  webFetch?: false | WebFetchOptions | undefined;
   /** The session's id, sent to hooks and naming its checkpoints (default: a random one). */
   sessionId?: string | undefined;
   /**

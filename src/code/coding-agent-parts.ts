@@ -26,6 +26,7 @@ import { createGrepTool } from "./tools/grep.js";
 import { createNotebookEditTool } from "./tools/notebook-edit.js";
 import { createReadTool } from "./tools/read.js";
 import { createTodoStore, createTodoWriteTool, type TodoStore } from "./tools/todo-write.js";
+import { webFetchTools } from "./tools/web-fetch.js";
 import { createWriteTool } from "./tools/write.js";
 import { Workspace } from "./workspace.js";
 
@@ -74,13 +75,17 @@ export async function createBoundaries(
   return { permissions, workspace, sandbox };
 }
 
-/** The built-in coding tools over one workspace; `env` is the Bash commands' environment (default: the Bash tool's). */
+/**
+ * The built-in coding tools over one workspace; `env` is the Bash commands' environment (default: the Bash tool's);
+ * `webFetch` sets WebFetch up (`false`: no WebFetch).
+ */
 export function builtInTools(
   workspace: Workspace,
   permissions: CodePermissions,
   sandbox: Sandbox,
   todos: TodoStore,
   env?: Readonly<Record<string, string | undefined>> | undefined,
+  webFetch?: CodingAgentOptions["webFetch"],
 ): Tool[] {
   return [
     createReadTool(workspace),
@@ -92,6 +97,7 @@ export function builtInTools(
     createGrepTool(workspace, { isHidden: permissions.isReadDenied }),
     createBashTool(workspace, { sandbox, env }),
     createTodoWriteTool(todos),
+    ...webFetchTools(webFetch, permissions),
     ...permissions.planMode.tools,
   ];
 }

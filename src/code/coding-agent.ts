@@ -78,7 +78,7 @@ export type {
 
 /**
  * Claude Code's capabilities on minagent's loop, for any model: the built-in coding tools (Read, Write, Edit, Glob,
- * Grep, Bash, TodoWrite, and Plan Mode's two) over one workspace, the permission system (modes and rules from
+ * Grep, Bash, TodoWrite, WebFetch, and Plan Mode's two) over one workspace, the permission system (modes and rules from
  * settings files and code, compound shell commands split by a real parser) as the agent's `canUseTool`, and hooks
  * (Claude Code's events: PreToolUse, PermissionRequest and PermissionDenied in the permission decision, PostToolUse
  * and PostToolUseFailure around every tool, PostToolBatch between turns, PreCompact and PostCompact around a
@@ -253,7 +253,7 @@ export class CodingAgent {
     const todos = options.todos ?? createTodoStore();
     const registry = new ToolRegistry(registryOptions);
     const bashEnv = commandEnv && { ...withoutCredentials(process.env), GIT_EDITOR: "true", ...commandEnv };
-    for (const tool of builtInTools(workspace, permissions, sandbox, todos, bashEnv)) registry.add(withHooks(tool));
+    for (const tool of builtInTools(workspace, permissions, sandbox, todos, bashEnv, options.webFetch)) registry.add(withHooks(tool));
     for (const tool of options.tools ?? []) registry.add(withHooks(tool));
     // Before the subagents, so that their tools include Skill; a Skill tool given in `tools` is kept instead.
     const skills = await createSkills(options, {

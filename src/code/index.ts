@@ -202,5 +202,6 @@ export {
   type TodoStore,
   type TodoStoreOptions,
 } from "./tools/todo-write.js";
+export { createWebFetchTool, type WebFetchOptions, type WebFetchToolOptions } from "./tools/web-fetch.js";
 export { createWriteTool } from "./tools/write.js";
 export { type EditorFiles, type FileVersion, Workspace, type WorkspaceOptions } from "./workspace.js";

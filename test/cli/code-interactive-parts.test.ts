@@ -271,6 +271,13 @@ describe("session rules", () => {
     rules.add(["Edit(/src/app/**)"]);
     expect(await rules.allows({ name: "Write", arguments: { file_path: join(root, "src/app/other.ts"), content: "" } })).toBe(true);
     expect(await rules.allows({ name: "Write", arguments: { file_path: "src/other.ts", content: "" } })).toBe(false);
+
+    const docsPage = { name: "WebFetch", arguments: { url: "https://docs.python.org/3/library/json.html", prompt: "How?" } };
+    expect(await rules.allows(docsPage)).toBe(false);
+    expect(await rules.suggest(docsPage)).toEqual(["WebFetch(domain:docs.python.org)"]);
+    rules.add(["WebFetch(domain:docs.python.org)"]);
+    expect(await rules.allows({ name: "WebFetch", arguments: { url: "https://docs.python.org/3/", prompt: "?" } })).toBe(true);
+    expect(await rules.allows({ name: "WebFetch", arguments: { url: "https://python.org/", prompt: "?" } })).toBe(false);
   });
 
   test("an ask rule of the settings keeps asking: no suggestion, and no session rule overrides it", async () => {

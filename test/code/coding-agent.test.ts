@@ -52,6 +52,7 @@ describe("CodingAgent", () => {
       "Grep",
       "Bash",
       "TodoWrite",
+      "WebFetch",
       "EnterPlanMode",
       "ExitPlanMode",
       "Agent",

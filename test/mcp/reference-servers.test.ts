@@ -75,10 +75,11 @@ describe("the reference servers over stdio", () => {
     expect(result.final).toBe("done");
   });
 
-  it("describes an image, since observations are text", async () => {
+  it("gives the model an image result as an image part, its text saying it is attached", async () => {
     const { observation } = await callThroughAgent("mcp__everything__get-tiny-image", {});
-    expect(observation?.content).toMatch(/^\[image image\/png, [\d.]+ KB: not shown, this agent's tool results are text\]$/m);
-    expect(observation?.content).not.toMatch(/iVBOR/); // no base64 reaches the model
+    expect(observation?.content).toMatch(/^\[image image\/png: attached\]$/m);
+    expect(observation?.content).not.toMatch(/iVBOR/); // no base64 in the text
+    expect(observation?.parts).toEqual([{ type: "image", mediaType: "image/png", data: expect.stringMatching(/^iVBOR/) }]);
   });
 
   it("passes an embedded text resource with its uri, and structured content as JSON", async () => {

@@ -68,6 +68,11 @@ export class SessionRules {
       const parts = (await this.#agent.permissions.explain(call, this.#agent.registry.get(call.name))).commands;
       return parts && [...new Set(parts.map((part) => `Bash(${part.replace(/\*/g, "\\*")})`))];
     }
+    // The host, as Claude Code's "don't ask again for this domain": not every URL.
+    if (call.name === "WebFetch" && typeof args.url === "string" && URL.canParse(args.url)) {
+      const host = new URL(args.url).hostname.toLowerCase();
+      if (/^[a-z0-9_.-]+$/.test(host)) return [`WebFetch(domain:${host})`];
+    }
     const path = [args.file_path, args.path, args.notebook_path].find(
       (value): value is string => typeof value === "string" && value !== "",
     );

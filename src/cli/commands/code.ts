@@ -18,7 +18,7 @@ import { parseSeconds, parseWholeNumber } from "../number-flags.js";
 const usage = `Usage: minagent code [options] ["<prompt>"]
        minagent code -p "<prompt>" [options]
 
-A coding agent in this folder: Claude Code's tools (Read, Write, Edit, Glob, Grep, Bash, TodoWrite), permissions and
+A coding agent in this folder: Claude Code's tools (Read, Write, Edit, Glob, Grep, Bash, TodoWrite, WebFetch), permissions and
 hooks on any model. On a terminal it is interactive; with -p it runs the prompt to the end, prints the outcome
 and exits (the prompt may also come on stdin). Every run is saved as a session you can go on with.
 

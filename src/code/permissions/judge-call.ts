@@ -56,10 +56,18 @@ export function judgeToolCall(name: string, args: Record<string, unknown>, judge
   if (allowed)
     return { behavior: "allow", rule: allowed, reason: `${subject} is allowed by the rule \`${allowed.text}\` (${allowed.source})` };
   if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions runs what no deny rule forbids", byMode: true };
+  // WebFetch changes nothing here, but what its URL carries leaves the machine: as in Claude Code, a host no rule allows is asked.
+  if (name === "WebFetch") return { behavior: "ask", reason: `${webFetchSubject(args)} is not allowed by any WebFetch(domain:…) rule` };
   // An MCP server says for itself whether a tool is read-only: that is not enough to run it without a rule.
   if (mode !== "dontAsk" && readOnly && !name.startsWith("mcp__"))
     return { behavior: "allow", reason: `${subject} is read-only`, byMode: true };
   return { behavior: "ask", reason: `${subject} is not allowed by any rule`, changes: !readOnly };
+}
+
+/** "a WebFetch of `host`", or of the URL as written when it is not one. */
+function webFetchSubject(args: Record<string, unknown>): string {
+  const url = typeof args.url === "string" && URL.canParse(args.url) ? new URL(args.url) : undefined;
+  return `a WebFetch of \`${url ? url.host : String(args.url)}\``;
 }
 
 function judgeFileCall(name: string, args: Record<string, unknown>, { mode, rules, scope }: CallJudgement): Verdict {

@@ -1,3 +1,4 @@
+import { domainPatternMatches, hostOfUrl, portOfUrl } from "../web/domain-pattern.js";
 import { type FileAccess, ruleCoversAccess, ruleCoversTool } from "./file-tools.js";
 import type { PermissionRule, RuleList } from "./parse-rule.js";
 
@@ -8,7 +9,8 @@ export type RuleSet = {
   readonly deny: readonly PermissionRule[];
   /**
    * The first rule of `list` that matches a call of `tool`: `Tool`, `Tool(*)`, `mcp__server`, and with `args`, a rule
-   * naming the call's argument (`Agent(Explore)` for `{ subagent_type: "Explore" }`).
+   * naming the call's argument (`Agent(Explore)` for `{ subagent_type: "Explore" }`) or its URL's host
+   * (`WebFetch(domain:example.com)` for `{ url: "https://example.com/…" }`).
    */
   findToolRule(list: RuleList, tool: string, args?: Readonly<Record<string, unknown>>): PermissionRule | undefined;
   /**
@@ -41,6 +43,7 @@ export function createRuleSet(rules: {
         const target = rule.target;
         if (target.kind === "tool") return ruleCoversTool(rule.tool, tool);
         if (target.kind === "argument") return ruleCoversTool(rule.tool, tool) && argumentMatches(args?.[target.field], target);
+        if (target.kind === "domain") return ruleCoversTool(rule.tool, tool) && urlMatches(args?.url, target.domain);
         return target.kind === "server" && tool.startsWith(target.prefix);
       }),
     findPathRule: (list, tool, path, directory) =>
@@ -73,4 +76,11 @@ function argumentMatches(given: unknown, target: { value: string; withArguments?
   const value = given.trim();
   if (value === target.value) return true;
   return target.withArguments === true && (value.startsWith(`${target.value} `) || value.startsWith(`${target.value}:`));
+}
+
+/** Whether a call's `url` argument is a URL whose host (and port) the rule's domain covers. */
+function urlMatches(given: unknown, domain: string): boolean {
+  if (typeof given !== "string" || !URL.canParse(given)) return false;
+  const url = new URL(given);
+  return domainPatternMatches(domain, hostOfUrl(url), portOfUrl(url));
 }

@@ -34,7 +34,7 @@ export async function readNotebook(
     return undefined;
   }
   const seen: FileVersion = fromEditor
-    ? { mtimeMs: version.mtimeMs, size: Buffer.byteLength(text), digest: digestText(text) }
+    ? { mtimeMs: version.mtimeMs, size: version.size, digest: digestText(text) }
     : { mtimeMs: version.mtimeMs, size: version.size };
   const total = notebook.cells.length;
   const kernel = describeKernel(notebook);

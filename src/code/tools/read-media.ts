@@ -48,10 +48,17 @@ export function isPdf(head: Uint8Array): boolean {
 /**
  * An image file as Read returns it: a line saying what it is, and the image. One over `maxImageBytes` or wider
  * than `maxImageEdge` is downscaled (sharp); without sharp, a small enough image goes as it is and a larger one is
- * refused with how to install it.
+ * refused with how to install it. Undefined when the file is not a readable image after all (its header alone).
  */
-export async function readImage(bytes: Buffer, mediaType: ImageMediaType, shown: string, limits: MediaLimits): Promise<ToolOutput> {
+export async function readImage(
+  bytes: Buffer,
+  mediaType: ImageMediaType,
+  shown: string,
+  limits: MediaLimits,
+): Promise<ToolOutput | undefined> {
   const size = dimensionsOf(bytes);
+  // A file that only starts like an image would make the provider refuse the whole request: it is described instead.
+  if (size === undefined) return undefined;
   const tooLarge = bytes.length > limits.maxImageBytes || (size !== undefined && Math.max(size.width, size.height) > limits.maxImageEdge);
   const what = `${shown}: ${mediaType.slice("image/".length).toUpperCase()} image${size ? `, ${size.width}×${size.height}` : ""}, ${formatSize(bytes.length)}`;
   if (!tooLarge) return toolOutput(`${what}.`, [{ type: "image", mediaType, data: bytes.toString("base64") }]);
@@ -73,12 +80,20 @@ export async function readImage(bytes: Buffer, mediaType: ImageMediaType, shown:
  * ("3", "1-5", "2,4-6") picks pages (pdf-lib); without it a PDF of more than `wholePdfPages` pages is refused with
  * how to ask for some. Without pdf-lib a PDF is sent whole if it is small enough, and `pages` is refused.
  */
-export async function readPdf(bytes: Buffer, shown: string, name: string, pages: string | undefined, limits: MediaLimits): Promise<ToolOutput> {
+export async function readPdf(
+  bytes: Buffer,
+  shown: string,
+  name: string,
+  pages: string | undefined,
+  limits: MediaLimits,
+): Promise<ToolOutput> {
   const library = await loadPdfLib().catch((error: unknown) => error as Error);
   if (library instanceof Error) {
     if (pages !== undefined) throw new ToolError(`Read cannot pick pages of ${shown}: ${library.message}`);
     if (bytes.length > limits.maxPdfBytes)
-      throw new ToolError(`${shown} is a PDF of ${formatSize(bytes.length)}, over the ${formatSize(limits.maxPdfBytes)} Read sends whole. ${library.message}`);
+      throw new ToolError(
+        `${shown} is a PDF of ${formatSize(bytes.length)}, over the ${formatSize(limits.maxPdfBytes)} Read sends whole. ${library.message}`,
+      );
     return toolOutput(`${shown}: PDF, ${formatSize(bytes.length)}, sent whole.`, [document(bytes, name)]);
   }
   const source = await library.PDFDocument.load(bytes, { ignoreEncryption: true }).catch((error: unknown) => {
@@ -98,11 +113,17 @@ export async function readPdf(bytes: Buffer, shown: string, name: string, pages:
   if (chosen.length > limits.maxPdfPages)
     throw new ToolError(`pages "${pages}" asks for ${chosen.length} pages of ${shown}; Read sends at most ${limits.maxPdfPages} a call.`);
   const extract = await library.PDFDocument.create();
-  for (const page of await extract.copyPages(source, chosen.map((number) => number - 1))) extract.addPage(page);
+  for (const page of await extract.copyPages(
+    source,
+    chosen.map((number) => number - 1),
+  ))
+    extract.addPage(page);
   const out = Buffer.from(await extract.save());
   if (out.length > limits.maxPdfBytes)
     throw new ToolError(`Pages "${pages}" of ${shown} are ${formatSize(out.length)}; ask for fewer pages at a time.`);
-  return toolOutput(`${shown}: PDF, ${plural(count, "page")}; sent: ${describePages(chosen)} (${formatSize(out.length)}).`, [document(out, name)]);
+  return toolOutput(`${shown}: PDF, ${plural(count, "page")}; sent: ${describePages(chosen)} (${formatSize(out.length)}).`, [
+    document(out, name),
+  ]);
 }
 
 function document(bytes: Buffer, name: string): ContentPart {
@@ -153,7 +174,9 @@ async function downscale(
   mediaType: ImageMediaType,
   limits: MediaLimits,
 ): Promise<{ bytes: Buffer; mediaType: ImageMediaType }> {
-  const fitted = sharp(bytes, { animated: false }).rotate().resize(limits.maxImageEdge, limits.maxImageEdge, { fit: "inside", withoutEnlargement: true });
+  const fitted = sharp(bytes, { animated: false })
+    .rotate()
+    .resize(limits.maxImageEdge, limits.maxImageEdge, { fit: "inside", withoutEnlargement: true });
   // PNG and GIF (a screenshot, a diagram) stay lossless when they fit so; photos and what does not fit go as JPEG.
   if (mediaType === "image/png" || mediaType === "image/gif") {
     const png = await fitted.clone().png({ compressionLevel: 9 }).toBuffer();
@@ -167,7 +190,11 @@ async function downscale(
 }
 
 const sharpPackage: OptionalPackage = { name: "sharp", neededBy: "Read needs, to downscale a large image,", install: "npm i sharp" };
-const pdfLibPackage: OptionalPackage = { name: "pdf-lib", neededBy: "Read needs, to count and pick a PDF's pages,", install: "npm i pdf-lib" };
+const pdfLibPackage: OptionalPackage = {
+  name: "pdf-lib",
+  neededBy: "Read needs, to count and pick a PDF's pages,",
+  install: "npm i pdf-lib",
+};
 
 async function loadSharp(): Promise<Sharp> {
   try {

@@ -68,7 +68,7 @@ export function createReadTool(workspace: Workspace, options: ReadToolOptions = 
       `Shows up to ${maxLines} lines from the start unless you give offset (1-based first line) and limit (number of lines);`,
       `lines longer than ${maxLineLength} characters are cut. The output says when something was left out and how to read on.`,
       "A Jupyter notebook (.ipynb) shows its cells with their ids and outputs; offset and limit then count cells.",
-      "An image (PNG, JPEG, GIF, WebP) is shown to you as an image, and a PDF as a document: give pages (\"1-5\") for a PDF of more than 10 pages.",
+      'An image (PNG, JPEG, GIF, WebP) is shown to you as an image, and a PDF as a document: give pages ("1-5") for a PDF of more than 10 pages.',
       "Read a file before you Edit or Write it. Use Glob to find files and list folders, and Grep to search contents.",
     ].join(" "),
     parameters: {
@@ -186,8 +186,10 @@ async function readMedia(
   if (version.size > maxMediaFileBytes)
     throw new ToolError(`${shown} is ${image ? "an image" : "a PDF"} of ${formatSize(version.size)}, too large for Read to load.`);
   const bytes = await handle.readFile();
-  const output = image ? await readImage(bytes, image, shown, request.media) : await readPdf(bytes, shown, basename(absolute), request.pages, request.media);
-  await workspace.remember(absolute, version);
+  const output = image
+    ? await readImage(bytes, image, shown, request.media)
+    : await readPdf(bytes, shown, basename(absolute), request.pages, request.media);
+  if (output) await workspace.remember(absolute, version);
   return output;
 }
 
