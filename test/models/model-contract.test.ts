@@ -4,13 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Agent } from "../../src/core/agent.js";
-import type { Model, ModelResponse, ModelStreamEvent, StopReason } from "../../src/core/types.js";
+import type { Message, Model, ModelResponse, ModelStreamEvent, StopReason } from "../../src/core/types.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
 import { BedrockModel } from "../../src/models/bedrock/index.js";
 import { FakeModel } from "../../src/models/fake-model.js";
 import { GoogleModel } from "../../src/models/google/index.js";
 import { OpenAIModel, OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { startWireServer, type WireReply, type WireServer } from "../../src/testing/wire-server.js";
+import { toolOutput } from "../../src/tools/tool.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
 import { bedrockStreamEvents, encodeBedrockEvents } from "../helpers/bedrock-event-stream.js";
 import {
@@ -30,7 +31,13 @@ type Turn = {
   usage: [number, number];
 };
 
-type Harness = { name: string; streaming: boolean; create(turns: Turn[]): Model };
+type Harness = {
+  name: string;
+  streaming: boolean;
+  create(turns: Turn[]): Model;
+  /** Where the last request put a user message's and a tool result's images and documents, in the wire's own blocks. */
+  sentParts?(): { userImage: string; userDocument: string; resultImage: string; resultDocument: string };
+};
 
 let server: WireServer;
 beforeAll(async () => {
@@ -135,6 +142,19 @@ const adapters: Harness[] = [false, true].flatMap((streaming) => [
       server.reply(...turns.map((turn) => anthropicReply(turn, streaming)));
       return new AnthropicModel({ model: "claude-test", apiKey: "test", baseURL: server.url, maxRetries: 0 });
     },
+    sentParts: () => {
+      const { messages } = lastBody<{ messages: { content: Block[] }[] }>();
+      const blocks = messages.flatMap((message) => message.content);
+      const result = blocks.find((block) => block.type === "tool_result")?.content as Block[];
+      const source = (list: Block[], type: string) =>
+        (list.find((block) => block.type === type)?.source as { data?: string } | undefined)?.data ?? "";
+      return {
+        userImage: source(blocks, "image"),
+        userDocument: source(blocks, "document"),
+        resultImage: source(result, "image"),
+        resultDocument: source(result, "document"),
+      };
+    },
   },
   {
     name: `OpenAIModel${streaming ? " (streaming)" : ""}`,
@@ -142,6 +162,18 @@ const adapters: Harness[] = [false, true].flatMap((streaming) => [
     create: (turns: Turn[]) => {
       server.reply(...turns.map((turn) => openAIReply(turn, streaming)));
       return new OpenAIModel({ model: "gpt-test", baseURL: `${server.url}/v1`, maxRetries: 0 });
+    },
+    // A tool message takes text only: the result's parts come in the user message after the results.
+    sentParts: () => {
+      const { messages } = lastBody<{ messages: { role: string; content: string | Block[] }[] }>();
+      const users = messages
+        .filter((message) => message.role === "user" && Array.isArray(message.content))
+        .map((message) => message.content as Block[]);
+      const image = (list: Block[] | undefined) =>
+        dataOf((list?.find((block) => block.type === "image_url")?.image_url as { url?: string } | undefined)?.url ?? "");
+      const file = (list: Block[] | undefined) =>
+        dataOf((list?.find((block) => block.type === "file")?.file as { file_data?: string } | undefined)?.file_data ?? "");
+      return { userImage: image(users[0]), userDocument: file(users[0]), resultImage: image(users[1]), resultDocument: file(users[1]) };
     },
   },
   {
@@ -157,6 +189,19 @@ const adapters: Harness[] = [false, true].flatMap((streaming) => [
         maxRetries: 0,
       });
     },
+    sentParts: () => {
+      const { messages } = lastBody<{ messages: { content: Block[] }[] }>();
+      const blocks = messages.flatMap((message) => message.content);
+      const result = (blocks.find((block) => block.toolResult)?.toolResult as { content?: Block[] } | undefined)?.content ?? [];
+      const bytes = (list: Block[], kind: "image" | "document") =>
+        (list.find((block) => block[kind])?.[kind] as { source?: { bytes?: string } } | undefined)?.source?.bytes ?? "";
+      return {
+        userImage: bytes(blocks, "image"),
+        userDocument: bytes(blocks, "document"),
+        resultImage: bytes(result, "image"),
+        resultDocument: bytes(result, "document"),
+      };
+    },
   },
   {
     name: `GoogleModel${streaming ? " (streaming)" : ""}`,
@@ -164,6 +209,21 @@ const adapters: Harness[] = [false, true].flatMap((streaming) => [
     create: (turns: Turn[]) => {
       server.reply(...turns.map((turn) => geminiReply(turn, streaming)));
       return new GoogleModel({ model: "gemini-test", apiKey: "test", baseURL: server.url, maxRetries: 0 });
+    },
+    // Inline data in the user's turn; a result's parts follow its functionResponse in the same turn.
+    sentParts: () => {
+      const { contents } = lastBody<{ contents: { role: string; parts: Block[] }[] }>();
+      const inline = (parts: Block[] | undefined) =>
+        (parts ?? []).flatMap((part) => (part.inlineData ? [(part.inlineData as { data: string }).data] : []));
+      const [userImage, userDocument] = inline(contents[0]?.parts);
+      const resultTurn = contents.find((content) => content.parts.some((part) => part.functionResponse));
+      const [resultImage, resultDocument] = inline(resultTurn?.parts);
+      return {
+        userImage: userImage ?? "",
+        userDocument: userDocument ?? "",
+        resultImage: resultImage ?? "",
+        resultDocument: resultDocument ?? "",
+      };
     },
   },
   {
@@ -173,8 +233,67 @@ const adapters: Harness[] = [false, true].flatMap((streaming) => [
       server.reply(...turns.map((turn) => responsesReply(turn, streaming)));
       return new OpenAIResponsesModel({ model: "gpt-test", baseURL: `${server.url}/v1`, maxRetries: 0 });
     },
+    sentParts: () => {
+      const { input } = lastBody<{ input: Block[] }>();
+      const user = input.find((item) => item.role === "user")?.content as Block[];
+      const output = input.find((item) => item.type === "function_call_output")?.output as Block[];
+      const image = (list: Block[]) => dataOf(list.find((block) => block.type === "input_image")?.image_url as string);
+      const file = (list: Block[]) => dataOf(list.find((block) => block.type === "input_file")?.file_data as string);
+      return { userImage: image(user), userDocument: file(user), resultImage: image(output), resultDocument: file(output) };
+    },
   },
 ]);
+
+type Block = Record<string, unknown>;
+
+function lastBody<T>(): T {
+  return server.requests.at(-1)?.body as T;
+}
+
+/** The base64 of a data: URL. */
+function dataOf(url: string): string {
+  return url.slice(url.indexOf(",") + 1);
+}
+
+// A 1×1 PNG, and bytes that stand for a PDF (no adapter reads them).
+const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const pdf = Buffer.from("%PDF-1.4 a document for the contract").toString("base64");
+
+describe.each(adapters)("Model contract, images and documents: $name", (harness) => {
+  test("a user message's and a tool result's image and PDF reach the wire as the provider's own blocks", async () => {
+    const model = harness.create([
+      { text: "", call: { name: "screenshot", input: {} }, stop: "tool_use", usage: [20, 8] },
+      { text: "I see both.", stop: "end_turn", usage: [30, 6] },
+    ]);
+    const registry = new ToolRegistry().add({
+      name: "screenshot",
+      description: "Takes a screenshot",
+      parameters: { type: "object", properties: {} },
+      execute: () =>
+        toolOutput("The screen, and the report:", [
+          { type: "image", mediaType: "image/png", data: png },
+          { type: "document", mediaType: "application/pdf", data: pdf, name: "report.pdf" },
+        ]),
+    });
+    const history: Message[] = [
+      {
+        role: "user",
+        content: "Here is my screen and a PDF.",
+        parts: [
+          { type: "image", mediaType: "image/png", data: png },
+          { type: "document", mediaType: "application/pdf", data: pdf, name: "notes.pdf" },
+        ],
+      },
+    ];
+    const result = await new Agent(model, registry).run("Take a screenshot too.", {
+      history,
+      ...(harness.streaming && { onEvent: () => {}, stream: true }),
+    });
+    expect(result.final).toBe("I see both.");
+    expect(result.messages.find((message) => message.role === "tool")?.parts).toHaveLength(2);
+    expect(harness.sentParts?.()).toEqual({ userImage: png, userDocument: pdf, resultImage: png, resultDocument: pdf });
+  });
+});
 
 describe.each([fake, ...adapters])("Model contract: $name", (harness) => {
   const complete = async (model: Model) => {
