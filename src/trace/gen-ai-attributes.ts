@@ -1,4 +1,5 @@
-import type { Message, StopReason, Usage } from "../core/types.js";
+import { createHash } from "node:crypto";
+import type { ContentPart, Message, StopReason, Usage } from "../core/types.js";
 import type { SpanAttributes } from "./trace.js";
 
 /**
@@ -84,7 +85,9 @@ type GenAiPart =
   | { type: "text"; content: string }
   | { type: "reasoning"; content: string }
   | { type: "tool_call"; id: string; name: string; arguments: unknown }
-  | { type: "tool_call_response"; id: string; response: string };
+  | { type: "tool_call_response"; id: string; response: string }
+  /** An image or a document, by its size and SHA-256: a trace never holds the bytes (or a URL's, for a linked image). */
+  | { type: "blob"; modality: "image" | "document"; mime_type: string; size_bytes?: number; sha256?: string; uri?: string };
 
 /** A message in the conventions' JSON shape. */
 export type GenAiMessage = { role: Message["role"]; parts: GenAiPart[]; finish_reason?: StopReason };
@@ -101,8 +104,23 @@ export function toGenAiMessages(messages: readonly Message[], stopReason?: StopR
     if (message.role === "tool") parts.push({ type: "tool_call_response", id: message.toolCallId ?? "", response: message.content });
     else if (message.content) parts.push({ type: "text", content: message.content });
     for (const call of message.toolCalls ?? []) parts.push({ type: "tool_call", id: call.id, name: call.name, arguments: call.arguments });
+    for (const part of message.parts ?? []) parts.push(describePart(part));
     return stopReason ? { role: message.role, parts, finish_reason: stopReason } : { role: message.role, parts };
   });
+}
+
+/** What a trace keeps of an image or a document: its kind, type, size and hash (a linked image's URL), never its bytes. */
+function describePart(part: ContentPart): GenAiPart {
+  const modality = part.type === "document" ? "document" : "image";
+  if (part.data === undefined) return { type: "blob", modality, mime_type: part.mediaType ?? "image/*", uri: part.url };
+  const bytes = Buffer.from(part.data, "base64");
+  return {
+    type: "blob",
+    modality,
+    mime_type: part.mediaType,
+    size_bytes: bytes.length,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+  };
 }
 
 /**
@@ -133,6 +151,7 @@ export function writeGenAiMessages(
       if (args === undefined) return undefined;
       parts += `,{"type":"tool_call","id":${quote(call.id, budget)},"name":${quote(call.name, budget)},"arguments":${args}}`;
     }
+    for (const part of message.parts ?? []) parts += `,${JSON.stringify(describePart(part))}`;
     const finish = stopReason ? `,"finish_reason":${JSON.stringify(stopReason)}` : "";
     json += `${json.length > 1 ? "," : ""}{"role":${JSON.stringify(message.role)},"parts":[${parts.slice(1)}]${finish}}`;
   }

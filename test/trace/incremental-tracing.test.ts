@@ -189,3 +189,35 @@ describe("writeGenAiMessages", () => {
     expect(writeGenAiMessages(messages, undefined, () => undefined, 10_000)).toBeUndefined();
   });
 });
+
+describe("images and documents in traces", () => {
+  it("are recorded by kind, type, size and SHA-256, never by their bytes", async () => {
+    const data = Buffer.from("not really a png, but bytes").toString("base64");
+    const messages: Message[] = [
+      { role: "user", content: "Look", parts: [{ type: "image", mediaType: "image/png", data }] },
+      { role: "user", content: "And this", parts: [{ type: "image", url: "https://example.com/a.png" }] },
+    ];
+    const { createHash } = await import("node:crypto");
+    const sha256 = createHash("sha256").update(Buffer.from(data, "base64")).digest("hex");
+    const expected = [
+      {
+        role: "user",
+        parts: [
+          { type: "text", content: "Look" },
+          { type: "blob", modality: "image", mime_type: "image/png", size_bytes: 27, sha256 },
+        ],
+      },
+      {
+        role: "user",
+        parts: [
+          { type: "text", content: "And this" },
+          { type: "blob", modality: "image", mime_type: "image/*", uri: "https://example.com/a.png" },
+        ],
+      },
+    ];
+    expect(toGenAiMessages(messages)).toEqual(expected);
+    const written = writeGenAiMessages(messages, undefined, (value) => JSON.stringify(value), 10_000) ?? "";
+    expect(JSON.parse(written)).toEqual(expected);
+    expect(written).not.toContain(data);
+  });
+});

@@ -15,11 +15,20 @@ export function estimateTextTokens(text: string): number {
   return Math.ceil(text.length / charactersPerToken);
 }
 
-/** Estimated tokens of one message as a model reads it: its text, its tool calls (names and JSON arguments), its reasoning. */
+/** The tokens an image is counted as. */
+const imageTokens = 1_600;
+/** Bytes of PDF per token: a page of about 50 KB counts as about 2,000 tokens (its text and its image). */
+const bytesPerDocumentToken = 25;
+
+/** Estimated tokens of one message as a model reads it: its text, its tool calls (names and JSON arguments), its reasoning, its images and documents. */
 export function estimateMessageTokens(message: Message): number {
   let total = framingTokens + estimateTextTokens(message.content);
   for (const call of message.toolCalls ?? [])
     total += framingTokens + estimateTextTokens(call.name) + estimateTextTokens(JSON.stringify(call.arguments) ?? "");
   for (const part of message.reasoning ?? []) total += estimateTextTokens(part.text);
+  // Providers count an image by its pixels (about 1,600 tokens at Read's 2,000-pixel cap) and a PDF's pages as
+  // text and images: a fixed guess for an image, and a PDF by its size, rather than its base64 as text.
+  for (const part of message.parts ?? [])
+    total += part.type === "image" ? imageTokens : Math.ceil((part.data.length * 3) / 4 / bytesPerDocumentToken);
   return total;
 }
