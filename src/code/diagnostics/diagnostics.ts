@@ -108,7 +108,7 @@ export class Diagnostics {
     const textBefore = await readText(path);
     let before = this.#last.get(path);
     if (textBefore === undefined) before = { text: "", diagnostics: [] };
-    else if (before?.text !== textBefore || server.sentText(path) !== textBefore) {
+    else if (before?.text !== textBefore) {
       const timeout = first ? (this.#options.startTimeoutMs ?? 20_000) : timeoutMs;
       before = withText(textBefore, await server.diagnose(path, textBefore, timeout).catch(() => "timeout" as const));
     }

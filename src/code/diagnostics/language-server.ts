@@ -20,8 +20,8 @@ export class LanguageServer {
   readonly config: LanguageServerConfig;
   readonly #child: ChildProcess;
   readonly #connection: MessageConnection;
-  /** The text each open file was last sent with, and its version. */
-  readonly #open = new Map<string, { text: string; version: number }>();
+  /** The version of the last text sent: versions only grow, whatever the file. */
+  #version = 0;
   readonly #waiters = new Map<string, (params: PublishDiagnosticsParams) => void>();
   #exited: Promise<void>;
   #stderr = "";
@@ -104,28 +104,17 @@ export class LanguageServer {
     return server;
   }
 
-  /** Whether the file was opened in the server, and the text it was last sent. */
-  sentText(path: string): string | undefined {
-    return this.#open.get(path)?.text;
-  }
-
   /**
-   * The server's diagnostics for a file with this text: opened with it, or closed and opened again when it is open
-   * already. Reopening rather than `didChange` because some servers publish nothing when a clean file stays clean
-   * (typescript-language-server does so), which a wait could not tell from a slow answer; every server publishes
-   * after an open. The publishes the close causes are let through first (a request round trip), so that the
-   * diagnostics returned are the new text's.
+   * The server's diagnostics for a file with this text: opened with it, its first publish for the file waited for,
+   * then closed again. Open and close rather than `didChange` on a file kept open: some servers publish nothing when
+   * a clean file stays clean (typescript-language-server does so), which a wait could not tell from a slow answer,
+   * while every server publishes after an open; and a server that re-checks every open file on each change
+   * (typescript-language-server again) has one file to check. The publish the close causes (an empty list) is let
+   * through before this returns (a request round trip), so that the next wait does not take it for its answer.
    */
   async diagnose(path: string, text: string, timeoutMs: number): Promise<PublishedDiagnostics> {
     if (!this.#running) throw new Error(`the ${this.config.name} language server has stopped${this.#stderrNote()}`);
     const uri = pathToFileURL(path).href;
-    const previous = this.#open.get(path);
-    if (previous) {
-      await this.#connection.sendNotification("textDocument/didClose", { textDocument: { uri } });
-      await this.#barrier();
-    }
-    const version = (previous?.version ?? 0) + 1;
-    this.#open.set(path, { text, version });
     const published = new Promise<PublishedDiagnostics>((resolve) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(path);
@@ -138,8 +127,11 @@ export class LanguageServer {
       });
     });
     const languageId = this.config.extensions[extensionOf(path)] ?? this.config.name;
-    await this.#connection.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId, version, text } });
-    return published;
+    await this.#connection.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId, version: ++this.#version, text } });
+    const result = await published;
+    await this.#connection.sendNotification("textDocument/didClose", { textDocument: { uri } });
+    await this.#barrier();
+    return result;
   }
 
   /** Ends the server: `shutdown` and `exit` as LSP asks, then its process group is killed if it has not exited. */
