@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatErrors, newErrors } from "../../src/code/diagnostics/index.js";
+import { Diagnostics, formatErrors, newErrors } from "../../src/code/diagnostics/index.js";
 import { CodingAgent, type CodingAgentOptions, readLanguageServerSettings } from "../../src/code/index.js";
 import { FakeModel, type Message } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
@@ -145,6 +145,53 @@ describe("diagnostics after edits, with typescript-language-server", () => {
     expect(resultOf(result.messages, "edit")).toMatch(/^Edited src\/a\.ts: replaced 1 occurrence/);
     expect(resultOf(result.messages, "edit")).not.toContain("error");
     await agent.close();
+  });
+});
+
+describe("diagnostics with other servers", () => {
+  it("says so when the server gives no diagnostics in time, and stops it on close", async () => {
+    // A server that answers initialize and shutdown but never publishes.
+    const root = project({
+      "silent-server.mjs": [
+        `import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from ${JSON.stringify(join(import.meta.dirname, "../../node_modules/vscode-jsonrpc/lib/node/main.js"))};`,
+        "const connection = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));",
+        'connection.onRequest("initialize", () => ({ capabilities: {} }));',
+        'connection.onRequest("shutdown", () => null);',
+        'connection.onNotification("exit", () => process.exit(0));',
+        "connection.listen();",
+      ].join("\n"),
+    });
+    const model = new FakeModel([
+      reply("", toolCall("Read", { file_path: "src/a.ts" }, "read")),
+      reply("", toolCall("Edit", { file_path: "src/a.ts", old_string: "= 1;", new_string: "= 2;" }, "edit")),
+      "Done.",
+    ]);
+    const agent = await agentOn(root, model, {
+      diagnostics: {
+        searchPath: "",
+        timeoutMs: 300,
+        startTimeoutMs: 2_000,
+        servers: [{ name: "silent", command: [process.execPath, join(root, "silent-server.mjs")], extensions: { ".ts": "typescript" } }],
+      },
+    });
+    const result = await agent.run("Edit.");
+    expect(resultOf(result.messages, "edit")).toContain(
+      "[diagnostics: the silent language server gave none for src/a.ts within 0.3 s; errors are not shown]",
+    );
+    const pid = (await agent.diagnostics?.running())?.[0]?.pid ?? 0;
+    expect(isAlive(pid)).toBe(true);
+    await agent.close();
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it("leaves the workspace's node_modules/.bin alone with workspaceBin: false (a folder not trusted)", async () => {
+    const root = project({ "node_modules/.bin/typescript-language-server": "#!/bin/sh\necho pwned > pwned.txt\n" });
+    chmodSync(join(root, "node_modules/.bin/typescript-language-server"), 0o755);
+    const servers = readLanguageServerSettings({ files: [], locations: [] }).servers;
+    const untrusted = await Diagnostics.create({ root, servers, searchPath: "", workspaceBin: false });
+    expect(untrusted.serves(join(root, "src/a.ts"))).toBe(false);
+    const trusted = await Diagnostics.create({ root, servers, searchPath: "" });
+    expect(trusted.serves(join(root, "src/a.ts"))).toBe(true);
   });
 });
 

@@ -20,6 +20,11 @@ export type DiagnosticsOptions = {
   maxCharacters?: number | undefined;
   /** The folders searched for a server's command after the root's `node_modules/.bin` (default PATH). */
   searchPath?: string | undefined;
+  /**
+   * `false`: the root's `node_modules/.bin` is not searched — for a folder the person did not trust, whose
+   * repository could hold a `typescript-language-server` of its own that would run on the first edit. Default true.
+   */
+  workspaceBin?: boolean | undefined;
   /** How a file is named in results (default: relative to the root). */
   display?: ((absolute: string) => string) | undefined;
 };
@@ -55,7 +60,10 @@ export class Diagnostics {
     const warnings: string[] = [];
     for (const config of options.servers) {
       const command = config.command[0] ?? "";
-      const executable = await findExecutable(command, options.root, options.searchPath);
+      const executable = await findExecutable(command, options.root, {
+        path: options.searchPath,
+        workspaceBin: options.workspaceBin,
+      });
       if (executable !== undefined) slots.push({ config, executable });
       else if (!config.builtIn)
         warnings.push(

@@ -118,15 +118,24 @@ export function serverFor(servers: readonly LanguageServerConfig[], path: string
 }
 
 /**
- * The executable a command names: a path as it is, else the workspace's `node_modules/.bin` (where npm puts
- * `typescript-language-server`), then each PATH folder. Undefined when none is executable.
+ * The executable a command names: a path as it is (relative to the root), else the workspace's `node_modules/.bin`
+ * (where npm puts `typescript-language-server`; not with `workspaceBin: false`), then each folder of `path`
+ * (default PATH). Undefined when none is executable.
  */
-export async function findExecutable(command: string, root: string, path = process.env.PATH ?? ""): Promise<string | undefined> {
+export async function findExecutable(
+  command: string,
+  root: string,
+  options: { path?: string | undefined; workspaceBin?: boolean | undefined } = {},
+): Promise<string | undefined> {
+  const path = options.path ?? process.env.PATH ?? "";
   if (isAbsolute(command) || command.includes("/")) {
     const given = resolve(root, command);
     return (await isExecutable(given)) ? given : undefined;
   }
-  const folders = [join(root, "node_modules", ".bin"), ...path.split(delimiter).filter(Boolean)];
+  const folders = [
+    ...(options.workspaceBin === false ? [] : [join(root, "node_modules", ".bin")]),
+    ...path.split(delimiter).filter(Boolean),
+  ];
   for (const folder of folders) {
     const candidate = join(folder, command);
     if (await isExecutable(candidate)) return candidate;
