@@ -18,6 +18,8 @@ export type DiagnosticsOptions = {
   maxErrors?: number | undefined;
   /** Most characters appended to a result (default 2,000). */
   maxCharacters?: number | undefined;
+  /** Files longer than this many characters are not diagnosed (default 1,000,000: a generated bundle, a data file). */
+  maxFileCharacters?: number | undefined;
   /** The folders searched for a server's command after the root's `node_modules/.bin` (default PATH). */
   searchPath?: string | undefined;
   /**
@@ -114,6 +116,8 @@ export class Diagnostics {
     if (typeof server === "string") return { value: await change(), report: first ? server : undefined };
     const timeoutMs = this.#options.timeoutMs ?? 3_000;
     const textBefore = await readText(path);
+    const maxFileCharacters = this.#options.maxFileCharacters ?? 1_000_000;
+    if (textBefore !== undefined && textBefore.length > maxFileCharacters) return { value: await change(), report: undefined };
     let before = this.#last.get(path);
     if (textBefore === undefined) before = { text: "", diagnostics: [] };
     else if (before?.text !== textBefore) {
@@ -123,7 +127,7 @@ export class Diagnostics {
     const value = await change();
     const textAfter = await readText(path);
     // A refused change, or a deleted file: nothing to diagnose.
-    if (textAfter === undefined || textAfter === textBefore) return { value, report: undefined };
+    if (textAfter === undefined || textAfter === textBefore || textAfter.length > maxFileCharacters) return { value, report: undefined };
     const published = await server.diagnose(path, textAfter, timeoutMs).catch((error: Error) => error);
     const shown = this.#display(path);
     if (published instanceof Error) return { value, report: `[diagnostics: ${published.message}]` };
