@@ -6,7 +6,9 @@
 // model. Measured:
 //   1. the first Edit with diagnostics on: the server starts, loads the project and diagnoses the file twice (cold);
 //   2. warm Edits that keep the file clean, beside the same Edits with diagnostics off (arms interleaved, medians);
-//   3. warm Edits that bring a type error (its line is in the result) and fix it again, beside the same off.
+//   3. warm Edits that bring a type error (its line is in the result) and fix it again, beside the same off;
+//   4. warm Edits of files the session has just read, 1 s later (the model's turn, during which the Read's background
+//      diagnosis runs), beside the same off.
 // The server runs outside the sandbox; the page cache is warm. A markdown table is printed, then the aim.
 //   MINAGENT_ROOT=<dir>  another build than dist/
 //   EDITS=<n> (edits per arm and kind, default 15)
@@ -82,12 +84,13 @@ async function agentOn(root, diagnostics) {
   let calls = 0;
   const context = () => ({ signal: new AbortController().signal, toolCallId: `call${calls++}`, run: undefined });
   await agent.registry.get("Read").execute({ file_path: "src/main.ts" }, context());
-  const edit = async (from, to) => {
+  const edit = async (from, to, file = "src/main.ts") => {
     const start = performance.now();
-    const result = await agent.registry.get("Edit").execute({ file_path: "src/main.ts", old_string: from, new_string: to }, context());
+    const result = await agent.registry.get("Edit").execute({ file_path: file, old_string: from, new_string: to }, context());
     return { ms: performance.now() - start, result: String(result) };
   };
-  return { agent, edit };
+  const read = (file) => agent.registry.get("Read").execute({ file_path: file }, context());
+  return { agent, edit, read };
 }
 
 const base = mkdtempSync(join(tmpdir(), "minagent-bench-diagnostics-"));
@@ -133,6 +136,23 @@ try {
   }
   rows.push(["warm Edit bringing a type error (reported)", median(broken.on), median(broken.off)]);
   rows.push(["warm Edit fixing it", median(fixed.on), median(fixed.off)]);
+  // A file the session has not diagnosed yet is diagnosed twice: when Read (in the background, during the model's
+  // next turn: a second here) and after the Edit.
+  const other = { on: [], off: [] };
+  progress(`${edits} Edits of files not diagnosed before`);
+  for (let index = 0; index < Math.min(edits, modules); index++) {
+    const file = `src/module${index}.ts`;
+    const arms = index % 2 === 0 ? [on, off] : [off, on];
+    for (const arm of arms) {
+      await arm.read(file);
+      // The model's next turn, not counted: the Read started the file's first diagnosis meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const outcome = await arm.edit(`value${index}: number = ${index};`, `value${index}: number = ${index + 1};`, file);
+      (arm === on ? other.on : other.off).push(outcome.ms);
+      if (outcome.result.includes("error")) failures++;
+    }
+  }
+  rows.push(["warm Edit of a file just read (first diagnosed during the turn)", median(other.on), median(other.off)]);
   const running = await on.agent.diagnostics.running();
   progress("closing");
   const closeStart = performance.now();
@@ -152,7 +172,7 @@ try {
   console.log(
     `${cpus()[0]?.model ?? "cpu"} × ${availableParallelism()}, Linux ${release()}, Node ${process.version}, build ${minagentRoot}\n`,
   );
-  console.log("| Edit of src/main.ts (60 imports) | diagnostics on | off | added | ratio |");
+  console.log("| Edit (src/main.ts imports 60 modules) | diagnostics on | off | added | ratio |");
   console.log("|---|---:|---:|---:|---:|");
   for (const [what, onMs, offMs] of rows)
     console.log(`| ${what} | ${ms(onMs)} | ${ms(offMs)} | ${ms(onMs - offMs)} | ${(onMs / offMs).toFixed(0)}× |`);

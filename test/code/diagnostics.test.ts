@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Diagnostics, formatErrors, newErrors } from "../../src/code/diagnostics/index.js";
 import { CodingAgent, type CodingAgentOptions, readLanguageServerSettings } from "../../src/code/index.js";
 import { FakeModel, type Message } from "../../src/index.js";
@@ -107,6 +107,17 @@ describe("diagnostics after edits, with typescript-language-server", () => {
     expect(isAlive(pid)).toBe(true);
     await agent.close();
     expect(isAlive(pid)).toBe(false);
+  }, 60_000);
+
+  it("a Read starts the server in the background; no Read, no server", async () => {
+    const root = project();
+    const agent = await agentOn(root, new FakeModel([]));
+    const context = { signal: new AbortController().signal, toolCallId: "read", run: undefined as never };
+    expect(await agent.diagnostics?.running()).toEqual([]);
+    await agent.registry.get("Read")?.execute({ file_path: "src/a.ts" }, context);
+    // Started after the Read's result, in the background.
+    await vi.waitFor(async () => expect(await agent.diagnostics?.running()).toEqual([{ name: "typescript", pid: expect.any(Number) }]));
+    await agent.close();
   }, 60_000);
 
   it("a configured server that is not installed is one warning; edits still work, with nothing appended", async () => {

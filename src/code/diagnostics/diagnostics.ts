@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
-import { LanguageServer, type PublishedDiagnostics } from "./language-server.js";
+import { LanguageServer } from "./language-server.js";
 import { findExecutable, type LanguageServerConfig, serverFor } from "./language-server-settings.js";
 import { type DiagnosedText, formatErrors, newErrors } from "./new-errors.js";
 
@@ -32,7 +32,18 @@ export type DiagnosticsOptions = {
 };
 
 /** A server as the session has it: found or not, started on first need. */
-type ServerSlot = { config: LanguageServerConfig; executable: string; started?: Promise<LanguageServer | string> };
+type ServerSlot = {
+  config: LanguageServerConfig;
+  executable: string;
+  started?: Promise<LanguageServer | string>;
+  /** Once a diagnosis ended: the project is loaded, later ones get the warm time limit. */
+  diagnosed?: boolean;
+  /** Once a failure to start was told to the model. */
+  failureSaid?: boolean;
+  /** The file last read, and the background diagnoses of files read, one after the other ({@link Diagnostics.prefetch}). */
+  latestRead?: string;
+  prefetching?: Promise<void>;
+};
 
 /**
  * The language servers of a session, for the errors an edit brings: each started on the first change of a file of
@@ -94,13 +105,37 @@ export class Diagnostics {
   async around<T>(path: string, change: () => Promise<T>): Promise<{ value: T; report: string | undefined }> {
     const slot = this.#slotFor(path);
     if (slot === undefined || this.#closed) return { value: await change(), report: undefined };
-    const previous = this.#queues.get(path) ?? Promise.resolve();
-    const turn = previous.then(() => this.#diagnoseAround(slot, path, change));
+    return this.#queued(path, () => this.#diagnoseAround(slot, path, change));
+  }
+
+  /** Runs `work` after the file's earlier diagnoses: two at once would cross. */
+  #queued<T>(path: string, work: () => Promise<T>): Promise<T> {
+    const turn = (this.#queues.get(path) ?? Promise.resolve()).then(work);
     this.#queues.set(
       path,
       turn.catch(() => {}),
     );
     return turn;
+  }
+
+  /**
+   * Diagnoses a file the model has just read, in the background, so that its first change finds the "before" ready
+   * and the server started — while the model writes its next turn. One at a time per server, and only the latest
+   * file read by then (an Explore subagent reading a hundred files costs one diagnosis at a time, not a hundred at
+   * once). Never rejects; a failure is said at the change.
+   */
+  prefetch(path: string): void {
+    const slot = this.#slotFor(path);
+    if (slot === undefined || this.#closed) return;
+    slot.latestRead = path;
+    const job = (slot.prefetching ?? Promise.resolve()).then(() =>
+      this.#queued(path, async () => {
+        if (slot.latestRead !== path || this.#closed) return;
+        const server = await this.#start(slot);
+        if (typeof server !== "string") await this.#baseline(server, slot, path);
+      }),
+    );
+    slot.prefetching = job.catch(() => {});
   }
 
   /** Stops every server started (shutdown, exit, then its process group killed). */
@@ -111,24 +146,22 @@ export class Diagnostics {
   }
 
   async #diagnoseAround<T>(slot: ServerSlot, path: string, change: () => Promise<T>): Promise<{ value: T; report: string | undefined }> {
-    const first = slot.started === undefined;
     const server = await this.#start(slot);
-    if (typeof server === "string") return { value: await change(), report: first ? server : undefined };
-    const timeoutMs = this.#options.timeoutMs ?? 3_000;
-    const textBefore = await readText(path);
-    const maxFileCharacters = this.#options.maxFileCharacters ?? 1_000_000;
-    if (textBefore !== undefined && textBefore.length > maxFileCharacters) return { value: await change(), report: undefined };
-    let before = this.#last.get(path);
-    if (textBefore === undefined) before = { text: "", diagnostics: [] };
-    else if (before?.text !== textBefore) {
-      const timeout = first ? (this.#options.startTimeoutMs ?? 20_000) : timeoutMs;
-      before = withText(textBefore, await server.diagnose(path, textBefore, timeout).catch(() => "timeout" as const));
+    if (typeof server === "string") {
+      const report = slot.failureSaid ? undefined : server;
+      slot.failureSaid = true;
+      return { value: await change(), report };
     }
+    const baseline = await this.#baseline(server, slot, path);
     const value = await change();
+    if (baseline === "too long") return { value, report: undefined };
     const textAfter = await readText(path);
     // A refused change, or a deleted file: nothing to diagnose.
-    if (textAfter === undefined || textAfter === textBefore || textAfter.length > maxFileCharacters) return { value, report: undefined };
+    if (textAfter === undefined || textAfter === baseline.text || textAfter.length > this.#maxFileCharacters)
+      return { value, report: undefined };
+    const timeoutMs = this.#options.timeoutMs ?? 3_000;
     const published = await server.diagnose(path, textAfter, timeoutMs).catch((error: Error) => error);
+    slot.diagnosed = true;
     const shown = this.#display(path);
     if (published instanceof Error) return { value, report: `[diagnostics: ${published.message}]` };
     if (published === "timeout") {
@@ -140,12 +173,40 @@ export class Diagnostics {
     }
     const after = { text: textAfter, diagnostics: published.diagnostics };
     this.#last.set(path, after);
-    const errors = newErrors(before, after);
+    const errors = newErrors(baseline.before, after);
     if (errors.length === 0) return { value, report: undefined };
     const caps = { maxErrors: this.#options.maxErrors ?? 10, maxCharacters: this.#options.maxCharacters ?? 2_000 };
     // Without a baseline (the server did not answer before the change) every error is listed, said so.
-    const heading = before === undefined ? `Errors in ${shown}` : `New errors in ${shown}`;
+    const heading = baseline.before === undefined ? `Errors in ${shown}` : `New errors in ${shown}`;
     return { value, report: `${heading} (${slot.config.name} language server):\n${formatErrors(shown, errors, caps)}` };
+  }
+
+  /**
+   * The file as it is now with its diagnostics: the last diagnosis when the text is still the one diagnosed, else a
+   * new one (kept for the next change). An absent file has none; `before` is undefined when the server did not answer.
+   */
+  async #baseline(
+    server: LanguageServer,
+    slot: ServerSlot,
+    path: string,
+  ): Promise<{ text: string | undefined; before: DiagnosedText | undefined } | "too long"> {
+    const text = await readText(path);
+    if (text === undefined) return { text, before: { text: "", diagnostics: [] } };
+    if (text.length > this.#maxFileCharacters) return "too long";
+    const last = this.#last.get(path);
+    if (last?.text === text) return { text, before: last };
+    // The first diagnosis of a server waits for it to load the project.
+    const timeoutMs = slot.diagnosed ? (this.#options.timeoutMs ?? 3_000) : (this.#options.startTimeoutMs ?? 20_000);
+    const published = await server.diagnose(path, text, timeoutMs).catch(() => "timeout" as const);
+    slot.diagnosed = true;
+    if (published === "timeout") return { text, before: undefined };
+    const before = { text, diagnostics: published.diagnostics };
+    this.#last.set(path, before);
+    return { text, before };
+  }
+
+  get #maxFileCharacters(): number {
+    return this.#options.maxFileCharacters ?? 1_000_000;
   }
 
   /** The slot's server, started once; a server that fails to start is a sentence saying why, said once. */
@@ -173,10 +234,6 @@ export class Diagnostics {
   #display(path: string): string {
     return this.#options.display?.(path) ?? relative(this.#options.root, path);
   }
-}
-
-function withText(text: string, published: PublishedDiagnostics): DiagnosedText | undefined {
-  return published === "timeout" ? undefined : { text, diagnostics: published.diagnostics };
 }
 
 async function readText(path: string): Promise<string | undefined> {

@@ -120,6 +120,8 @@ export class LanguageServer {
         this.#waiters.delete(path);
         resolve("timeout");
       }, timeoutMs);
+      // A wait never holds the process open (a background diagnosis when the program ends).
+      timer.unref();
       this.#waiters.set(path, (params) => {
         clearTimeout(timer);
         this.#waiters.delete(path);
