@@ -15,6 +15,7 @@ import type { AttachedResources, DeferTools, McpElicitationHandler, McpServers }
 import type { Checkpoint, CheckpointSettings, RewindConflictPolicy, RewindOutcome } from "./checkpoints/index.js";
 import type { CustomCommand, ExpandedCommand } from "./commands/index.js";
 import type { CompactorOptions } from "./compaction/index.js";
+import type { DiagnosticsOptions, LanguageServerConfig } from "./diagnostics/index.js";
 import type { HookConfiguration, HookRunReport } from "./hooks/index.js";
 import type { ProjectMemoryOptions } from "./memory/index.js";
 import type { PermissionMode } from "./permissions/index.js";
@@ -122,6 +123,15 @@ export type CodingAgentOptions = {
    * settings files' `checkpoints` object (enabled, exclude, gitignore, caps) applies, these fields over it.
    */
   checkpoints?: CodingAgentCheckpoints | undefined;
+  /**
+   * Diagnostics after edits (docs/code.md, "Diagnostics after edits"): after a Write, Edit or NotebookEdit of a file a
+   * language server serves, the errors the change brought to that file (as the server reports them) are appended to
+   * the tool's result. The servers are the settings files' `lsp` object's, over the built-in TypeScript one (used only
+   * when `typescript-language-server` is in the workspace's node_modules/.bin or on PATH), then `servers`; each starts
+   * on first need and is stopped by {@link CodingAgent.close}. Off unless given (`minagent code` turns it on); `false`
+   * or `"lsp": false` in settings turns it off.
+   */
+  diagnostics?: boolean | CodingAgentDiagnostics | undefined;
   /** The checklist TodoWrite keeps (default: a new one; read it as `agent.todos.todos`). */
   todos?: TodoStore | undefined;
   /** The home directory for `~` in rules and the user's settings file (default: the user's). */
@@ -230,6 +240,15 @@ export type CodingAgentCheckpoints = Omit<CheckpointSettings, "maxStoreBytes"> &
   onNote?: ((note: string) => void) | undefined;
   /** Hides secrets in the prompt text a checkpoint keeps. */
   scrub?: ((text: string) => string) | undefined;
+};
+
+/** How a {@link CodingAgent} diagnoses edits: caps and time limits, and servers given in code. */
+export type CodingAgentDiagnostics = Pick<
+  DiagnosticsOptions,
+  "timeoutMs" | "startTimeoutMs" | "maxErrors" | "maxCharacters" | "maxFileCharacters" | "searchPath" | "workspaceBin"
+> & {
+  /** More servers, after the settings files' (one of the same name replaces theirs). */
+  servers?: readonly LanguageServerConfig[] | undefined;
 };
 
 /** Options of {@link CodingAgent.rewind}. */

@@ -48,6 +48,7 @@ import {
   describeTodos,
 } from "./compaction/index.js";
 import { createSessionSampler } from "./create-session-sampler.js";
+import { Diagnostics, readLanguageServerSettings, withDiagnostics } from "./diagnostics/index.js";
 import { HookTranscript } from "./hooks/hook-transcript.js";
 import { createHookedPermissionCheck } from "./hooks/hooked-permission-check.js";
 import { HookRunner, type HookSettings, type SessionEndReason, type SessionStartSource } from "./hooks/index.js";
@@ -68,6 +69,7 @@ import { Workspace } from "./workspace.js";
 export type {
   ApprovalRequest,
   CodingAgentCheckpoints,
+  CodingAgentDiagnostics,
   CodingAgentOptions,
   CodingRewindOptions,
   CodingRewindOutcome,
@@ -115,6 +117,8 @@ export class CodingAgent {
    * the list `/rewind` shows, and the store {@link rewind} restores from. Undefined without them.
    */
   readonly checkpoints: Checkpoints | undefined;
+  /** The language servers whose new errors follow each edit (the `diagnostics` option), unless off. */
+  readonly diagnostics: Diagnostics | undefined;
   /** Conversations a rewind replaced in this process, by the rewind's checkpoint id: what undoing it brings back. */
   readonly #replaced = new Map<string, readonly Message[]>();
   /** Set by runCommand: its checkpoint is made before the command's shell lines run, not again by run. */
@@ -149,6 +153,7 @@ export class CodingAgent {
     mcp: McpServers | undefined;
     sandbox: Sandbox;
     checkpoints: Checkpoints | undefined;
+    diagnostics: Diagnostics | undefined;
     warnings: readonly string[];
     transcript: HookTranscript;
     commandModels: CommandModels;
@@ -168,6 +173,7 @@ export class CodingAgent {
     this.mcp = parts.mcp;
     this.sandbox = parts.sandbox;
     this.checkpoints = parts.checkpoints;
+    this.diagnostics = parts.diagnostics;
     this.warnings = parts.warnings;
     this.#transcript = parts.transcript;
     this.#commandModels = parts.commandModels;
@@ -175,11 +181,12 @@ export class CodingAgent {
   }
 
   /**
-   * Ends what the agent keeps running between calls: the sandbox's network namespace and proxy, its temporary folder,
-   * the hooks' transcript file. It runs no hook: call {@link end} first when the session ends.
+   * Ends what the agent keeps running between calls: the language servers, the sandbox's network namespace and proxy,
+   * its temporary folder, the hooks' transcript file. It runs no hook: call {@link end} first when the session ends.
    */
   async close(): Promise<void> {
     await this.checkpoints?.flush();
+    await this.diagnostics?.close();
     await this.sandbox.close();
     await this.#transcript.remove();
   }
@@ -241,13 +248,15 @@ export class CodingAgent {
     });
     warnings.push(...hooks.warnings);
     const checkpoints = await openCheckpoints(options, settings, workspace, sessionId, warnings);
+    const diagnostics = await openDiagnostics(options, settings, workspace, warnings);
     // Checkpoints outside the hooks: a PostToolUse hook that formats the file changes what the rewind restores from.
     const withHooks = (tool: Tool): Tool => {
       const hooked =
         hooks.hasHooks("PostToolUse", tool.name) || hooks.hasHooks("PostToolUseFailure", tool.name)
           ? withPostToolUseHooks(tool, hooks)
           : tool;
-      const recorded = checkpoints ? withCheckpoints(hooked, checkpoints, (path) => realPathOf(workspace, path)) : hooked;
+      const diagnosed = diagnostics ? withDiagnostics(hooked, diagnostics, (path) => realPathOf(workspace, path)) : hooked;
+      const recorded = checkpoints ? withCheckpoints(diagnosed, checkpoints, (path) => realPathOf(workspace, path)) : diagnosed;
       return options.onToolRun ? withRunNotice(recorded, options.onToolRun) : recorded;
     };
     const todos = options.todos ?? createTodoStore();
@@ -360,6 +369,7 @@ export class CodingAgent {
       mcp: options.mcp,
       sandbox,
       checkpoints,
+      diagnostics,
       warnings,
       transcript,
       commandModels,
@@ -615,6 +625,29 @@ async function openCheckpoints(
     scrub,
     onNote,
   });
+}
+
+/** The session's language servers, when the `diagnostics` option asks and the settings do not turn them off. */
+async function openDiagnostics(
+  options: CodingAgentOptions,
+  settings: LoadedSettings,
+  workspace: Workspace,
+  warnings: string[],
+): Promise<Diagnostics | undefined> {
+  if (!options.diagnostics) return undefined;
+  const { servers: given = [], ...caps } = options.diagnostics === true ? {} : options.diagnostics;
+  const read = readLanguageServerSettings(settings);
+  warnings.push(...read.warnings);
+  const servers = [...read.servers.filter((server) => !given.some((other) => other.name === server.name)), ...given];
+  if (servers.length === 0) return undefined;
+  const diagnostics = await Diagnostics.create({
+    root: workspace.root,
+    servers,
+    display: (path) => workspace.display(path),
+    ...definedOnly(caps),
+  });
+  warnings.push(...diagnostics.warnings);
+  return diagnostics;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -23,6 +23,7 @@ export {
   type ApprovalRequest,
   CodingAgent,
   type CodingAgentCheckpoints,
+  type CodingAgentDiagnostics,
   type CodingAgentOptions,
   type CodingRewindOptions,
   type CodingRewindOutcome,
@@ -68,6 +69,13 @@ export {
   knownContextWindows,
   type PinnedState,
 } from "./compaction/index.js";
+export {
+  Diagnostics,
+  type DiagnosticsOptions,
+  type LanguageServerConfig,
+  readLanguageServerSettings,
+  withDiagnostics,
+} from "./diagnostics/index.js";
 export {
   type CommandHook,
   type CompactionTrigger,

@@ -142,8 +142,9 @@ export async function openCodeSession(options: CodeOptions, io: CliIo, how: Open
         // A folder the person did not trust runs no commands through its agent files either.
         projectHooks: projectTrusted,
       },
-      // …nor pre-approves anything through its custom commands' allowed-tools.
+      // …nor pre-approves anything through its custom commands' allowed-tools, nor runs its node_modules/.bin's language server.
       commands: { projectAllowedTools: projectTrusted },
+      diagnostics: { workspaceBin: projectTrusted, searchPath: io.env.PATH ?? "" },
       // A hook that failed open (any event but PreToolUse, by default) is said once, so that nothing fails unseen.
       onHookRun: (report) => {
         // What such a hook exits 2 with is for the person, as in Claude Code (it cannot stop anything).
