@@ -3,6 +3,7 @@
 import type {
   AgentEventListener,
   ApprovalDecision,
+  ContentPart,
   Message,
   Model,
   OutputSchema,
@@ -218,6 +219,8 @@ export type CodingAgentOptions = {
 export type CodingRunOptions = {
   /** The conversation so far (a loaded session's messages): the run continues it. */
   history?: readonly Message[] | undefined;
+  /** Images and documents that go with the prompt (a pasted screenshot, a PDF the editor embeds). */
+  parts?: readonly ContentPart[] | undefined;
   /** Aborts the run (Esc, Ctrl-C). */
   signal?: AbortSignal | undefined;
   /** Receives this run's events (and its child runs'). */

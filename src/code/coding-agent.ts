@@ -528,7 +528,8 @@ export class CodingAgent {
     for (let continuations = 0; result.status === "completed"; continuations++) {
       const verdict = await this.hooks.runStopHooks(result, { continuations, signal: options.signal });
       if (!verdict) break;
-      const next = await this.agent.run(verdict.continue, { ...options, history: result.messages });
+      // The prompt's images went with the prompt; a Stop hook's continuation is words only.
+      const next = await this.agent.run(verdict.continue, { ...options, parts: undefined, history: result.messages });
       const usage = emptyUsage();
       addUsage(usage, result.usage);
       addUsage(usage, next.usage);

@@ -11,7 +11,7 @@ import { combineSignals, createRunId, RunContext, type RunParent } from "./run-c
 import { type ApprovalDecisions, closeUnansweredCalls, type InterruptedState, readInterruptedState } from "./run-state.js";
 import { scheduleToolCalls } from "./schedule-tool-calls.js";
 import { StepRecorder } from "./step-recorder.js";
-import type { Message, Model, RunResult } from "./types.js";
+import type { ContentPart, Message, Model, RunResult } from "./types.js";
 import { addUsage, emptyUsage } from "./usage.js";
 
 /** Settings of an agent; `Output` is the type of its results' `output`, inferred from the `output` schema. */
@@ -59,6 +59,8 @@ export type AgentOptions<Output = unknown> = {
 export type RunOptions = {
   /** A previous result's `messages`: the run continues that conversation (its system prompt is not repeated). */
   history?: readonly Message[] | undefined;
+  /** Images and documents that go with the input (a pasted screenshot, a PDF): the user message carries them. */
+  parts?: readonly ContentPart[] | undefined;
   /** Aborts this run (in addition to the agent's signal). */
   signal?: AbortSignal | undefined;
   /** Receives this run's events (and its child runs'). */
@@ -113,7 +115,7 @@ export class Agent<Output = unknown> {
   async run(input: string, options: RunOptions = {}): Promise<RunResult<Output>> {
     if (typeof input !== "string") throw new UsageError(`Agent.run expects the user's input as a string, got ${typeof input}.`);
     const messages = this.#startMessages(options.history);
-    messages.push({ role: "user", content: input });
+    messages.push({ role: "user", content: input, ...(options.parts?.length && { parts: [...options.parts] }) });
     return this.#run(input, messages, options, undefined);
   }
 

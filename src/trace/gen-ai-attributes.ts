@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { ContentPart, Message, StopReason, Usage } from "../core/types.js";
 import type { SpanAttributes } from "./trace.js";
 
@@ -81,7 +80,7 @@ export function usageAttributes(usage: Usage): SpanAttributes {
 }
 
 /** A message part in the conventions' `gen_ai.input.messages` / `gen_ai.output.messages` JSON. */
-type GenAiPart =
+export type GenAiPart =
   | { type: "text"; content: string }
   | { type: "reasoning"; content: string }
   | { type: "tool_call"; id: string; name: string; arguments: unknown }
@@ -97,7 +96,11 @@ export type GenAiMessage = { role: Message["role"]; parts: GenAiPart[]; finish_r
  * backends can display them. Pass `stopReason` for an output message.
  * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-input-messages.json
  */
-export function toGenAiMessages(messages: readonly Message[], stopReason?: StopReason): GenAiMessage[] {
+export function toGenAiMessages(
+  messages: readonly Message[],
+  stopReason?: StopReason,
+  describePart: PartDescriber = describePartSize,
+): GenAiMessage[] {
   return messages.map((message) => {
     const parts: GenAiPart[] = [];
     for (const part of message.reasoning ?? []) if (part.text) parts.push({ type: "reasoning", content: part.text });
@@ -109,19 +112,20 @@ export function toGenAiMessages(messages: readonly Message[], stopReason?: StopR
   });
 }
 
-/** What a trace keeps of an image or a document: its kind, type, size and hash (a linked image's URL), never its bytes. */
-function describePart(part: ContentPart): GenAiPart {
+/**
+ * What a trace keeps of an image or a document (never its bytes): its kind, type and size, or a linked image's URL.
+ * The tracer's describer adds the bytes' SHA-256 (`describePartWithDigest`, apart from this file, which the trace
+ * viewer's page compiles for the browser too).
+ */
+export type PartDescriber = (part: ContentPart) => GenAiPart;
+
+/** {@link PartDescriber} without a digest: the size from the base64's length. */
+export const describePartSize: PartDescriber = (part) => {
   const modality = part.type === "document" ? "document" : "image";
   if (part.data === undefined) return { type: "blob", modality, mime_type: part.mediaType ?? "image/*", uri: part.url };
-  const bytes = Buffer.from(part.data, "base64");
-  return {
-    type: "blob",
-    modality,
-    mime_type: part.mediaType,
-    size_bytes: bytes.length,
-    sha256: createHash("sha256").update(bytes).digest("hex"),
-  };
-}
+  const padding = part.data.endsWith("==") ? 2 : part.data.endsWith("=") ? 1 : 0;
+  return { type: "blob", modality, mime_type: part.mediaType, size_bytes: Math.floor((part.data.length * 3) / 4) - padding };
+};
 
 /**
  * The JSON text of `toGenAiMessages(messages, stopReason)`, written directly (twice as fast as building
@@ -133,6 +137,7 @@ export function writeGenAiMessages(
   stopReason: StopReason | undefined,
   embed: (value: unknown) => string | undefined,
   budget: number,
+  describePart: PartDescriber = describePartSize,
 ): string | undefined {
   let json = "[";
   for (const message of messages) {

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../core/events.js";
 import type { Message, Model, StopReason, ToolCall } from "../core/types.js";
 import { addUsage, emptyUsage } from "../core/usage.js";
+import { describePartWithDigest } from "./describe-part.js";
 import { genAiOperations, toGenAiMessages, traceAttributes, usageAttributes, writeGenAiMessages } from "./gen-ai-attributes.js";
 import type { SecretScrubber } from "./scrub-secrets.js";
 import type { SpanAttributes, SpanKind, SpanStatus, SpanType } from "./trace.js";
@@ -377,8 +378,8 @@ export class SpanTreeBuilder {
   #messagesPayload(span: OpenSpan, key: string, messages: readonly Message[], stopReason?: StopReason): void {
     if (!this.#options.recordPayloads) return;
     span.attributes[key] = this.#options.scrubber.written(
-      (embed, budget) => writeGenAiMessages(messages, stopReason, embed, budget),
-      () => toGenAiMessages(messages, stopReason),
+      (embed, budget) => writeGenAiMessages(messages, stopReason, embed, budget, describePartWithDigest),
+      () => toGenAiMessages(messages, stopReason, describePartWithDigest),
     );
   }
 

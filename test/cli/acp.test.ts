@@ -99,7 +99,7 @@ describe("minagent acp: initialize and a prompt", () => {
     const response = await stand.initialize();
     expect(response.protocolVersion).toBe(1);
     expect(response.agentCapabilities?.loadSession).toBe(true);
-    expect(response.agentCapabilities?.promptCapabilities).toMatchObject({ image: false, embeddedContext: true });
+    expect(response.agentCapabilities?.promptCapabilities).toMatchObject({ image: true, embeddedContext: true });
     expect(response.authMethods).toEqual([]);
     expect(response.agentInfo?.name).toBe("minagent");
   });
@@ -129,6 +129,25 @@ describe("minagent acp: initialize and a prompt", () => {
       ["user", "What is the answer?"],
       ["assistant", "The answer is 42, as notes.txt says."],
     ]);
+  });
+
+  it("sends a pasted image and an embedded selection to the model with the prompt", async () => {
+    fixture.server.reply(answer("A red dot, and the notes say 42."));
+    const stand = editor();
+    const { sessionId } = await newSession(stand);
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    await stand.agent.request("session/prompt", {
+      sessionId,
+      prompt: [
+        { type: "text", text: "What is in the picture, and what do the notes say?" },
+        { type: "image", mimeType: "image/png", data: png },
+        { type: "resource", resource: { uri: `file://${join(fixture.workspace, "notes.txt")}`, text: "The answer is 42.\n" } },
+      ],
+    });
+    const { messages } = requestBody<{ messages: { content: { type: string; text?: string; source?: { data: string } }[] }[] }>(fixture, 0);
+    const blocks = messages.at(-1)?.content ?? [];
+    expect(blocks.find((block) => block.type === "image")?.source?.data).toBe(png);
+    expect(blocks.find((block) => block.type === "text")?.text).toContain('<context source="notes.txt">\nThe answer is 42.');
   });
 
   it("maps the model stopping at its token limit to max_tokens", async () => {

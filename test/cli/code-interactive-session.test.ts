@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
@@ -104,6 +104,28 @@ describe("runInteractiveSession", () => {
     expect(session.flushes).toBeGreaterThan(0);
     expect(session.events.map((event) => event.type)).toContain("run-end");
     expect(model.requests[0]?.messages.at(-1)).toEqual({ role: "user", content: "hi there" });
+  });
+
+  test("a dragged image file becomes a chip, and the prompt goes with the image; @shot.png names one too", async () => {
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+    await writeFile(join(workspace, "my shot.png"), png);
+    await writeFile(join(workspace, "second.png"), png);
+    const { context, terminal, model } = setUp(["A red dot.", "Another dot."]);
+    const exit = runInteractiveSession(context);
+    await until(terminal, "/help for commands");
+    // A terminal pastes a dragged file's path, quoted, between the bracketed-paste markers.
+    terminal.press(`What is this? \x1b[200~'${join(workspace, "my shot.png")}'\x1b[201~`);
+    await until(terminal, "What is this? [Image #1]");
+    terminal.press("\r");
+    await until(terminal, "A red dot.");
+    const sent = model.requests[0]?.messages.at(-1);
+    expect(sent?.content).toBe("What is this? [Image #1]");
+    expect(sent?.parts).toEqual([{ type: "image", mediaType: "image/png", data: png.toString("base64") }]);
+    terminal.press("And @second.png?\r");
+    await until(terminal, "Another dot.");
+    expect(model.requests[1]?.messages.at(-1)?.parts).toHaveLength(1);
+    terminal.press("/exit\r");
+    expect(await exit).toBe(0);
   });
 
   test("Ctrl-D at an empty prompt leaves with 0; Ctrl-C clears a typed line, then twice at an empty prompt leaves with 130", async () => {

@@ -38,6 +38,7 @@ const agentOptions: Required<{ [K in keyof AgentOptions]: undefined }> = {
 };
 const runOptions: Required<{ [K in keyof RunOptions]: undefined }> = {
   history: undefined,
+  parts: undefined,
   signal: undefined,
   onEvent: undefined,
   stream: undefined,

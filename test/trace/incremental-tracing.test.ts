@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent, Message } from "../../src/index.js";
 import { Agent, FakeModel, ToolRegistry } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
+import { describePartWithDigest } from "../../src/trace/describe-part.js";
 import { toGenAiMessages, writeGenAiMessages } from "../../src/trace/gen-ai-attributes.js";
 import { MemoryTraceExporter } from "../../src/trace/memory-trace-exporter.js";
 import { createSecretScrubber, measureJson, redacted, stringifyBounded } from "../../src/trace/scrub-secrets.js";
@@ -215,8 +216,8 @@ describe("images and documents in traces", () => {
         ],
       },
     ];
-    expect(toGenAiMessages(messages)).toEqual(expected);
-    const written = writeGenAiMessages(messages, undefined, (value) => JSON.stringify(value), 10_000) ?? "";
+    expect(toGenAiMessages(messages, undefined, describePartWithDigest)).toEqual(expected);
+    const written = writeGenAiMessages(messages, undefined, (value) => JSON.stringify(value), 10_000, describePartWithDigest) ?? "";
     expect(JSON.parse(written)).toEqual(expected);
     expect(written).not.toContain(data);
   });

@@ -10,7 +10,7 @@ import { AbortError, conversationOf } from "../../engine.js";
 import type { OpenedCodeSession } from "../code/open-code-session.js";
 import { editorFilesOf } from "./editor-files.js";
 import { createEditorPermissions, type EditorPermissions } from "./editor-permissions.js";
-import { promptText } from "./prompt-text.js";
+import { editorPrompt } from "./prompt-text.js";
 import { replayConversation } from "./replay-conversation.js";
 import { TurnUpdates } from "./turn-updates.js";
 
@@ -203,7 +203,7 @@ export class EditorSession {
     this.#turn = { controller, updates };
     const { session } = this.#opened;
     try {
-      const text = promptText(blocks, this.#agent.workspace.root);
+      const { text, parts } = editorPrompt(blocks, this.#agent.workspace.root);
       const slash = await classifySlashPrompt(text, this.#agent.commands);
       let prompt = text;
       if (slash.kind === "unknown" && isMcpPromptCommand(slash.name)) {
@@ -216,6 +216,7 @@ export class EditorSession {
       }
       const runOptions = {
         history: this.#history,
+        parts,
         signal: controller.signal,
         stream: true,
         onCheckpoint: (checkpoint: Checkpoint) => session.markCheckpoint(checkpoint.id),

@@ -107,8 +107,8 @@ export function serveAcp(stream: acp.Stream, server: AcpServerOptions): AcpServe
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
           loadSession: true,
-          // The engine's messages are text: files and selections the editor embeds are, images and audio not.
-          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          // Images (pasted, dropped) and embedded files and selections reach the model; audio does not.
+          promptCapabilities: { image: true, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { list: {}, additionalDirectories: {} },
         },

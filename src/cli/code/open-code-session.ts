@@ -12,7 +12,7 @@ import { type LoadedSettings, loadSettings, settingsLocations } from "../../code
 import { settingsEnvironment, settingsValue } from "../../code/settings/session-settings.js";
 import { settingsWarnings } from "../../code/settings/settings-warnings.js";
 import { describeProjectAgentHooks } from "../../code/subagents/index.js";
-import { modelAliases } from "../../code/subagents/model-aliases.js";
+import { modelAliases, subagentModelSpec } from "../../code/subagents/model-aliases.js";
 import { Workspace } from "../../code/workspace.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { Model } from "../../core/types.js";
@@ -106,6 +106,7 @@ export async function openCodeSession(options: CodeOptions, io: CliIo, how: Open
   const { mcp, projectMcpServers } = await startMcpServers(io, options, home, settings, how.extraMcpServers ?? [], trust, note);
   const spending = createSpendingTracker({ modelId: model.id, free: model.free, budgetUsd: options.maxBudgetUsd });
   const warned = new Set<string>();
+  const webFetchModel = smallModel(model.instance, model.id, spending, (spec) => resolveModel(spec, { env, timeoutMs: options.timeoutMs }));
   const createAgent = async (overrides: CodingAgentOverrides = {}) => {
     const { onEvent, onCheckpointNote, editorFiles, ...rest } = overrides;
     // A new conversation's agent replaces the last one: its sandbox (network namespace, temporary folder) goes.
@@ -145,6 +146,8 @@ export async function openCodeSession(options: CodeOptions, io: CliIo, how: Open
       // …nor pre-approves anything through its custom commands' allowed-tools, nor runs its node_modules/.bin's language server.
       commands: { projectAllowedTools: projectTrusted },
       diagnostics: { workspaceBin: projectTrusted, searchPath: io.env.PATH ?? "" },
+      // WebFetch answers its prompt on the provider's small model (Claude Code uses Haiku), counted in spending.
+      webFetch: { model: webFetchModel },
       // A hook that failed open (any event but PreToolUse, by default) is said once, so that nothing fails unseen.
       onHookRun: (report) => {
         // What such a hook exits 2 with is for the person, as in Claude Code (it cannot stop anything).
@@ -374,3 +377,22 @@ function claudeDirectory(env: CliIo["env"]): string {
 
 /** Events whose hooks' exit-2 stderr Claude Code shows the person: they cannot block, and say something. */
 const userNoticeEvents: ReadonlySet<string> = new Set(["SubagentStart", "PostCompact", "SessionEnd"]);
+
+/**
+ * The session's small model — its provider's `haiku` (Claude Haiku, GPT-5 mini), else the session's own — made on
+ * its first call, so that a session that never fetches a page pays nothing; its calls count in spending.
+ */
+function smallModel(session: Model, sessionId: string, spending: SpendingTracker, resolve: (spec: string) => Promise<Model>): Model {
+  const choice = subagentModelSpec("haiku", { provider: session.provider, modelId: sessionId });
+  let made: Promise<Model> | undefined;
+  return {
+    ...(session.provider !== undefined && { provider: session.provider }),
+    modelId: choice.kind === "resolve" ? choice.spec.slice(choice.spec.indexOf(":") + 1) : sessionId,
+    complete: async (messages, tools, options) => {
+      made ??= choice.kind === "resolve" ? resolve(choice.spec) : Promise.resolve(session);
+      const response = await (await made).complete(messages, tools, options);
+      spending.listen({ type: "model-call-end", runId: "web-fetch", turn: 0, response });
+      return response;
+    },
+  };
+}

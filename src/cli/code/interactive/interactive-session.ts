@@ -14,6 +14,7 @@ import { createApprovals } from "./approvals.js";
 import { chooseOne } from "./choice-list.js";
 import { contextWindowOf } from "./context-windows.js";
 import { formatAge } from "./format-age.js";
+import { ImageAttachments } from "./image-attachments.js";
 import { readLine } from "./line-editor.js";
 import { rewindInteractively } from "./rewind-command.js";
 import { RunView } from "./run-view.js";
@@ -45,6 +46,8 @@ export class InteractiveSession implements SlashHost {
   #approvals: ReturnType<typeof createApprovals> | undefined;
   #session: CodeSession;
   #history: Message[];
+  /** The images pasted or named with the prompts. */
+  readonly #images: ImageAttachments;
   #activity: StatusFacts["activity"] = "idle";
   #turn: AbortController | undefined;
   #exitArmed = false;
@@ -64,6 +67,7 @@ export class InteractiveSession implements SlashHost {
     this.#view = new RunView(this.terminal, context.options.cwd);
     this.#session = context.session;
     this.#history = [...context.session.history];
+    this.#images = new ImageAttachments(context.options.cwd);
   }
 
   get agent(): CodingAgent {
@@ -197,6 +201,8 @@ export class InteractiveSession implements SlashHost {
       initial,
       history: this.#inputHistory,
       signal: this.context.signal,
+      // A dragged or pasted image file becomes a chip, sent with the prompt.
+      paste: (text) => this.#images.paste(text),
       onKey: (key) => {
         clearTimeout(idle);
         if (key.name !== "ctrl-c") this.#exitArmed = false;
@@ -295,6 +301,9 @@ export class InteractiveSession implements SlashHost {
 
   /** Runs one prompt: the answer and tool calls drawn as they come; Escape or Ctrl-C stop it. */
   async #runTurn(prompt: string, custom?: { command: CustomCommand; args: string }): Promise<void> {
+    const { parts, notes } = await this.#images.take(prompt);
+    for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
+    if (parts.length > 0) this.print(this.style.dim(`⎿ ${parts.length === 1 ? "1 image" : `${parts.length} images`} sent with the prompt`));
     const turn = new AbortController();
     this.#turn = turn;
     const stopOnSignal = () => turn.abort(this.context.signal.reason);
@@ -330,6 +339,7 @@ export class InteractiveSession implements SlashHost {
       const session = this.#session;
       const options = {
         history: this.#history,
+        parts,
         signal: turn.signal,
         onEvent,
         stream: true,

@@ -20,6 +20,8 @@ export type LineOptions<Extra> = {
   history?: string[] | undefined;
   /** A dim line shown under the input for the text as it stands (suggestions, a warning), or undefined. */
   hint?: ((state: LineState) => string | undefined) | undefined;
+  /** What a paste inserts (default: the text as pasted): an image file's path becomes a chip, say. */
+  paste?: ((text: string) => string) | undefined;
   /** Tab: the text completed, or undefined to leave it. */
   complete?: ((text: string) => string | undefined) | undefined;
   /**
@@ -170,8 +172,10 @@ class LineEditor<Extra> {
     const lineEnd = lineEndIndex === -1 ? text.length : lineEndIndex;
     switch (key.name) {
       case "text":
-      case "paste":
         insert(key.text);
+        break;
+      case "paste":
+        insert(this.#options.paste ? this.#options.paste(key.text) : key.text);
         break;
       case "newline":
         insert("\n");
