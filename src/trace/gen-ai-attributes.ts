@@ -86,7 +86,16 @@ export type GenAiPart =
   | { type: "tool_call"; id: string; name: string; arguments: unknown }
   | { type: "tool_call_response"; id: string; response: string }
   /** An image or a document, by its size and SHA-256: a trace never holds the bytes (or a URL's, for a linked image). */
-  | { type: "blob"; modality: "image" | "document"; mime_type: string; size_bytes?: number; sha256?: string; uri?: string };
+  | {
+      type: "blob";
+      modality: "image" | "document";
+      mime_type: string;
+      size_bytes?: number;
+      sha256?: string;
+      uri?: string;
+      /** The bytes, base64: only in the viewer's rendering of a session file (its small images), never in a trace. */
+      content?: string;
+    };
 
 /** A message in the conventions' JSON shape. */
 export type GenAiMessage = { role: Message["role"]; parts: GenAiPart[]; finish_reason?: StopReason };

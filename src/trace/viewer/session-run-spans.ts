@@ -1,6 +1,7 @@
-import type { Message, Usage } from "../../core/types.js";
+import type { ContentPart, Message, Usage } from "../../core/types.js";
 import { addUsage } from "../../core/usage.js";
-import { genAiOperations, toGenAiMessages, traceAttributes, usageAttributes } from "../gen-ai-attributes.js";
+import { describePartWithDigest } from "../describe-part.js";
+import { type GenAiPart, genAiOperations, toGenAiMessages, traceAttributes, usageAttributes } from "../gen-ai-attributes.js";
 import type { SpanAttributes, SpanStatus, SpanType, TraceSpan } from "../trace.js";
 
 /**
@@ -120,8 +121,8 @@ export class RunSpans {
     const call = this.#list.start("model-call", modelId ? `chat ${modelId}` : "chat", turn, this.#lastTime, {
       [traceAttributes.operationName]: genAiOperations.chat,
       ...modelAttributes(this.#model),
-      [traceAttributes.requestNewMessages]: JSON.stringify(toGenAiMessages(this.#added)),
-      [traceAttributes.outputMessages]: JSON.stringify(toGenAiMessages([message], stopReason)),
+      [traceAttributes.requestNewMessages]: JSON.stringify(toGenAiMessages(this.#added, undefined, describeSessionPart)),
+      [traceAttributes.outputMessages]: JSON.stringify(toGenAiMessages([message], stopReason, describeSessionPart)),
       ...(usage && usageAttributes(usage)),
     });
     this.#added = [];
@@ -323,4 +324,17 @@ function fail(span: TraceSpan, message: string, type: string): void {
   const status: SpanStatus = { code: "error", message };
   span.status = status;
   span.attributes[traceAttributes.errorType] = type;
+}
+
+/** Images up to this many bytes go to the page with their bytes, for a thumbnail; larger ones by their size only. */
+const thumbnailBytes = 512 * 1024;
+
+/**
+ * A session's image or document as the page shows it. A session file holds the bytes (it is the person's own record,
+ * on their disk), so a small image comes with them, for a thumbnail; a trace never does.
+ */
+function describeSessionPart(part: ContentPart): GenAiPart {
+  const described = describePartWithDigest(part);
+  if (part.type !== "image" || part.data === undefined || described.type !== "blob") return described;
+  return (described.size_bytes ?? Number.POSITIVE_INFINITY) <= thumbnailBytes ? { ...described, content: part.data } : described;
 }

@@ -66,6 +66,32 @@ describe("a minagent code session read as a trace", () => {
     expect(call?.endTime).toBe(call?.startTime);
   });
 
+  it("gives a session's small images to the page with their bytes, for a thumbnail, and large ones by size and hash", () => {
+    const small = Buffer.from("a small image's bytes").toString("base64");
+    const large = Buffer.alloc(600 * 1024, 7).toString("base64");
+    const text = [
+      header,
+      line(0, {
+        type: "message",
+        message: {
+          role: "user",
+          content: "What are these?",
+          parts: [
+            { type: "image", mediaType: "image/png", data: small },
+            { type: "image", mediaType: "image/jpeg", data: large },
+          ],
+        },
+      }),
+      line(1, { type: "message", message: { role: "assistant", content: "Two images." }, usage: { inputTokens: 10, outputTokens: 2 } }),
+    ].join("\n");
+    const trace = readSessionAsTrace(text, "images.jsonl");
+    const call = byType(trace.spans, "model-call")[0];
+    const [user] = JSON.parse(String(call?.attributes["minagent.request.new_messages"])) as { parts: Record<string, unknown>[] }[];
+    expect(user?.parts[1]).toMatchObject({ type: "blob", modality: "image", mime_type: "image/png", content: small });
+    expect(user?.parts[2]).toMatchObject({ type: "blob", mime_type: "image/jpeg", size_bytes: 600 * 1024, sha256: expect.any(String) });
+    expect(user?.parts[2]).not.toHaveProperty("content");
+  });
+
   it("marks a failed run and a failing tool call as errors", () => {
     const text = [
       header,

@@ -368,4 +368,48 @@ describe("the trace viewer in Chromium", { timeout: 60_000 }, () => {
       await oddServer.close();
     }
   });
+
+  it("shows a session's pasted image as a thumbnail, with its type, size and hash", async () => {
+    const png = readFileSync(join(images, "trace-viewer-list.png"));
+    const folder = temporaryFolder("minagent-viewer-image-");
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 30, 10, 0, second)).toISOString();
+    const lines = [
+      {
+        type: "session",
+        version: 1,
+        sessionId: "0b7f4c1e-2d3a-4e5f-8a9b-0c1d2e3f4a5c",
+        cwd: "/home/me/app",
+        createdAt: at(0),
+        model: { provider: "anthropic", modelId: "claude-sonnet-4-5" },
+      },
+      {
+        type: "message",
+        message: {
+          role: "user",
+          content: "What is on this screen?",
+          parts: [{ type: "image", mediaType: "image/png", data: png.toString("base64") }],
+        },
+        at: at(1),
+      },
+      {
+        type: "message",
+        message: { role: "assistant", content: "A list of traces." },
+        usage: { inputTokens: 1700, outputTokens: 6 },
+        at: at(2),
+      },
+    ];
+    writeFileSync(join(folder, "0b7f4c1e-2d3a-4e5f-8a9b-0c1d2e3f4a5c.jsonl"), `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const imageServer = await startTraceServer({ path: folder, assetsDirectory: assets });
+    try {
+      await page.goto(`${imageServer.url}#/trace/0b7f4c1e-2d3a-4e5f-8a9b-0c1d2e3f4a5c.jsonl`);
+      await rowOf("chat").first().click();
+      const thumbnail = page.locator(".detail img.thumbnail");
+      await thumbnail.waitFor();
+      // The picture was decoded: it has the screenshot's size (scaled down by the page's CSS, not by its bytes).
+      expect(await thumbnail.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(pngSize(png).width);
+      expect(await page.locator(".detail .blob-part").innerText()).toMatch(/image image\/png, [\d,]+ bytes · sha256 [0-9a-f]{12}…/);
+    } finally {
+      await imageServer.close();
+    }
+  });
 });

@@ -265,9 +265,33 @@ function partView(value: unknown, query: string): HTMLElement {
       );
     case "tool_call_response":
       return h("div.tool-result-part", null, h("span.muted", null, `result of ${textOf(part.id)}`), code(textOf(part.response), query));
+    case "blob":
+      return blobView(part);
     default:
       return code(jsonText(part), query);
   }
+}
+
+const thumbnailTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/** An image (a thumbnail when its bytes came with it: a session's) or a document, by its type, size and hash. */
+function blobView(part: Extract<MessagePart, { type: "blob" }>): HTMLElement {
+  const size = typeof part.size_bytes === "number" ? `, ${formatCount(part.size_bytes)} bytes` : "";
+  const hash = typeof part.sha256 === "string" ? ` · sha256 ${part.sha256.slice(0, 12)}…` : "";
+  const label = h(
+    "span.muted",
+    null,
+    `${textOf(part.modality)} ${textOf(part.mime_type)}${size}${hash}${part.uri ? ` · ${textOf(part.uri)}` : ""}`,
+  );
+  // Only bytes that are base64 of a known image type become a picture.
+  const showable = typeof part.content === "string" && thumbnailTypes.has(part.mime_type) && /^[A-Za-z0-9+/]+=*$/.test(part.content);
+  if (!showable) return h("div.blob-part", null, label);
+  return h(
+    "div.blob-part",
+    null,
+    h("img.thumbnail", { src: `data:${part.mime_type};base64,${part.content}`, alt: "an image of the message" }),
+    label,
+  );
 }
 
 /** A string as it is; anything else as its JSON ("" for nothing). */

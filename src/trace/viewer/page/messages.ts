@@ -5,7 +5,9 @@ export type MessagePart =
   | { type: "text"; content: string }
   | { type: "reasoning"; content: string }
   | { type: "tool_call"; id: string; name: string; arguments: unknown }
-  | { type: "tool_call_response"; id: string; response: string };
+  | { type: "tool_call_response"; id: string; response: string }
+  /** An image or a document: its type, size and hash; a session's small images carry their bytes (`content`, base64). */
+  | { type: "blob"; modality: string; mime_type: string; size_bytes?: number; sha256?: string; uri?: string; content?: string };
 
 export type TracedMessage = { role: string; parts: MessagePart[]; finish_reason?: string };
 
