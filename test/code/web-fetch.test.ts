@@ -15,6 +15,9 @@ import { FakeModel } from "../../src/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 import { callTool } from "./helpers/call-tool.js";
 
+/** A 1×1 PNG. */
+const tinyPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
 let server: Server;
 let base: string;
 let port: number;
@@ -54,6 +57,14 @@ beforeAll(async () => {
     if (path === "/image") {
       response.writeHead(200, { "content-type": "image/png" });
       return response.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    }
+    if (path === "/dot.png") {
+      response.writeHead(200, { "content-type": "image/png" });
+      return response.end(Buffer.from(tinyPng, "base64"));
+    }
+    if (path === "/archive") {
+      response.writeHead(200, { "content-type": "application/zip" });
+      return response.end(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0]));
     }
     if (path === "/slow") {
       response.writeHead(200, { "content-type": "text/plain" });
@@ -182,14 +193,26 @@ describe("WebFetch: redirects and failures", () => {
   it("fails clearly on an error status, a binary body, a body over the cap and a slow body", async () => {
     const missing = await fetchWith(localFetch(), `${base}/missing`);
     expect(missing).toMatchObject({ isError: true, content: expect.stringContaining("answered HTTP 404 Not Found") });
-    const image = await fetchWith(localFetch(), `${base}/image`);
-    expect(image).toMatchObject({ isError: true, content: expect.stringContaining("is image/png, not a text or HTML page") });
+    const archive = await fetchWith(localFetch(), `${base}/archive`);
+    expect(archive).toMatchObject({ isError: true, content: expect.stringContaining("is application/zip, not a text or HTML page") });
+    const broken = await fetchWith(localFetch(), `${base}/image`);
+    expect(broken).toMatchObject({
+      isError: true,
+      content: expect.stringContaining("its bytes are not a image/png file WebFetch can show"),
+    });
     const large = await fetchWith(localFetch({ maxBodyBytes: 1024 * 1024 }), `${base}/too-large`);
     expect(large).toMatchObject({ isError: true, content: expect.stringContaining("is larger than 1 MB; WebFetch stopped reading it") });
     const started = Date.now();
     const slow = await fetchWith(localFetch({ timeoutMs: 300 }), `${base}/slow`);
     expect(slow).toMatchObject({ isError: true, content: expect.stringContaining("did not answer within 0.3 s") });
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("gives the model an image the URL answers with, as an image", async () => {
+    const result = await fetchWith(localFetch(), `${base}/dot.png`);
+    expect(result.isError).toBe(false);
+    expect(result.content).toMatch(/\/dot\.png \(HTTP 200, image\/png\), \d+ bytes: the image\./);
+    expect(result.parts).toEqual([{ type: "image", mediaType: "image/png", data: tinyPng }]);
   });
 
   it("refuses what is not an http(s) URL, and credentials in the URL", async () => {

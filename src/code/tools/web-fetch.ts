@@ -1,10 +1,11 @@
-import type { Model, Tool } from "../../engine.js";
+import { type Model, type Tool, type ToolOutput, toolOutput } from "../../engine.js";
 import { ToolError } from "../../errors.js";
 import type { PermissionRule } from "../permissions/parse-rule.js";
 import { type LookupAll, lookupAll } from "../web/address-guard.js";
 import { domainPatternNames, hostOfUrl, portOfUrl } from "../web/domain-pattern.js";
 import { type FetchedPage, fetchPage } from "../web/fetch-page.js";
 import { convertHtmlToMarkdown } from "../web/html-to-markdown.js";
+import { defaultMediaLimits, imageTypeOf, isPdf, readImage, readPdf } from "./read-media.js";
 
 /** Settings of {@link createWebFetchTool} (CodingAgentOptions' `webFetch`). */
 export type WebFetchOptions = {
@@ -41,6 +42,7 @@ type WebFetchArguments = { url: string; prompt: string };
 /** A fetch's outcome as kept: a page already turned into Markdown (not yet cut), or a redirect not followed. */
 type LoadedPage =
   | { kind: "page"; url: string; status: number; mediaType: string; markdown: string }
+  | Extract<FetchedPage, { kind: "media" }>
   | Extract<FetchedPage, { kind: "redirect" }>;
 
 type CachedPage = { page: LoadedPage; upgraded: boolean; expires: number; size: number };
@@ -91,10 +93,10 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
       timeoutMs: settings.timeoutMs,
     });
     const page: LoadedPage =
-      fetched.kind === "redirect"
-        ? fetched
-        : { kind: "page", url: fetched.url, status: fetched.status, mediaType: fetched.mediaType, markdown: pageMarkdown(fetched) };
-    const size = page.kind === "page" ? page.markdown.length : page.location.length;
+      fetched.kind === "page"
+        ? { kind: "page", url: fetched.url, status: fetched.status, mediaType: fetched.mediaType, markdown: pageMarkdown(fetched) }
+        : fetched;
+    const size = page.kind === "page" ? page.markdown.length : page.kind === "media" ? page.bytes.length : page.location.length;
     const entry = { page, upgraded, expires: Date.now() + settings.cacheMs, size };
     if (settings.cacheMs > 0 && size <= maxCachedCharacters) {
       cache.set(url.href, entry);
@@ -107,7 +109,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
   return {
     name: "WebFetch",
     description: [
-      "Fetch a web page (http or https; http is upgraded to https) and answer a prompt about it: the page is turned into Markdown and the prompt is answered over it.",
+      "Fetch a web page (http or https; http is upgraded to https) and answer a prompt about it: the page is turned into Markdown and the prompt is answered over it. An image or a PDF is shown to you as one.",
       "A redirect to another host is not followed: the result gives the new URL, to fetch with another WebFetch call.",
       `${settings.cacheMs > 0 ? `Pages are cached for ${Math.max(1, Math.round(settings.cacheMs / 60_000))} minutes. ` : ""}The tool reads public pages: it cannot log in, and local or private addresses need a permission rule.`,
     ].join(" "),
@@ -138,6 +140,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
           `To read it, call WebFetch again with url "${page.location}".`,
           ...notes,
         ].join("\n");
+      if (page.kind === "media") return mediaOutput(page, notes);
       const { text, cut } = cutMarkdown(page.markdown, settings.maxMarkdownCharacters);
       const heading = [
         `${page.url} (HTTP ${page.status}${page.mediaType ? `, ${page.mediaType}` : ""}): ${count(page.markdown.length)} characters of Markdown${cut ? `, cut to the first ${count(settings.maxMarkdownCharacters)}` : ""}.`,
@@ -164,6 +167,23 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
       return [...heading, "", answer].join("\n");
     },
   };
+}
+
+/**
+ * An image or a PDF the URL answered with, as the model sees one: through Read's own handling (an image past the cap
+ * downscaled, a PDF of more than 10 pages refused with how to read it: download it with Bash and Read its pages).
+ */
+async function mediaOutput(page: Extract<LoadedPage, { kind: "media" }>, notes: string[]): Promise<ToolOutput> {
+  const head = `${page.url} (HTTP ${page.status}, ${page.mediaType}), ${page.bytes.length.toLocaleString("en-US")} bytes`;
+  const name = decodeURIComponent(new URL(page.url).pathname.split("/").pop() || "document.pdf");
+  const image = imageTypeOf(page.bytes.subarray(0, 16));
+  const output = image ? await readImage(page.bytes, image, page.url, defaultMediaLimits) : undefined;
+  if (output) return toolOutput([`${head}: the image.`, ...notes, output.text].join("\n"), output.parts);
+  if (page.mediaType === "application/pdf" && isPdf(page.bytes.subarray(0, 8))) {
+    const pdf = await readPdf(page.bytes, page.url, name, undefined, defaultMediaLimits);
+    return toolOutput([`${head}: the document.`, ...notes, pdf.text].join("\n"), pdf.parts);
+  }
+  throw new ToolError(`${head}, but its bytes are not a ${page.mediaType} file WebFetch can show`);
 }
 
 /** The page as Markdown: HTML converted, other text as it is. */

@@ -39,6 +39,14 @@ export type FetchedPage =
       text: string;
     }
   | {
+      kind: "media";
+      url: string;
+      status: number;
+      /** An image type every provider takes (PNG, JPEG, GIF, WebP) or `application/pdf`. */
+      mediaType: string;
+      bytes: Buffer;
+    }
+  | {
       kind: "redirect";
       /** The URL that answered with the redirect. */
       url: string;
@@ -48,6 +56,8 @@ export type FetchedPage =
     };
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+/** What WebFetch gives the model as an image or a document rather than as text. */
+const mediaTypes: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"]);
 
 /**
  * GETs `url` and reads its body as text. Each hop resolves its host and refuses it when any address is not public
@@ -79,6 +89,9 @@ export async function fetchPage(start: URL, options: FetchPageOptions): Promise<
     }
     const contentType = String(response.headers["content-type"] ?? "");
     const mediaType = (contentType.split(";")[0] ?? "").trim().toLowerCase();
+    // An image or a PDF is read as bytes: the model sees it as one.
+    if (mediaTypes.has(mediaType))
+      return { kind: "media", url: url.href, status, mediaType, bytes: await readBody(response, url, options) };
     if (mediaType !== "" && !isTextual(mediaType)) {
       response.destroy();
       throw new ToolError(`${url.href} is ${mediaType}, not a text or HTML page; WebFetch reads text only`);
