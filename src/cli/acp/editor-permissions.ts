@@ -4,7 +4,7 @@ import type { PermissionMode } from "../../code/permissions/modes.js";
 import type { NetworkRequest } from "../../code/sandbox/network-proxy.js";
 import type { ApprovalDecision } from "../../core/run-state.js";
 import { allowRuleLine, rememberOwnProjectSettings } from "../code/project-trust.js";
-import { localSettingsFile, networkRequestName, SessionRules, saveAllowRules } from "../code/session-rules.js";
+import { beforeAsking, localSettingsFile, networkRequestName, SessionRules, saveAllowRules } from "../code/session-rules.js";
 import { textContent, toolKind, toolLocations, toolTitle } from "./describe-tool-call.js";
 import type { EditorConnection } from "./editor-session.js";
 import type { TurnUpdates } from "./turn-updates.js";
@@ -82,22 +82,10 @@ export function createEditorPermissions(host: EditorPermissionHost): EditorPermi
     if (request.signal.aborted) return cancelledDecision;
     const agent = host.agent();
     const { toolCall } = request;
-    const leavesSandbox = toolCall.name === "Bash" && toolCall.arguments.dangerouslyDisableSandbox === true && agent.sandbox.status.enabled;
-    if (!leavesSandbox && (await sessionRules().allows(toolCall))) return { behavior: "allow" };
-    if (leavesSandbox && agent.sandbox.status.allowUnsandboxedCommands === false)
-      return {
-        behavior: "deny",
-        message:
-          "Running outside the sandbox is turned off here (sandbox.allowUnsandboxedCommands is false), so the user was not asked. Run the command inside it, or ask the user to run it.",
-      };
+    const before = await beforeAsking(agent, sessionRules(), toolCall);
+    if (before.answered) return before.answered;
+    const { suggestion } = before;
     const isPlan = toolCall.name === "ExitPlanMode";
-    // Leaving the sandbox is asked each time: no rule is offered for it.
-    const suggestion =
-      isPlan || leavesSandbox
-        ? undefined
-        : await sessionRules()
-            .suggest(toolCall)
-            .catch(() => undefined);
     const root = agent.workspace.root;
     await announce(toolCall, toolTitle(toolCall, root), toolKind(toolCall));
     const reason = request.reason ? [textContent(`Why this is asked: ${request.reason}`)] : [];

@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { CodingAgent } from "../../code/coding-agent.js";
 import { mcpSamplingName } from "../../code/create-session-sampler.js";
+import type { ApprovalDecision } from "../../core/run-state.js";
 import type { ToolCall } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
 import { editSettingsFile, isSettingsObject } from "./edit-settings-file.js";
@@ -109,6 +110,41 @@ export class SessionRules {
     });
     return explanation.decision.behavior === "allow";
   }
+}
+
+/** What the session makes of a call before a person is asked about it (see {@link beforeAsking}). */
+export type BeforeAsking =
+  | { answered: ApprovalDecision }
+  | {
+      answered?: undefined;
+      /** Whether the call leaves the sandbox (asked every time, no rule offered). */
+      leavesSandbox: boolean;
+      /** The rules "always" would add, when some would allow the call from now on. */
+      suggestion: string[] | undefined;
+    };
+
+/**
+ * The part of a permission question the terminal and the editor share: a call the person's session rules now allow
+ * is allowed without asking; a call leaving the sandbox where that is turned off is refused without asking (the
+ * Bash tool would refuse it whatever the answer). Otherwise, the rule to offer for "always": none for leaving the
+ * sandbox, a network request or a plan.
+ */
+export async function beforeAsking(agent: CodingAgent, rules: SessionRules, toolCall: Call): Promise<BeforeAsking> {
+  // With the sandbox off, the argument changes nothing: such a call is judged, and remembered, as any other.
+  const isNetwork = toolCall.name === networkRequestName;
+  const leavesSandbox =
+    isNetwork || (toolCall.name === "Bash" && toolCall.arguments.dangerouslyDisableSandbox === true && agent.sandbox.status.enabled);
+  if (!leavesSandbox && (await rules.allows(toolCall))) return { answered: { behavior: "allow" } };
+  if (leavesSandbox && !isNetwork && agent.sandbox.status.allowUnsandboxedCommands === false)
+    return {
+      answered: {
+        behavior: "deny",
+        message:
+          "Running outside the sandbox is turned off here (sandbox.allowUnsandboxedCommands is false), so the user was not asked. Run the command inside it, or ask the user to run it.",
+      },
+    };
+  const offersRule = !leavesSandbox && toolCall.name !== "ExitPlanMode";
+  return { leavesSandbox, suggestion: offersRule ? await rules.suggest(toolCall).catch(() => undefined) : undefined };
 }
 
 /** The project's personal settings file, where "always" rules can be kept: `<root>/.minagent/settings.local.json`. */

@@ -4,7 +4,7 @@ import type { PermissionMode } from "../../../code/permissions/index.js";
 import type { ApprovalDecision } from "../../../core/run-state.js";
 import type { McpElicitationRequest, McpElicitationResult } from "../../../mcp/index.js";
 import { allowRuleLine, rememberOwnProjectSettings } from "../project-trust.js";
-import { localSettingsFile, networkRequestName, type SessionRules, saveAllowRules } from "../session-rules.js";
+import { beforeAsking, localSettingsFile, networkRequestName, type SessionRules, saveAllowRules } from "../session-rules.js";
 import { describeMcpHints } from "../start-mcp-servers.js";
 import { describeToolCall } from "../tool-line.js";
 import { computeFileChange, formatFileChange } from "./change-preview.js";
@@ -61,27 +61,11 @@ export function createApprovals(host: ApprovalHost): {
     const { toolCall } = request;
     // Leaving the sandbox is asked every time, and a host for the sandbox's proxy once a session: no session rule
     // answers for the person, and none is offered.
-    // (With the sandbox off, the argument changes nothing: such a call is judged, and remembered, as any other.)
+    const before = await beforeAsking(host.agent(), host.rules(), toolCall);
+    if (before.answered) return before.answered;
+    const { suggestion } = before;
     const isNetwork = toolCall.name === networkRequestName;
-    const leavesSandbox =
-      isNetwork ||
-      (toolCall.name === "Bash" && toolCall.arguments.dangerouslyDisableSandbox === true && host.agent().sandbox.status.enabled);
-    if (!leavesSandbox && (await host.rules().allows(toolCall))) return { behavior: "allow" };
-    // The Bash tool refuses such a call whatever the answer: asking would only waste the person's yes.
-    if (leavesSandbox && !isNetwork && host.agent().sandbox.status.allowUnsandboxedCommands === false)
-      return {
-        behavior: "deny",
-        message:
-          "Running outside the sandbox is turned off here (sandbox.allowUnsandboxedCommands is false), so the user was not asked. Run the command inside it, or ask the user to run it.",
-      };
     const isPlan = toolCall.name === "ExitPlanMode";
-    const suggestion =
-      isPlan || leavesSandbox
-        ? undefined
-        : await host
-            .rules()
-            .suggest(toolCall)
-            .catch(() => undefined);
     host.onOpen();
     const notify = setTimeout(() => {
       host
