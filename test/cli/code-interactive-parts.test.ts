@@ -278,6 +278,13 @@ describe("session rules", () => {
     rules.add(["WebFetch(domain:docs.python.org)"]);
     expect(await rules.allows({ name: "WebFetch", arguments: { url: "https://docs.python.org/3/", prompt: "?" } })).toBe(true);
     expect(await rules.allows({ name: "WebFetch", arguments: { url: "https://python.org/", prompt: "?" } })).toBe(false);
+
+    // WebSearch takes no specifier: "don't ask again" allows every search of the session.
+    const search = { name: "WebSearch", arguments: { query: "python json" } };
+    expect(await rules.allows(search)).toBe(false);
+    expect(await rules.suggest(search)).toEqual(["WebSearch"]);
+    rules.add(["WebSearch"]);
+    expect(await rules.allows({ name: "WebSearch", arguments: { query: "anything else" } })).toBe(true);
   });
 
   test("an ask rule of the settings keeps asking: no suggestion, and no session rule overrides it", async () => {
