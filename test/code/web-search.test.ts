@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CodingAgent, type CodingAgentOptions, createWebSearchTool } from "../../src/code/index.js";
-import { FakeModel, type Model, type WebSearchOptions, type WebSearchResult } from "../../src/index.js";
+import { FakeModel, type Model, type WebSearchOptions, type WebSearchResult, withRetry } from "../../src/index.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
 import { OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
@@ -77,6 +77,13 @@ describe("WebSearch through Anthropic's web search tool (recorded traffic)", () 
     // The model's words, the paused turn's and the continuation's.
     expect(text).toContain("Summary:\nI'll run these searches for you one at a time.");
     expect(text).toContain("Hello! I'm doing well");
+  });
+
+  it("searches through a model wrapped in withRetry too", async () => {
+    server.reply(fixtureReply(endTurnJson));
+    const { content } = await callTool(createWebSearchTool(withRetry(anthropic())), { query: "node release" });
+    expect(body(0).tools?.[0]?.type).toBe("web_search_20250305");
+    expect(content).toContain("Summary:\nHello! I'm doing well");
   });
 
   it("sends blocked_domains, refuses both lists in one call, and refuses a query too short", async () => {
