@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { CodingAgent, type CodingAgentOptions, createWebSearchTool } from "../../src/code/index.js";
 import { FakeModel, type Model, type WebSearchOptions, type WebSearchResult, withRetry } from "../../src/index.js";
 import { AnthropicModel } from "../../src/models/anthropic/index.js";
+import { collectAnthropicWebSearch } from "../../src/models/anthropic/search-anthropic-web.js";
 import { OpenAIResponsesModel } from "../../src/models/openai/index.js";
 import { reply, toolCall } from "../../src/testing/index.js";
 import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
@@ -77,6 +78,17 @@ describe("WebSearch through Anthropic's web search tool (recorded traffic)", () 
     // The model's words, the paused turn's and the continuation's.
     expect(text).toContain("Summary:\nI'll run these searches for you one at a time.");
     expect(text).toContain("Hello! I'm doing well");
+  });
+
+  it("reads the results of a recorded streamed search turn as well (the blocks a stream collects)", async () => {
+    server.reply(fixtureReply("anthropic/stream-pause-turn-web-search.sse", { chunkSize: 4093 }));
+    const response = await anthropic().complete([{ role: "user", content: "Run these searches" }], [], { onEvent: () => {} });
+    expect(response.stopReason).toBe("pause_turn");
+    const outcome = collectAnthropicWebSearch([response]);
+    expect(outcome.queries.length).toBeGreaterThan(1);
+    expect(outcome.results.length).toBeGreaterThan(2);
+    expect(outcome.results.every((result) => /^https:\/\//.test(result.url) && result.title !== "")).toBe(true);
+    expect(new Set(outcome.results.map((result) => result.url)).size).toBe(outcome.results.length);
   });
 
   it("searches through a model wrapped in withRetry too", async () => {
