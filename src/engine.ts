@@ -59,6 +59,14 @@ export {
   type ResolveModelOptions,
   resolveModel,
 } from "./models/resolve-model.js";
+export {
+  filterWebSearchResults,
+  searchesWeb,
+  type WebSearchModel,
+  type WebSearchOptions,
+  type WebSearchOutcome,
+  type WebSearchResult,
+} from "./models/web-search.js";
 export { type RetryEvent, type RetryOptions, withRetry } from "./models/with-retry.js";
 export type { CanUseTool, PermissionContext, PermissionDecision } from "./tools/permission.js";
 export {

@@ -26,6 +26,7 @@ import type { SettingsInput } from "./settings/load-settings.js";
 import type { SubagentBudget, SubagentDefinition, SubagentLimits } from "./subagents/index.js";
 import type { TodoStore } from "./tools/todo-write.js";
 import type { WebFetchOptions } from "./tools/web-fetch.js";
+import type { WebSearchToolOptions } from "./tools/web-search.js";
 import type { Workspace } from "./workspace.js";
 
 /** A person's answer to a call that needs approval, given while the run waits (the CLI's prompt). */
@@ -116,6 +117,17 @@ export type CodingAgentOptions = {
    * rules, and a loopback, link-local or private address only for a host an allow rule names itself.
    */
   webFetch?: false | WebFetchOptions | undefined;
+  /**
+   * The WebSearch tool (`false`: none). By default it searches through the session model's provider, as Claude Code
+   * does with Anthropic's: Anthropic's web search tool (`AnthropicModel`) or OpenAI's `web_search`
+   * (`OpenAIResponsesModel`), one separate call of the model that may only search. With any other model it answers
+   * that web search is not available, unless `search` gives a backend of your own, which is then used for every
+   * search (results outside `allowed_domains` or inside `blocked_domains` are dropped). A person approves each search
+   * unless an allow rule `WebSearch` allows it.
+   * @example
+   * webSearch: { search: async (query) => (await mySearchApi(query)).map((hit) => ({ title: hit.name, url: hit.link })) }
+   */
+  webSearch?: false | WebSearchToolOptions | undefined;
   /** The session's id, sent to hooks and naming its checkpoints (default: a random one). */
   sessionId?: string | undefined;
   /**

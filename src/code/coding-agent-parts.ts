@@ -27,6 +27,7 @@ import { createNotebookEditTool } from "./tools/notebook-edit.js";
 import { createReadTool } from "./tools/read.js";
 import { createTodoStore, createTodoWriteTool, type TodoStore } from "./tools/todo-write.js";
 import { webFetchTools } from "./tools/web-fetch.js";
+import { webSearchTools } from "./tools/web-search.js";
 import { createWriteTool } from "./tools/write.js";
 import { Workspace } from "./workspace.js";
 
@@ -77,7 +78,7 @@ export async function createBoundaries(
 
 /**
  * The built-in coding tools over one workspace; `env` is the Bash commands' environment (default: the Bash tool's);
- * `webFetch` sets WebFetch up (`false`: no WebFetch).
+ * `webFetch` sets WebFetch up (`false`: no WebFetch); `webSearch` WebSearch, which searches through `model`'s provider.
  */
 export function builtInTools(
   workspace: Workspace,
@@ -86,6 +87,7 @@ export function builtInTools(
   todos: TodoStore,
   env?: Readonly<Record<string, string | undefined>> | undefined,
   webFetch?: CodingAgentOptions["webFetch"],
+  webSearch?: { model: Model; options: CodingAgentOptions["webSearch"] },
 ): Tool[] {
   return [
     createReadTool(workspace),
@@ -98,6 +100,7 @@ export function builtInTools(
     createBashTool(workspace, { sandbox, env }),
     createTodoWriteTool(todos),
     ...webFetchTools(webFetch, permissions),
+    ...webSearchTools(webSearch?.options, webSearch?.model),
     ...permissions.planMode.tools,
   ];
 }

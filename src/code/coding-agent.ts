@@ -262,7 +262,9 @@ export class CodingAgent {
     const todos = options.todos ?? createTodoStore();
     const registry = new ToolRegistry(registryOptions);
     const bashEnv = commandEnv && { ...withoutCredentials(process.env), GIT_EDITOR: "true", ...commandEnv };
-    for (const tool of builtInTools(workspace, permissions, sandbox, todos, bashEnv, options.webFetch)) registry.add(withHooks(tool));
+    const webSearch = { model, options: options.webSearch };
+    for (const tool of builtInTools(workspace, permissions, sandbox, todos, bashEnv, options.webFetch, webSearch))
+      registry.add(withHooks(tool));
     for (const tool of options.tools ?? []) registry.add(withHooks(tool));
     // Before the subagents, so that their tools include Skill; a Skill tool given in `tools` is kept instead.
     const skills = await createSkills(options, {

@@ -211,5 +211,6 @@ export {
   type TodoStoreOptions,
 } from "./tools/todo-write.js";
 export { createWebFetchTool, type WebFetchOptions, type WebFetchToolOptions } from "./tools/web-fetch.js";
+export { createWebSearchTool, type WebSearchBackend, type WebSearchToolOptions } from "./tools/web-search.js";
 export { createWriteTool } from "./tools/write.js";
 export { type EditorFiles, type FileVersion, Workspace, type WorkspaceOptions } from "./workspace.js";

@@ -1,6 +1,7 @@
 import type { Model, ModelCallOptions, ModelResponse, ModelStreamEvent } from "../core/types.js";
 import { abortPromise, throwIfAborted, UsageError } from "../errors.js";
 import { ProviderError } from "./provider-error.js";
+import { searchesWeb, type WebSearchOptions } from "./web-search.js";
 
 /** How a model call is retried when the provider reports a retryable failure. */
 export type RetryOptions = {
@@ -52,6 +53,8 @@ export function withRetry(model: Model, options: RetryOptions = {}): Model {
     ...(model.supportsResponseFormat !== undefined && { supportsResponseFormat: model.supportsResponseFormat }),
     complete: (messages, tools, callOptions = {}) =>
       completeWithRetries((attemptOptions) => model.complete(messages, tools, attemptOptions), callOptions, policy),
+    // A model that searches the web still does, wrapped (its own calls retry with its own policy).
+    ...(searchesWeb(model) && { searchWeb: (query: string, options?: WebSearchOptions) => model.searchWeb(query, options) }),
   };
 }
 

@@ -73,7 +73,6 @@ test("minagent code -p starts with Claude Code's agent files, says once what it 
     `minagent code: Subagent definition ${join(agents, "test-runner.md")}, line 9: \`memory\` (a Claude Code key) is not supported by minagent, and is ignored.`,
     `minagent code: Subagent definition ${join(agents, "web-researcher.md")}, line 4: the tools entry "Bash(curl:*)" is left out: a subagent's tools are names (give "Bash" and limit what it may do with permission rules).`,
     `minagent code: Subagent "issue-triager" (${join(agents, "issue-triager.md")}) names MCP tools of servers this session does not have: github; it runs without them (servers: none)`,
-    `minagent code: Subagent "web-researcher" (${join(agents, "web-researcher.md")}) names tools minagent does not have: WebSearch; it runs without them. Tools a subagent may have: Read, Write, Edit, NotebookEdit, Glob, Grep, Bash, TodoWrite, WebFetch, Agent.`,
   ]);
   const first = requestBody<Body>(fixture, 0);
   const description = first.tools?.find((tool) => tool.name === "Agent")?.description ?? "";

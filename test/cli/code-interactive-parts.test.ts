@@ -204,6 +204,9 @@ describe("tool lines", () => {
     expect(summarizeToolResult(bash, { content: "a\nb\n\nExit code: 1" })).toBe("exit 1 · 2 lines of output");
     expect(summarizeToolResult(bash, { content: "(no output)\n\nExit code: 0\n[Working directory: src]" })).toBe("exit 0 · no output");
     expect(summarizeToolResult({ name: "Glob", arguments: {} }, { content: "a.ts\nb.ts" })).toBe("2 files");
+    const search =
+      'Web search results for query: "node"\n\n1. Node.js — https://nodejs.org/\n2. Blog — https://nodejs.org/blog\n\nSummary:\n3. not a result';
+    expect(summarizeToolResult({ name: "WebSearch", arguments: {} }, { content: search })).toBe("2 results");
     expect(summarizeToolResult(bash, { content: "Error: The command timed out\nmore", isError: true })).toBe("The command timed out");
     const edit = { name: "Edit", arguments: {} };
     expect(summarizeToolResult(edit, { content: "Edited a.js: replaced 1 occurrence (line 2). It now reads:\n 2\tx" })).toBe(
@@ -278,6 +281,13 @@ describe("session rules", () => {
     rules.add(["WebFetch(domain:docs.python.org)"]);
     expect(await rules.allows({ name: "WebFetch", arguments: { url: "https://docs.python.org/3/", prompt: "?" } })).toBe(true);
     expect(await rules.allows({ name: "WebFetch", arguments: { url: "https://python.org/", prompt: "?" } })).toBe(false);
+
+    // WebSearch takes no specifier: "don't ask again" allows every search of the session.
+    const search = { name: "WebSearch", arguments: { query: "python json" } };
+    expect(await rules.allows(search)).toBe(false);
+    expect(await rules.suggest(search)).toEqual(["WebSearch"]);
+    rules.add(["WebSearch"]);
+    expect(await rules.allows({ name: "WebSearch", arguments: { query: "anything else" } })).toBe(true);
   });
 
   test("an ask rule of the settings keeps asking: no suggestion, and no session rule overrides it", async () => {

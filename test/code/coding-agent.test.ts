@@ -53,6 +53,7 @@ describe("CodingAgent", () => {
       "Bash",
       "TodoWrite",
       "WebFetch",
+      "WebSearch",
       "EnterPlanMode",
       "ExitPlanMode",
       "Agent",

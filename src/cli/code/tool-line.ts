@@ -76,6 +76,12 @@ export function summarizeToolResult(call: Call, result: { content: string; isErr
     const files = content.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("(") && !line.startsWith("[")).length;
     return /^no files/i.test(content) ? firstLine(content) : `${files} file${files === 1 ? "" : "s"}`;
   }
+  if (call.name === "WebSearch" && content.startsWith("Web search results for query:")) {
+    // The numbered list before the summary, which may hold numbered lines of its own.
+    const list = content.split("\n\nSummary:\n")[0] ?? "";
+    const results = list.split("\n").filter((line) => /^\d+\. /.test(line)).length;
+    return `${results} result${results === 1 ? "" : "s"}`;
+  }
   // "Edited src/a.ts: replaced 1 occurrence (line 2). It now reads: …": the first sentence says it.
   if (call.name === "Edit" || call.name === "Write") return firstLine(content).replace(/(\.)\s.*$/, "$1");
   return firstLine(content);

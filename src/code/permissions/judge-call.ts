@@ -58,6 +58,9 @@ export function judgeToolCall(name: string, args: Record<string, unknown>, judge
   if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions runs what no deny rule forbids", byMode: true };
   // WebFetch changes nothing here, but what its URL carries leaves the machine: as in Claude Code, a host no rule allows is asked.
   if (name === "WebFetch") return { behavior: "ask", reason: `${webFetchSubject(args)} is not allowed by any WebFetch(domain:…) rule` };
+  // Likewise a search's query leaves the machine: Claude Code asks for WebSearch unless a rule allows it.
+  if (name === "WebSearch")
+    return { behavior: "ask", reason: `a web search for "${String(args.query)}" is not allowed by any WebSearch rule` };
   // An MCP server says for itself whether a tool is read-only: that is not enough to run it without a rule.
   if (mode !== "dontAsk" && readOnly && !name.startsWith("mcp__"))
     return { behavior: "allow", reason: `${subject} is read-only`, byMode: true };

@@ -3,6 +3,7 @@ import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from
 import { UsageError } from "../../errors.js";
 import { ProviderAttempts, type ProviderModelOptions, type RequestOptions } from "../provider-attempts.js";
 import { ConversationToolCallIds } from "../tool-call-ids.js";
+import { completeWebSearch, type WebSearchModel, type WebSearchOptions, type WebSearchOutcome } from "../web-search.js";
 import type { AnthropicRequest, AnthropicServerTool, AnthropicStreamEvent } from "./anthropic-wire-types.js";
 import { collectAnthropicStream } from "./collect-anthropic-stream.js";
 import { convertAnthropicResponse } from "./convert-anthropic-response.js";
@@ -10,6 +11,7 @@ import { convertToAnthropicMessages, convertToAnthropicTools } from "./convert-t
 import { createAnthropicError } from "./create-anthropic-error.js";
 import { mapAnthropicOutputFormat } from "./map-anthropic-output-format.js";
 import { mapAnthropicToolChoice } from "./map-anthropic-tool-choice.js";
+import { anthropicWebSearchTool, collectAnthropicWebSearch } from "./search-anthropic-web.js";
 
 /** Settings of an {@link AnthropicModel}. */
 export type AnthropicModelOptions = ProviderModelOptions & {
@@ -60,7 +62,7 @@ export type AnthropicModelOptions = ProviderModelOptions & {
  * const model = new AnthropicModel({ model: "claude-sonnet-4-6", thinking: { budgetTokens: 2048 } });
  * const result = await new Agent(model, registry).run("What is 17 * 23?");
  */
-export class AnthropicModel implements Model {
+export class AnthropicModel implements Model, WebSearchModel {
   readonly provider = "anthropic";
   readonly modelId: string;
   readonly supportsResponseFormat: boolean;
@@ -104,6 +106,17 @@ export class AnthropicModel implements Model {
       const stream = await this.#client.messages.create({ ...request, stream: true }, requestOptions);
       return collectAnthropicStream(stream as AsyncIterable<AnthropicStreamEvent>, onEvent, context);
     });
+  }
+
+  /**
+   * Searches the web with Anthropic's web search tool, as Claude Code's WebSearch does: one separate call of this
+   * model (same connection settings, no thinking) whose request offers only `web_search` with the domain lists, its
+   * `pause_turn` stops continued until the turn ends. The results are those of its `web_search_tool_result` blocks.
+   * @see https://docs.claude.com/en/docs/agents-and-tools/tool-use/web-search-tool
+   */
+  async searchWeb(query: string, options: WebSearchOptions = {}): Promise<WebSearchOutcome> {
+    const searcher = new AnthropicModel({ ...this.#options, thinking: undefined, serverTools: [anthropicWebSearchTool(options)] });
+    return collectAnthropicWebSearch(await completeWebSearch(searcher, query, options.signal));
   }
 
   /**

@@ -85,6 +85,7 @@ describe("permission matrix: other tools", () => {
     ["mcp__github__delete_repo", false, "DDDDD"],
     ["mcp__slack__post", false, "QQDDA"],
     ["mcp__slack__search", true, "QQQDA"], // an MCP server's own read-only hint is not enough
+    ["WebSearch", true, "QQQDA"], // read-only, but the query leaves the machine: asked without a rule, as in Claude Code
   ])("%s (readOnly %s) → %s", async (name, readOnly, expected) => {
     expect(await decisions(name, {}, readOnly)).toBe(expected);
   });

@@ -91,7 +91,7 @@ describe("agent files at run time", () => {
     const agent = await create(new FakeModel([]));
     try {
       const tools = agent.subagents?.subagents().find((type) => type.name === "docs-writer")?.tools;
-      expect(tools).toEqual(["Read", "Edit", "NotebookEdit", "Glob", "Grep", "TodoWrite", "WebFetch", "Agent"]);
+      expect(tools).toEqual(["Read", "Edit", "NotebookEdit", "Glob", "Grep", "TodoWrite", "WebFetch", "WebSearch", "Agent"]);
     } finally {
       await agent.close();
     }
@@ -176,7 +176,7 @@ describe("agent files at run time", () => {
     }
   });
 
-  it("maxTurns limits its model calls; Task(type) lets its Agent tool start that type only; tools minagent lacks are one warning", async () => {
+  it("maxTurns limits its model calls; Task(type) lets its Agent tool start that type only; WebSearch is one of its tools", async () => {
     await agentFiles({
       "test-runner.md": testRunnerFile.replace("maxTurns: 8", "maxTurns: 1"),
       "researcher.md": researcherFile,
@@ -194,7 +194,7 @@ describe("agent files at run time", () => {
       const result = await agent.run("Test, then research.");
       expect(toolTexts(result.messages)[0]).toMatch(/reached its limit of 1 model calls/);
       const researcherTools = model.requests[3]?.tools ?? [];
-      expect(researcherTools.map((tool) => tool.name)).toEqual(["Read", "WebFetch", "NotebookEdit", "Agent"]);
+      expect(researcherTools.map((tool) => tool.name)).toEqual(["Read", "WebFetch", "WebSearch", "NotebookEdit", "Agent"]);
       const nested = researcherTools.find((tool) => tool.name === "Agent")?.parameters as {
         properties: { subagent_type: { enum: string[] } };
       };
@@ -203,7 +203,6 @@ describe("agent files at run time", () => {
         expect.stringMatching(/researcher\.md, line 4: the tools entry "Bash\(curl:\*\)" is left out/),
         expect.stringMatching(/test-runner\.md, line 7: `skills` \(a Claude Code key\) is not supported by minagent/),
         expect.stringMatching(/test-runner\.md, line 9: `memory` \(a Claude Code key\) is not supported by minagent/),
-        expect.stringMatching(/^Subagent "web-researcher" \(.*\) names tools minagent does not have: WebSearch; it runs without them\./),
         expect.stringMatching(
           /^Subagent "web-researcher" \(.*\) asks for the model "claude-haiku-4-5", which has no equivalent for the session's provider \(fake\)/,
         ),

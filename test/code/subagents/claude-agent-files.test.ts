@@ -36,7 +36,7 @@ describe("Claude Code's agent files", () => {
     await agentFile(
       join(root, ".claude", "agents"),
       "reviewer.md",
-      "---\nname: reviewer\ndescription: Reviews a change for bugs\ntools: Read, Grep, Glob, WebSearch\ncolor: blue\n---\nYou review changes.\n",
+      "---\nname: reviewer\ndescription: Reviews a change for bugs\ntools: Read, Grep, Glob, WebSearch, KillShell\ncolor: blue\n---\nYou review changes.\n",
     );
     await agentFile(join(base, "claude", "agents"), "writer.md", "---\nname: writer\ndescription: Writes release notes\n---\nYou write.\n");
     const agent = await create();
@@ -44,7 +44,7 @@ describe("Claude Code's agent files", () => {
       const types = agent.subagents?.subagents().map((definition) => definition.name);
       expect(types).toEqual(expect.arrayContaining(["reviewer", "writer"]));
       expect(agent.warnings).toEqual([
-        expect.stringMatching(/Subagent "reviewer" .* names tools minagent does not have: WebSearch; it runs without them/),
+        expect.stringMatching(/Subagent "reviewer" .* names tools minagent does not have: KillShell; it runs without them/),
       ]);
     } finally {
       await agent.close();

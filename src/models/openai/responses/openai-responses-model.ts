@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../../core/types.js";
 import { ProviderAttempts, type ProviderModelOptions } from "../../provider-attempts.js";
 import { ConversationToolCallIds } from "../../tool-call-ids.js";
+import { type WebSearchModel, type WebSearchOptions, type WebSearchOutcome, webSearchMessages } from "../../web-search.js";
 import { createOpenAIError } from "../create-openai-error.js";
 import { collectResponsesStream } from "./collect-responses-stream.js";
 import { convertResponsesResponse } from "./convert-responses-response.js";
@@ -9,6 +10,7 @@ import { convertToResponsesInput, convertToResponsesTools } from "./convert-to-r
 import { createTerminatedEventsFetch, createWholeEventsFetch } from "./create-whole-events-fetch.js";
 import { mapResponsesToolChoice } from "./map-responses-tool-choice.js";
 import type { ResponsesReasoningSettings, ResponsesRequest, ResponsesStreamEvent } from "./responses-wire-types.js";
+import { collectResponsesWebSearch, responsesWebSearchTool, webSearchSourcesInclude } from "./search-responses-web.js";
 
 /** Settings of an {@link OpenAIResponsesModel}. */
 export type OpenAIResponsesModelOptions = ProviderModelOptions & {
@@ -54,7 +56,7 @@ export type OpenAIResponsesModelOptions = ProviderModelOptions & {
  * @example
  * const model = new OpenAIResponsesModel({ model: "gpt-5", reasoning: { effort: "low", summary: "auto" } });
  */
-export class OpenAIResponsesModel implements Model {
+export class OpenAIResponsesModel implements Model, WebSearchModel {
   readonly provider: string;
   readonly modelId: string;
   /** Final answers can be held to a JSON Schema (`text.format` json_schema). */
@@ -106,6 +108,27 @@ export class OpenAIResponsesModel implements Model {
       const stream = await this.#client.responses.create({ ...request, stream: true }, requestOptions);
       return collectResponsesStream(stream as AsyncIterable<ResponsesStreamEvent>, onEvent, context);
     });
+  }
+
+  /**
+   * Searches the web with OpenAI's `web_search` tool: one separate call of this model whose request offers only that
+   * tool (the allowed domains as its filter) and asks for the sources it read. The results are the response's
+   * `url_citation` annotations and sources; blocked domains, which the API does not take, are dropped from them.
+   * @see https://platform.openai.com/docs/guides/tools-web-search
+   */
+  async searchWeb(query: string, options: WebSearchOptions = {}): Promise<WebSearchOutcome> {
+    const messages = webSearchMessages(query);
+    const base = this.createRequest(messages, []);
+    const request: ResponsesRequest = {
+      ...base,
+      tools: [responsesWebSearchTool(options)],
+      include: [...(base.include ?? []), webSearchSourcesInclude],
+    };
+    const context = { provider: this.provider, usedIds: () => this.#ids.of(messages) };
+    const response = await this.#attempts.complete(options.signal ? { signal: options.signal } : {}, async (requestOptions) =>
+      convertResponsesResponse(await this.#client.responses.create(request, requestOptions), context),
+    );
+    return collectResponsesWebSearch(response, this.provider, options);
   }
 
   /**
