@@ -212,7 +212,9 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
 
     await pane.type("document add()");
     await pane.keys("Enter");
-    const asked = await pane.waitFor("Approve this plan and leave plan mode?");
+    // The question and its choices may reach the screen in two writes: wait for the last choice.
+    const asked = await pane.waitFor("3. No, keep planning");
+    expect(asked).toContain("Approve this plan and leave plan mode?");
     expect(asked).toMatch(/✗ Write\(early\.md\) · .*plan mode/);
     expect(asked).toMatch(/The agent's plan:\n +1\. Create README\.md describing add\(\)\.\n +2\. Nothing else\./);
     expect(asked).toContain("1. Yes, and accept edits without asking");

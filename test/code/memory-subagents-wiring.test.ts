@@ -45,7 +45,7 @@ it("default mode: Explore starts without asking; a writer's Write asks the perso
     },
   });
   expect(agent.subagents?.subagents().map((s) => `${s.name} ${s.tools.join(",")} ${s.readOnly}`)).toEqual([
-    "general-purpose Read,Write,Edit,NotebookEdit,Glob,Grep,Bash,TodoWrite,WebFetch,Agent false",
+    "general-purpose Read,Write,Edit,NotebookEdit,Glob,Grep,Bash,TodoWrite,WebFetch,WebSearch,Agent false",
     "Explore Read,Grep,Glob,Bash true",
     "writer Write,Read false",
   ]);
