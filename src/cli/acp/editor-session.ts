@@ -130,9 +130,14 @@ export class EditorSession {
     for (const update of replayConversation(this.#history, this.#agent.workspace.root)) await this.send(update);
   }
 
-  /** Says something the person should know in the editor (a notice), and on stderr for its log. */
+  /** Says something the person should know, in the editor (a quoted line of the agent's text) and on stderr for its log. */
   note(line: string): void {
     process.stderr.write(`minagent acp: ${line}\n`);
+    this.#tell(line);
+  }
+
+  /** A note in the editor only (one said on stderr already, as the session opened). */
+  #tell(line: string): void {
     void this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n> minagent: ${line}\n\n` } }).catch(() => {});
   }
 
@@ -192,7 +197,7 @@ export class EditorSession {
   }
 
   async #run(blocks: readonly acp.ContentBlock[]): Promise<acp.PromptResponse> {
-    for (const line of this.#notes.splice(0)) this.note(line);
+    for (const line of this.#notes.splice(0)) this.#tell(line);
     const controller = new AbortController();
     const updates = new TurnUpdates({
       send: (update) => void this.send(update).catch(() => {}),
