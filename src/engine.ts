@@ -47,6 +47,7 @@ export type {
 } from "./core/types.js";
 export { addUsage, emptyUsage } from "./core/usage.js";
 export { AbortError, MinagentError, OutputValidationError, ToolError, UsageError } from "./errors.js";
+export { imageMediaTypeOf, maxImageBytes, maxImagesPerResult } from "./media-type.js";
 export { FakeModel, type FakeModelOptions, type FakeModelRequest, type FakeModelScriptItem } from "./models/fake-model.js";
 export { ProviderError, type ProviderErrorDetails, type ProviderErrorKind } from "./models/provider-error.js";
 export {

@@ -1,4 +1,4 @@
-import type { ContentPart, ImageMediaType } from "../engine.js";
+import { type ContentPart, type ImageMediaType, imageMediaTypeOf, maxImageBytes, maxImagesPerResult } from "../engine.js";
 
 /** A content block of an MCP tool result, as the protocol defines it (2025-06-18); unknown kinds are kept loosely. */
 export type McpContentBlock =
@@ -23,8 +23,11 @@ export type McpToolResult = {
  * (`{ "content": "…" }`), which would double what the model reads. Programs get it whole from `callTool`.
  */
 export function describeMcpToolResult(result: McpToolResult, options: { imagesAttached?: boolean } = {}): string {
+  let attached = 0;
   const parts = (result.content ?? []).map((block) =>
-    options.imagesAttached && attachable(block) ? `[image ${block.mimeType}: attached]` : describeBlock(block),
+    options.imagesAttached && attachable(block) && attached++ < maxImagesPerResult
+      ? `[image ${block.mimeType}: attached]`
+      : describeBlock(block),
   );
   if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
   return parts.join("\n");
@@ -35,15 +38,21 @@ export function describeMcpToolResult(result: McpToolResult, options: { imagesAt
  * model to see; other kinds stay described in the text.
  */
 export function mcpResultImages(result: McpToolResult): ContentPart[] {
-  return (result.content ?? []).flatMap((block): ContentPart[] =>
-    attachable(block) ? [{ type: "image", mediaType: block.mimeType as ImageMediaType, data: block.data }] : [],
-  );
+  return (result.content ?? [])
+    .filter(attachable)
+    .slice(0, maxImagesPerResult)
+    .map((block): ContentPart => ({ type: "image", mediaType: block.mimeType as ImageMediaType, data: block.data }));
 }
 
-const imageTypes: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-
+/**
+ * An image block the model can be given: its bytes (not only its declared type) a PNG, JPEG, GIF or WebP, within the
+ * size a message may carry, and among the first {@link maxImagesPerResult}. Others stay described in the text: a
+ * mislabelled or oversized image would make the provider refuse every later request.
+ */
 function attachable(block: McpContentBlock): block is { type: "image"; data: string; mimeType: string } {
-  return block.type === "image" && typeof block.data === "string" && typeof block.mimeType === "string" && imageTypes.has(block.mimeType);
+  if (block.type !== "image" || typeof block.data !== "string" || typeof block.mimeType !== "string") return false;
+  if (base64Bytes(block.data) > maxImageBytes) return false;
+  return imageMediaTypeOf(Buffer.from(block.data.slice(0, 24), "base64")) === block.mimeType;
 }
 
 function describeBlock(block: McpContentBlock): string {

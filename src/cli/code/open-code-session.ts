@@ -143,9 +143,11 @@ export async function openCodeSession(options: CodeOptions, io: CliIo, how: Open
         // A folder the person did not trust runs no commands through its agent files either.
         projectHooks: projectTrusted,
       },
-      // …nor pre-approves anything through its custom commands' allowed-tools, nor runs its node_modules/.bin's language server.
+      // …nor pre-approves anything through its custom commands' allowed-tools…
       commands: { projectAllowedTools: projectTrusted },
-      diagnostics: { workspaceBin: projectTrusted, searchPath: io.env.PATH ?? "" },
+      // …nor runs a language server in it: typescript-language-server runs the project's own TypeScript (its
+      // node_modules/typescript), which a cloned repository could ship.
+      diagnostics: projectTrusted ? { searchPath: io.env.PATH ?? "" } : false,
       // WebFetch answers its prompt on the provider's small model (Claude Code uses Haiku), counted in spending.
       webFetch: { model: webFetchModel },
       // A hook that failed open (any event but PreToolUse, by default) is said once, so that nothing fails unseen.

@@ -23,13 +23,18 @@ export type DiagnosticsOptions = {
   /** The folders searched for a server's command after the root's `node_modules/.bin` (default PATH). */
   searchPath?: string | undefined;
   /**
-   * `false`: the root's `node_modules/.bin` is not searched — for a folder the person did not trust, whose
-   * repository could hold a `typescript-language-server` of its own that would run on the first edit. Default true.
+   * `false`: the root's `node_modules/.bin` is not searched, so a repository's own `typescript-language-server` is
+   * not run. That is not enough for a folder the person did not trust: typescript-language-server runs the project's
+   * own `node_modules/typescript`, which a cloned repository could ship, so `minagent code` turns diagnostics off
+   * there. Default true.
    */
   workspaceBin?: boolean | undefined;
   /** How a file is named in results (default: relative to the root). */
   display?: ((absolute: string) => string) | undefined;
 };
+
+/** What a change made after the session closed gets instead of a server. */
+const closedNote = "[diagnostics: the session is closed]";
 
 /** A server as the session has it: found or not, started on first need. */
 type ServerSlot = {
@@ -146,6 +151,8 @@ export class Diagnostics {
   }
 
   async #diagnoseAround<T>(slot: ServerSlot, path: string, change: () => Promise<T>): Promise<{ value: T; report: string | undefined }> {
+    // Queued before the session closed, run after: the change goes on, no server is started for it.
+    if (this.#closed) return { value: await change(), report: undefined };
     const server = await this.#start(slot);
     if (typeof server === "string") {
       const report = slot.failureSaid ? undefined : server;
@@ -211,12 +218,19 @@ export class Diagnostics {
 
   /** The slot's server, started once; a server that fails to start is a sentence saying why, said once. */
   #start(slot: ServerSlot): Promise<LanguageServer | string> {
+    if (this.#closed && slot.started === undefined) return Promise.resolve(closedNote);
     slot.started ??= LanguageServer.start({
       config: slot.config,
       executable: slot.executable,
       root: this.#options.root,
       timeoutMs: this.#options.startTimeoutMs ?? 20_000,
-    }).catch(
+    }).then(
+      // A server that came up after the session closed is stopped at once: close() may have looked before it existed.
+      async (server) => {
+        if (!this.#closed) return server;
+        await server.stop();
+        return closedNote;
+      },
       (error: Error) =>
         `[diagnostics: the ${slot.config.name} language server could not start (${error.message}); no diagnostics for its files in this session]`,
     );

@@ -2,8 +2,7 @@
 // image past the size cap is downscaled with sharp, a PDF's pages are cut out with pdf-lib; both are optional peers,
 // loaded only when a file needs them.
 import { imageSize } from "image-size";
-import type { ContentPart, ImageMediaType } from "../../engine.js";
-import { type ToolOutput, toolOutput } from "../../engine.js";
+import { type ContentPart, type ImageMediaType, imageMediaTypeOf, maxImageBytes, type ToolOutput, toolOutput } from "../../engine.js";
 import { ToolError } from "../../errors.js";
 import { type OptionalPackage, optionalPackageError } from "../../optional-peer.js";
 import { formatSize, plural } from "./file-text.js";
@@ -23,7 +22,7 @@ export type MediaLimits = {
 };
 
 export const defaultMediaLimits: MediaLimits = {
-  maxImageBytes: 3_932_160,
+  maxImageBytes,
   maxImageEdge: 2_000,
   maxPdfPages: 20,
   wholePdfPages: 10,
@@ -31,13 +30,22 @@ export const defaultMediaLimits: MediaLimits = {
 };
 
 /** The image format of a file's first bytes, or undefined. */
-export function imageTypeOf(head: Uint8Array): ImageMediaType | undefined {
-  const starts = (...bytes: number[]) => bytes.every((byte, index) => head[index] === byte);
-  if (starts(0x89, 0x50, 0x4e, 0x47)) return "image/png";
-  if (starts(0xff, 0xd8, 0xff)) return "image/jpeg";
-  if (starts(0x47, 0x49, 0x46, 0x38)) return "image/gif";
-  if (starts(0x52, 0x49, 0x46, 0x46) && head[8] === 0x57 && head[9] === 0x45 && head[10] === 0x42 && head[11] === 0x50) return "image/webp";
-  return undefined;
+export const imageTypeOf = imageMediaTypeOf;
+
+/**
+ * An image given as base64 (a notebook's output, a tool's), as Read would send it: its type from its bytes, downscaled
+ * past the cap; undefined when its bytes are no image the providers take (it is then described in text instead).
+ */
+export async function imagePartOf(
+  base64: string,
+  what: string,
+  limits: MediaLimits = defaultMediaLimits,
+): Promise<ContentPart | undefined> {
+  const bytes = Buffer.from(base64, "base64");
+  const type = imageTypeOf(bytes.subarray(0, 16));
+  if (type === undefined) return undefined;
+  const output = await readImage(bytes, type, what, limits).catch(() => undefined);
+  return output?.parts[0];
 }
 
 /** Whether a file's first bytes are a PDF's. */

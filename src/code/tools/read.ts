@@ -1,16 +1,16 @@
 import type { Stats } from "node:fs";
 import { type FileHandle, opendir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { type ContentPart, type ImageMediaType, type Tool, type ToolOutput, toolOutput } from "../../engine.js";
+import { type ContentPart, maxImagesPerResult, type Tool, type ToolOutput, toolOutput } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
 import { charactersPerToken } from "../compaction/estimate-tokens.js";
 import { digestText, type FileVersion, fileError, type Workspace } from "../workspace.js";
 import { describeBinary, formatSize, plural, sniffLength } from "./file-text.js";
 import { readBytesOf, readLineWindow, type Window } from "./line-window.js";
 import { describeMissingFile } from "./missing-file.js";
-import { isNotebookPath } from "./notebook-cells.js";
+import { isNotebookPath, type NotebookImage } from "./notebook-cells.js";
 import { readNotebook } from "./notebook-read.js";
-import { defaultMediaLimits, imageTypeOf, isPdf, type MediaLimits, readImage, readPdf } from "./read-media.js";
+import { defaultMediaLimits, imagePartOf, imageTypeOf, isPdf, type MediaLimits, readImage, readPdf } from "./read-media.js";
 
 /** Limits of the {@link createReadTool Read tool}. */
 export type ReadToolOptions = {
@@ -141,16 +141,8 @@ async function readLines(workspace: Workspace, absolute: string, request: ReadRe
     // A notebook shows its cells (offset and limit count cells); one that does not parse is shown as text.
     const notebook =
       isNotebookPath(absolute) && version.size > 0 ? await readNotebook(workspace, absolute, handle, version, request) : undefined;
-    // A notebook's image outputs are shown as images.
-    if (notebook)
-      return notebook.images.length === 0
-        ? notebook.text
-        : toolOutput(
-            notebook.text,
-            notebook.images.flatMap((image): ContentPart[] =>
-              imageTypes.has(image.mediaType) ? [{ type: "image", mediaType: image.mediaType as ImageMediaType, data: image.base64 }] : [],
-            ),
-          );
+    // A notebook's image outputs are shown as images: each checked by its bytes and sized as Read sends an image.
+    if (notebook) return notebookOutput(notebook, request.media);
     if (workspace.editor) return await readEditorLines(workspace, absolute, request, version);
     if (version.size === 0) {
       await workspace.remember(absolute, version);
@@ -166,7 +158,24 @@ async function readLines(workspace: Workspace, absolute: string, request: ReadRe
 }
 
 /** Why the start of the open file is not text, or undefined when it looks like text. */
-const imageTypes: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+/**
+ * A notebook's text with its image outputs as parts (at most {@link maxImagesPerResult}); an output whose bytes are
+ * no image the providers take stays the line the text already has for it.
+ */
+async function notebookOutput(
+  notebook: { text: string; images: readonly NotebookImage[] },
+  limits: MediaLimits,
+): Promise<string | ToolOutput> {
+  const parts: ContentPart[] = [];
+  for (const image of notebook.images.slice(0, maxImagesPerResult)) {
+    const part = await imagePartOf(image.base64, `the image output of cell ${image.cell}`, limits);
+    if (part) parts.push(part);
+  }
+  const left = notebook.images.length - maxImagesPerResult;
+  const note =
+    left > 0 ? `\n\n[${plural(left, "more image output")} not shown: Read the notebook by cells (offset, limit) to see them.]` : "";
+  return parts.length === 0 ? notebook.text + note : toolOutput(notebook.text + note, parts);
+}
 /** Most bytes of an image or PDF file Read loads to look at (what it sends is capped lower, by MediaLimits). */
 const maxMediaFileBytes = 100 * 1024 * 1024;
 

@@ -175,7 +175,9 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
  */
 async function mediaOutput(page: Extract<LoadedPage, { kind: "media" }>, notes: string[]): Promise<ToolOutput> {
   const head = `${page.url} (HTTP ${page.status}, ${page.mediaType}), ${page.bytes.length.toLocaleString("en-US")} bytes`;
-  const name = decodeURIComponent(new URL(page.url).pathname.split("/").pop() || "document.pdf");
+  const last = new URL(page.url).pathname.split("/").pop() || "document.pdf";
+  // A path that is not valid percent-encoding keeps its name as written.
+  const name = safeDecode(last);
   const image = imageTypeOf(page.bytes.subarray(0, 16));
   const output = image ? await readImage(page.bytes, image, page.url, defaultMediaLimits) : undefined;
   if (output) return toolOutput([`${head}: the image.`, ...notes, output.text].join("\n"), output.parts);
@@ -184,6 +186,14 @@ async function mediaOutput(page: Extract<LoadedPage, { kind: "media" }>, notes: 
     return toolOutput([`${head}: the document.`, ...notes, pdf.text].join("\n"), pdf.parts);
   }
   throw new ToolError(`${head}, but its bytes are not a ${page.mediaType} file WebFetch can show`);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** The page as Markdown: HTML converted, other text as it is. */

@@ -24,11 +24,13 @@ export type BedrockPrompt = { system: { text: string }[]; messages: BedrockMessa
 export function convertToBedrockMessages(messages: readonly Message[]): BedrockPrompt {
   const system: { text: string }[] = [];
   const converted: BedrockMessage[] = [];
+  // Converse refuses two documents of one name in a request (the same PDF read twice, by pages).
+  const names = new Set<string>();
   for (const message of messages) {
     if (message.role === "system") system.push({ text: message.content });
     else if (message.role === "assistant") pushTurn(converted, "assistant", assistantBlocks(message));
-    else if (message.role === "tool") pushTurn(converted, "user", [toolResultBlock(message)]);
-    else pushTurn(converted, "user", [...(message.content === "" ? [] : [{ text: message.content }]), ...partBlocks(message)]);
+    else if (message.role === "tool") pushTurn(converted, "user", [toolResultBlock(message, names)]);
+    else pushTurn(converted, "user", [...(message.content === "" ? [] : [{ text: message.content }]), ...partBlocks(message, names)]);
   }
   return { system, messages: converted };
 }
@@ -93,12 +95,12 @@ function receivedBlocks(message: Message): BedrockStoredBlock[] | undefined {
   return text === message.content && same(calls, expectedCalls) && same(proofs, expectedProofs) ? content : undefined;
 }
 
-function toolResultBlock(message: Message): BedrockContentBlockParam {
+function toolResultBlock(message: Message, names: Set<string>): BedrockContentBlockParam {
   return {
     toolResult: {
       toolUseId: message.toolCallId ?? "",
       // The API refuses an empty text block: an empty result says so in words.
-      content: [{ text: message.content === "" ? "(no output)" : message.content }, ...partBlocks(message)],
+      content: [{ text: message.content === "" ? "(no output)" : message.content }, ...partBlocks(message, names)],
       ...(message.isError && { status: "error" as const }),
     },
   };
@@ -108,10 +110,16 @@ function toolResultBlock(message: Message): BedrockContentBlockParam {
  * A message's images and documents as Converse blocks (the same shapes go inside a tool result): their bytes. An
  * image known only by a web URL is named in words: Converse takes bytes or an S3 location.
  */
-function partBlocks(message: Message): BedrockPartBlock[] {
-  return (message.parts ?? []).map((part, index): BedrockPartBlock => {
+function partBlocks(message: Message, names: Set<string>): BedrockPartBlock[] {
+  return (message.parts ?? []).map((part): BedrockPartBlock => {
     if (part.type === "document")
-      return { document: { format: "pdf", name: documentName(part.name, index), source: { bytes: Buffer.from(part.data, "base64") } } };
+      return {
+        document: {
+          format: "pdf",
+          name: uniqueName(documentName(part.name, names.size), names),
+          source: { bytes: Buffer.from(part.data, "base64") },
+        },
+      };
     if (part.data === undefined)
       return { text: `[An image at ${part.url}, which cannot be sent to this model as a URL: fetch it and send its bytes.]` };
     const format = part.mediaType.slice("image/".length) as "png" | "jpeg" | "gif" | "webp";
@@ -127,6 +135,14 @@ function documentName(name: string | undefined, index: number): string {
     .replace(/ {2,}/g, " ")
     .trim();
   return cleaned === "" ? `document-${index + 1}` : cleaned.slice(0, 200);
+}
+
+/** `name`, or `name-2`, `name-3`… when the request has it already. */
+function uniqueName(name: string, names: Set<string>): string {
+  let unique = name;
+  for (let count = 2; names.has(unique); count++) unique = `${name}-${count}`;
+  names.add(unique);
+  return unique;
 }
 
 /** Appends blocks as a turn, merging with the previous turn of the same role (turns must alternate). */

@@ -22,13 +22,21 @@ export function convertToGoogleContents(messages: readonly Message[]): GooglePro
   const system: string[] = [];
   const contents: GoogleContent[] = [];
   const calls = new Map<string, CallOrigin>();
-  for (const message of messages) {
+  // The results' images and documents follow all of the turn's functionResponses, in the same user turn: Gemini
+  // wants a turn's function responses together.
+  let resultParts: GooglePart[] = [];
+  messages.forEach((message, index) => {
     if (message.role === "system") system.push(message.content);
     else if (message.role === "assistant") pushTurn(contents, "model", modelParts(message, calls));
-    // A result's images and documents follow its functionResponse in the same user turn, as inline data.
-    else if (message.role === "tool") pushTurn(contents, "user", [functionResponsePart(message, calls), ...inlineParts(message)]);
-    else pushTurn(contents, "user", [...(message.content === "" ? [] : [{ text: message.content }]), ...inlineParts(message)]);
-  }
+    else if (message.role === "tool") {
+      pushTurn(contents, "user", [functionResponsePart(message, calls)]);
+      resultParts.push(...inlineParts(message));
+    } else pushTurn(contents, "user", [...(message.content === "" ? [] : [{ text: message.content }]), ...inlineParts(message)]);
+    if (resultParts.length > 0 && messages[index + 1]?.role !== "tool") {
+      pushTurn(contents, "user", resultParts);
+      resultParts = [];
+    }
+  });
   return { systemInstruction: system.length > 0 ? system.join("\n\n") : undefined, contents };
 }
 

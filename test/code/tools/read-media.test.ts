@@ -100,6 +100,37 @@ describe("Read of PDFs", () => {
   });
 });
 
+describe("Read of a notebook's image outputs", () => {
+  it("sends an output whose bytes are an image, and leaves one that only says so as its line", async () => {
+    const png = (
+      await sharp({ create: { width: 4, height: 4, channels: 3, background: "blue" } })
+        .png()
+        .toBuffer()
+    ).toString("base64");
+    const output = (data: string) => ({ output_type: "display_data", data: { "image/png": data, "text/plain": "<Figure>" }, metadata: {} });
+    const notebook = {
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: {},
+      cells: [
+        { id: "plot", cell_type: "code", source: "plot()", execution_count: 1, metadata: {}, outputs: [output(png)] },
+        {
+          id: "fake",
+          cell_type: "code",
+          source: "fake()",
+          execution_count: 2,
+          metadata: {},
+          outputs: [output(Buffer.from("not a png").toString("base64"))],
+        },
+      ],
+    };
+    await writeFile(join(root, "plots.ipynb"), JSON.stringify(notebook, null, 1));
+    const result = await read({ file_path: "plots.ipynb" });
+    expect(result.content).toContain('<cell id="plot"');
+    expect(result.parts).toEqual([{ type: "image", mediaType: "image/png", data: png }]);
+  });
+});
+
 describe("Read's images reach the model", () => {
   it("as parts of the tool message the next model call is sent", async () => {
     const bytes = await writeImage("chart.png", 30, 30, "png");
