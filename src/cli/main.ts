@@ -61,6 +61,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 0;
   }
   if (name === "--version" || name === "-v") {
+    const { readVersion } = await import("./read-version.js");
     io.stdout(`${await readVersion()}\n`);
     return 0;
   }
@@ -70,10 +71,4 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 2;
   }
   return command.run(rest, io);
-}
-
-async function readVersion(): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  const manifest = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return manifest.version;
 }

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import * as acp from "@agentclientprotocol/sdk";
 import type { Checkpoint } from "../../code/checkpoints/index.js";
 import type { CodingAgent, CodingRunResult } from "../../code/coding-agent.js";
@@ -279,9 +280,9 @@ export class EditorSession {
 
   async #readText(absolute: string): Promise<string | undefined> {
     const editor = this.#agent.workspace.editor;
-    if (editor) return editor.readText(absolute).catch(() => undefined);
-    const { readFile } = await import("node:fs/promises");
-    return readFile(absolute, "utf8").catch(() => undefined);
+    // The editor's buffer when it can give it, else the file on disk.
+    const fromEditor = editor ? await editor.readText(absolute).catch(() => undefined) : undefined;
+    return fromEditor ?? readFile(absolute, "utf8").catch(() => undefined);
   }
 
   #sent: Promise<unknown> = Promise.resolve();

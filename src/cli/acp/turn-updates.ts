@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Todo } from "../../code/tools/todo-write.js";
@@ -157,7 +156,7 @@ export class TurnUpdates {
       "completed",
       async () => {
         const oldText = before === undefined ? undefined : await before;
-        const newText = (await this.#host.readText(path)) ?? (await readFile(path, "utf8").catch(() => undefined));
+        const newText = await this.#host.readText(path);
         return newText === undefined ? [textContent(result.content)] : [{ type: "diff", path, oldText: oldText ?? null, newText }];
       },
       result.content,

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { Readable, Writable } from "node:stream";
 import { permissionModes } from "../../code/permissions/modes.js";
 import { killRunningCommands } from "../../code/tools/bash.js";
@@ -6,6 +5,7 @@ import { UsageError } from "../../errors.js";
 import { modelSpecSyntax } from "../../models/resolve-model.js";
 import type { CodeOptions } from "../code/session-context.js";
 import type { CliIo } from "../io.js";
+import { readVersion } from "../read-version.js";
 import { parseCodeArguments } from "./code.js";
 
 const usage = `Usage: minagent acp [options]
@@ -93,9 +93,4 @@ const closeGraceMs = 1_000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-async function readVersion(): Promise<string> {
-  const manifest = JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
-  return manifest.version;
 }

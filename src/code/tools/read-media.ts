@@ -48,6 +48,22 @@ export async function imagePartOf(
   return output?.parts[0];
 }
 
+/**
+ * Bytes as the model sees them when they are an image or a PDF, by their first bytes (not a declared type): an image
+ * as {@link readImage} gives it, a PDF as {@link readPdf} does. Undefined for other bytes, and for a broken image.
+ */
+export async function readMediaBytes(
+  bytes: Buffer,
+  shown: string,
+  name: string,
+  pages: string | undefined,
+  limits: MediaLimits,
+): Promise<ToolOutput | undefined> {
+  const image = imageTypeOf(bytes.subarray(0, 16));
+  if (image) return readImage(bytes, image, shown, limits);
+  return isPdf(bytes.subarray(0, 8)) ? readPdf(bytes, shown, name, pages, limits) : undefined;
+}
+
 /** Whether a file's first bytes are a PDF's. */
 export function isPdf(head: Uint8Array): boolean {
   return head[0] === 0x25 && head[1] === 0x50 && head[2] === 0x44 && head[3] === 0x46 && head[4] === 0x2d;

@@ -10,7 +10,7 @@ import { readBytesOf, readLineWindow, type Window } from "./line-window.js";
 import { describeMissingFile } from "./missing-file.js";
 import { isNotebookPath, type NotebookImage } from "./notebook-cells.js";
 import { readNotebook } from "./notebook-read.js";
-import { defaultMediaLimits, imagePartOf, imageTypeOf, isPdf, type MediaLimits, readImage, readPdf } from "./read-media.js";
+import { defaultMediaLimits, imagePartOf, imageTypeOf, isPdf, type MediaLimits, readMediaBytes } from "./read-media.js";
 
 /** Limits of the {@link createReadTool Read tool}. */
 export type ReadToolOptions = {
@@ -195,9 +195,7 @@ async function readMedia(
   if (version.size > maxMediaFileBytes)
     throw new ToolError(`${shown} is ${image ? "an image" : "a PDF"} of ${formatSize(version.size)}, too large for Read to load.`);
   const bytes = await handle.readFile();
-  const output = image
-    ? await readImage(bytes, image, shown, request.media)
-    : await readPdf(bytes, shown, basename(absolute), request.pages, request.media);
+  const output = await readMediaBytes(bytes, shown, basename(absolute), request.pages, request.media);
   if (output) await workspace.remember(absolute, version);
   return output;
 }

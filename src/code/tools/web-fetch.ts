@@ -5,7 +5,7 @@ import { type LookupAll, lookupAll } from "../web/address-guard.js";
 import { domainPatternNames, hostOfUrl, portOfUrl } from "../web/domain-pattern.js";
 import { type FetchedPage, fetchPage } from "../web/fetch-page.js";
 import { convertHtmlToMarkdown } from "../web/html-to-markdown.js";
-import { defaultMediaLimits, imageTypeOf, isPdf, readImage, readPdf } from "./read-media.js";
+import { defaultMediaLimits, readMediaBytes } from "./read-media.js";
 
 /** Settings of {@link createWebFetchTool} (CodingAgentOptions' `webFetch`). */
 export type WebFetchOptions = {
@@ -178,14 +178,10 @@ async function mediaOutput(page: Extract<LoadedPage, { kind: "media" }>, notes: 
   const last = new URL(page.url).pathname.split("/").pop() || "document.pdf";
   // A path that is not valid percent-encoding keeps its name as written.
   const name = safeDecode(last);
-  const image = imageTypeOf(page.bytes.subarray(0, 16));
-  const output = image ? await readImage(page.bytes, image, page.url, defaultMediaLimits) : undefined;
-  if (output) return toolOutput([`${head}: the image.`, ...notes, output.text].join("\n"), output.parts);
-  if (page.mediaType === "application/pdf" && isPdf(page.bytes.subarray(0, 8))) {
-    const pdf = await readPdf(page.bytes, page.url, name, undefined, defaultMediaLimits);
-    return toolOutput([`${head}: the document.`, ...notes, pdf.text].join("\n"), pdf.parts);
-  }
-  throw new ToolError(`${head}, but its bytes are not a ${page.mediaType} file WebFetch can show`);
+  const output = await readMediaBytes(page.bytes, page.url, name, undefined, defaultMediaLimits);
+  if (!output) throw new ToolError(`${head}, but its bytes are not a ${page.mediaType} file WebFetch can show`);
+  const what = output.parts[0]?.type === "document" ? "the document" : "the image";
+  return toolOutput([`${head}: ${what}.`, ...notes, output.text].join("\n"), output.parts);
 }
 
 function safeDecode(text: string): string {
