@@ -6,38 +6,13 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { describeProjectSettings } from "../../src/cli/code/project-trust.js";
 import { loadSettings, settingsLocations } from "../../src/code/settings/load-settings.js";
-import { startWireServer, type WireRequest, type WireServer } from "../../src/testing/wire-server.js";
-import { anthropicStream } from "../helpers/wire-bodies.js";
+import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
 import { bin, hasTmux, Pane } from "./tmux-pane.js";
+import { call, lastMessage, say, toolResults } from "./tmux-replies.js";
 
 // `minagent code` as a person uses it: the built bin in a tmux pane, keys sent with send-keys, the screen read with
 // capture-pane, the model a scripted Anthropic server on 127.0.0.1. Every wait polls the screen against a deadline.
 // MINAGENT_TEST_BIN points at another build of the bin (a private --outDir) instead of dist/.
-
-type Block = Parameters<typeof anthropicStream>[0][number];
-
-/** A streamed reply; `slow` sends it in small pieces 25 ms apart, as a model writing. */
-function reply(blocks: Block[], stop = "tool_use", slow = false) {
-  return {
-    sse: anthropicStream(blocks, stop, { input_tokens: 1500, output_tokens: 30 }),
-    chunkSize: slow ? 24 : 64,
-    chunkDelayMs: slow ? 25 : 0,
-  };
-}
-const say = (text: string, slow = false) => reply([{ type: "text", text }], "end_turn", slow);
-const call = (id: string, name: string, input: Record<string, unknown>, text = "") =>
-  reply([...(text ? [{ type: "text" as const, text }] : []), { type: "tool_use", id, name, input }]);
-
-/** The content blocks of the last message a request sent. */
-function lastMessage(request: WireRequest | undefined): { type: string; [field: string]: unknown }[] {
-  const body = request?.body as { messages: { content: { type: string }[] }[] } | undefined;
-  return body?.messages.at(-1)?.content ?? [];
-}
-
-/** The tool results sent in a request (its last message's tool_result blocks). */
-function toolResults(request: WireRequest | undefined): { tool_use_id: string; content: string; is_error?: boolean }[] {
-  return lastMessage(request).filter((block) => block.type === "tool_result") as never;
-}
 
 describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
   let server: WireServer;

@@ -214,9 +214,11 @@ export class InteractiveSession implements SlashHost {
         if (matches.length > 0) return style.dim(matches.map((command) => `/${command.name}  ${command.summary}`).join("  ·  "));
         return undefined;
       },
-      complete: (text) => {
+      complete: ({ text }) => {
         const matches = matchSlashCommands(text, this.agent.commands.list, this.#mcpPrompts);
-        return matches.length === 1 ? `/${matches[0]?.name} ` : undefined;
+        if (matches.length !== 1) return undefined;
+        const completed = `/${matches[0]?.name} `;
+        return { text: completed, cursor: completed.length };
       },
       keys: {
         "shift-tab": () => {

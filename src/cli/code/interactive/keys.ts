@@ -27,6 +27,14 @@ export type Key =
         | "ctrl-l"
         | "ctrl-u"
         | "ctrl-k"
+        /** The transcript view (Claude Code's Ctrl-O): every tool output in full. */
+        | "ctrl-o"
+        /** History search, backwards (Ctrl-R) and forwards (Ctrl-S). */
+        | "ctrl-r"
+        | "ctrl-s"
+        | "ctrl-g"
+        | "page-up"
+        | "page-down"
         | "unknown";
     };
 
@@ -49,6 +57,10 @@ const controlKeys: Readonly<Record<string, Key>> = {
   "\x0c": { name: "ctrl-l" },
   "\x15": { name: "ctrl-u" },
   "\x0b": { name: "ctrl-k" },
+  "\x0f": { name: "ctrl-o" },
+  "\x12": { name: "ctrl-r" },
+  "\x13": { name: "ctrl-s" },
+  "\x07": { name: "ctrl-g" },
   "\x17": { name: "delete-word" },
   "\x01": { name: "home" },
   "\x05": { name: "end" },
@@ -72,6 +84,8 @@ const csiKeys: Readonly<Record<string, PlainKeyName>> = {
   "4~": "end",
   "8~": "end",
   "3~": "delete",
+  "5~": "page-up",
+  "6~": "page-down",
   "1;5C": "word-right",
   "1;5D": "word-left",
   "1;3C": "word-right",

@@ -22,8 +22,8 @@ export type LineOptions<Extra> = {
   hint?: ((state: LineState) => string | undefined) | undefined;
   /** What a paste inserts (default: the text as pasted): an image file's path becomes a chip, say. */
   paste?: ((text: string) => string) | undefined;
-  /** Tab: the text completed, or undefined to leave it. */
-  complete?: ((text: string) => string | undefined) | undefined;
+  /** Tab: the text and cursor completed (a command's name, an `@path`), or undefined to leave them. */
+  complete?: ((state: LineState) => LineState | undefined) | undefined;
   /**
    * The caller's own keys, before the editor's: return an outcome to end the read, `true` when handled (the line is
    * drawn again, with any change made to `state`), or undefined to let the editor handle the key.
@@ -239,8 +239,8 @@ class LineEditor<Extra> {
         } else this.#walkHistory(1);
         break;
       case "tab": {
-        const completed = this.#options.complete?.(text);
-        if (completed !== undefined) set(completed, completed.length);
+        const completed = this.#options.complete?.({ text, cursor });
+        if (completed !== undefined) set(completed.text, Math.max(0, Math.min(completed.cursor, completed.text.length)));
         break;
       }
       case "ctrl-l":
