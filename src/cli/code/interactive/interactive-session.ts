@@ -18,10 +18,11 @@ import { ImageAttachments } from "./image-attachments.js";
 import { readLine } from "./line-editor.js";
 import { rewindInteractively } from "./rewind-command.js";
 import { RunView } from "./run-view.js";
+import { passthroughMessage, runAsPerson, type ShellPassthroughResult } from "./shell-passthrough.js";
 import { findSlashCommand, matchSlashCommands, type SlashHost, shadowedCommandWarnings } from "./slash-commands.js";
 import { formatStatus, type StatusFacts } from "./status-line.js";
 import { type Style, Terminal } from "./terminal.js";
-import { flattenText, truncateToWidth } from "./text-width.js";
+import { flattenText, printable, truncateToWidth } from "./text-width.js";
 
 type PromptOutcome = { kind: "exit"; code: number } | { kind: "rewind" };
 
@@ -30,6 +31,9 @@ const idleNotificationMs = 60_000;
 
 /** Said to the model after a turn the person stopped, as Claude Code does. */
 const interruptionNote = "[Request interrupted by user]";
+
+/** Lines of a `!` command's output shown under it (the conversation gets all of it). */
+const shellLinesShown = 30;
 
 /** Two Escapes on an empty prompt line this close together open /rewind (as in Claude Code). */
 const doubleEscapeMs = 800;
@@ -170,6 +174,10 @@ export class InteractiveSession implements SlashHost {
       }
       const text = outcome.text.trim();
       if (text === "") continue;
+      if (text.startsWith("!")) {
+        await this.#runShellLine(text.slice(1).trim());
+        continue;
+      }
       // `/usr/bin/env is missing` is a prompt, not a command (a second `/` in the first word).
       if (text === "/" || parseSlashInput(text)) {
         if ((await this.#runSlashCommand(text)) === "exit") return 0;
@@ -210,6 +218,7 @@ export class InteractiveSession implements SlashHost {
       },
       hint: (state) => {
         if (this.#exitArmed) return style.dim("Press Ctrl-C again to exit");
+        if (state.text.startsWith("!")) return style.dim("! shell: runs in the workspace as you; its output goes into the conversation");
         const matches = matchSlashCommands(state.text, this.agent.commands.list, this.#mcpPrompts);
         if (matches.length > 0) return style.dim(matches.map((command) => `/${command.name}  ${command.summary}`).join("  ·  "));
         return undefined;
@@ -284,6 +293,50 @@ export class InteractiveSession implements SlashHost {
       this.print(this.style.red(`/${command.name}: ${(error as Error).message}`));
       return undefined;
     }
+  }
+
+  /**
+   * `!command`: runs in the workspace as the person (Esc stops it), its output shown under it and added to the
+   * conversation, so that the model sees it with the next prompt.
+   */
+  async #runShellLine(command: string): Promise<void> {
+    const { style } = this;
+    if (command === "") {
+      this.print(
+        style.dim(
+          "⎿ Type a shell command after the !, e.g. !git status: it runs in the workspace and its output goes into the conversation.",
+        ),
+      );
+      return;
+    }
+    this.#setActivity("running");
+    let result: ShellPassthroughResult | undefined;
+    try {
+      result = await this.cancellable((signal) => runAsPerson(this.agent, command, signal));
+    } catch (error) {
+      if (!(error instanceof AbortError)) throw error;
+      // The command and all it started are stopped; half an output would mislead the model more than none.
+      this.print(style.yellow("⎿ Stopped. Nothing of it was added to the conversation."));
+      return;
+    } finally {
+      this.#setActivity("idle");
+    }
+    if (!result) {
+      this.print(style.yellow("⎿ This session has no Bash tool (the settings or --disallowedTools took it away): ! cannot run commands."));
+      return;
+    }
+    const lines = result.observation.split("\n");
+    const shown =
+      lines.length > shellLinesShown
+        ? [
+            ...lines.slice(0, shellLinesShown - 1),
+            style.dim(`… ${lines.length - shellLinesShown + 1} more lines (all of it in the conversation; ctrl+o shows it)`),
+          ]
+        : lines;
+    this.print(
+      shown.map((line, index) => `${index === 0 ? "⎿ " : "  "}${result.isError ? style.red(printable(line)) : printable(line)}`).join("\n"),
+    );
+    this.#history = [...this.#history, passthroughMessage(command, result)];
   }
 
   /** `/mcp__<server>__<prompt> args`: the server's prompt, sent as the person's turn. */
@@ -391,6 +444,10 @@ export class InteractiveSession implements SlashHost {
       this.#turn = undefined;
       this.#setActivity("idle");
     }
+  }
+
+  prompt(prompt: string): Promise<void> {
+    return this.#runTurn(prompt);
   }
 
   print(text: string): void {

@@ -7,6 +7,7 @@ import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
 import { type SessionRules, sessionRuleSource } from "../session-rules.js";
+import { initPrompt } from "./init-prompt.js";
 import { runMcpCommand } from "./mcp-command.js";
 import { diffText } from "./rewind-command.js";
 import { describeMode, shortNumber } from "./status-line.js";
@@ -34,6 +35,8 @@ export type SlashHost = {
   readonly contextTokens: number | undefined;
   /** When the session started (for /cost). */
   readonly startedAt: number;
+  /** Sends `prompt` to the agent as the person's next turn (a command that asks the model for something). */
+  prompt(prompt: string): Promise<void>;
   /** Runs something long (a login waiting for the browser) that Escape or Ctrl-C give up: they abort its signal. */
   cancellable<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T>;
 };
@@ -74,6 +77,11 @@ export const slashCommands: readonly SlashCommand[] = [
     arguments: "[n]",
     summary: "what this session changed in the files (checkpoint n's changes only, with n)",
     run: async (host, args) => void host.print(await diffText(host.agent, host.style, args)),
+  },
+  {
+    name: "init",
+    summary: "have the agent read the project and write (or improve) AGENTS.md, shown as a diff to approve",
+    run: async (host) => void (await host.prompt(initPrompt)),
   },
   { name: "cost", summary: "tokens and cost of this session", run: (host) => void host.print(costText(host)) },
   { name: "model", summary: "the model in use", run: (host, args) => void host.print(modelText(host, args)) },
