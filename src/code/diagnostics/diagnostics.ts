@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
-import { LanguageServer } from "./language-server.js";
+// The protocol libraries load with the first server started, not with every session that might start one.
+import type { LanguageServer } from "./language-server.js";
 import { findExecutable, type LanguageServerConfig, serverFor } from "./language-server-settings.js";
 import { type DiagnosedText, formatErrors, newErrors } from "./new-errors.js";
 
@@ -99,7 +100,9 @@ export class Diagnostics {
   /** The servers running now, with their process ids. */
   async running(): Promise<{ name: string; pid: number | undefined }[]> {
     const servers = await Promise.all(this.#slots.map((slot) => slot.started));
-    return servers.filter((server) => server instanceof LanguageServer).map((server) => ({ name: server.config.name, pid: server.pid }));
+    return servers
+      .filter((server): server is LanguageServer => typeof server === "object")
+      .map((server) => ({ name: server.config.name, pid: server.pid }));
   }
 
   /**
@@ -147,7 +150,7 @@ export class Diagnostics {
   async close(): Promise<void> {
     this.#closed = true;
     const servers = await Promise.all(this.#slots.map((slot) => slot.started));
-    await Promise.all(servers.map((server) => (server instanceof LanguageServer ? server.stop() : undefined)));
+    await Promise.all(servers.map((server) => (typeof server === "object" ? server.stop() : undefined)));
   }
 
   async #diagnoseAround<T>(slot: ServerSlot, path: string, change: () => Promise<T>): Promise<{ value: T; report: string | undefined }> {
@@ -219,21 +222,25 @@ export class Diagnostics {
   /** The slot's server, started once; a server that fails to start is a sentence saying why, said once. */
   #start(slot: ServerSlot): Promise<LanguageServer | string> {
     if (this.#closed && slot.started === undefined) return Promise.resolve(closedNote);
-    slot.started ??= LanguageServer.start({
-      config: slot.config,
-      executable: slot.executable,
-      root: this.#options.root,
-      timeoutMs: this.#options.startTimeoutMs ?? 20_000,
-    }).then(
-      // A server that came up after the session closed is stopped at once: close() may have looked before it existed.
-      async (server) => {
-        if (!this.#closed) return server;
-        await server.stop();
-        return closedNote;
-      },
-      (error: Error) =>
-        `[diagnostics: the ${slot.config.name} language server could not start (${error.message}); no diagnostics for its files in this session]`,
-    );
+    slot.started ??= import("./language-server.js")
+      .then(({ LanguageServer }) =>
+        LanguageServer.start({
+          config: slot.config,
+          executable: slot.executable,
+          root: this.#options.root,
+          timeoutMs: this.#options.startTimeoutMs ?? 20_000,
+        }),
+      )
+      .then(
+        // A server that came up after the session closed is stopped at once: close() may have looked before it existed.
+        async (server) => {
+          if (!this.#closed) return server;
+          await server.stop();
+          return closedNote;
+        },
+        (error: Error) =>
+          `[diagnostics: the ${slot.config.name} language server could not start (${error.message}); no diagnostics for its files in this session]`,
+      );
     return slot.started;
   }
 

@@ -4,7 +4,6 @@ import type { PermissionRule } from "../permissions/parse-rule.js";
 import { type LookupAll, lookupAll } from "../web/address-guard.js";
 import { domainPatternNames, hostOfUrl, portOfUrl } from "../web/domain-pattern.js";
 import { type FetchedPage, fetchPage } from "../web/fetch-page.js";
-import { convertHtmlToMarkdown } from "../web/html-to-markdown.js";
 import { defaultMediaLimits, readMediaBytes } from "./read-media.js";
 
 /** Settings of {@link createWebFetchTool} (CodingAgentOptions' `webFetch`). */
@@ -94,7 +93,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
     });
     const page: LoadedPage =
       fetched.kind === "page"
-        ? { kind: "page", url: fetched.url, status: fetched.status, mediaType: fetched.mediaType, markdown: pageMarkdown(fetched) }
+        ? { kind: "page", url: fetched.url, status: fetched.status, mediaType: fetched.mediaType, markdown: await pageMarkdown(fetched) }
         : fetched;
     const size = page.kind === "page" ? page.markdown.length : page.kind === "media" ? page.bytes.length : page.location.length;
     const entry = { page, upgraded, expires: Date.now() + settings.cacheMs, size };
@@ -193,12 +192,15 @@ function safeDecode(text: string): string {
 }
 
 /** The page as Markdown: HTML converted, other text as it is. */
-function pageMarkdown(page: Extract<FetchedPage, { kind: "page" }>): string {
+async function pageMarkdown(page: Extract<FetchedPage, { kind: "page" }>): Promise<string> {
   const html =
     page.mediaType === "text/html" ||
     page.mediaType === "application/xhtml+xml" ||
     (page.mediaType === "" && /^\s*<(!doctype html|html)/i.test(page.text));
-  return html ? convertHtmlToMarkdown(page.text) : page.text;
+  if (!html) return page.text;
+  // The HTML parser loads with the first page that needs it, not with every session.
+  const { convertHtmlToMarkdown } = await import("../web/html-to-markdown.js");
+  return convertHtmlToMarkdown(page.text);
 }
 
 /** The first `max` characters, with a last line saying how much was cut (`cut`: whether it was). */
