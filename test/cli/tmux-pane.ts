@@ -59,6 +59,23 @@ export class Pane {
     await this.#tmux("send-keys", "-t", "main", "-l", text);
   }
 
+  /** Pastes `text` as a terminal does with bracketed paste on (tmux's paste-buffer -p). */
+  async paste(text: string): Promise<void> {
+    await this.#tmux("set-buffer", "-b", "test-paste", text);
+    await this.#tmux("paste-buffer", "-p", "-d", "-b", "test-paste", "-t", "main");
+  }
+
+  /** Where the cursor is: its row (0 at the top of the screen) and column. */
+  async cursor(): Promise<{ row: number; column: number }> {
+    const [column, row] = (await this.#tmux("display-message", "-p", "-t", "main", "#{cursor_x},#{cursor_y}")).stdout.trim().split(",");
+    return { row: Number(row), column: Number(column) };
+  }
+
+  /** Resizes the pane's window, as a person dragging the terminal's corner. */
+  async resize(columns: number, rows: number): Promise<void> {
+    await this.#tmux("resize-window", "-t", "main", "-x", String(columns), "-y", String(rows));
+  }
+
   /** Polls the screen until `expected` is on it (a string or a test of the whole screen); fails with the screen. */
   async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 8000): Promise<string> {
     const test =

@@ -13,9 +13,11 @@ import { networkRequestName, SessionRules } from "../session-rules.js";
 import { createApprovals } from "./approvals.js";
 import { chooseOne } from "./choice-list.js";
 import { contextWindowOf } from "./context-windows.js";
+import { type EditorMode, readEditorMode, saveEditorMode } from "./editor-mode.js";
 import { formatAge } from "./format-age.js";
 import { ImageAttachments } from "./image-attachments.js";
 import { readLine } from "./line-editor.js";
+import { PromptHistory, promptHistoryFile } from "./prompt-history.js";
 import { rewindInteractively } from "./rewind-command.js";
 import { RunView } from "./run-view.js";
 import { passthroughMessage, runAsPerson, type ShellPassthroughResult } from "./shell-passthrough.js";
@@ -23,6 +25,7 @@ import { findSlashCommand, matchSlashCommands, type SlashHost, shadowedCommandWa
 import { formatStatus, type StatusFacts } from "./status-line.js";
 import { type Style, Terminal } from "./terminal.js";
 import { flattenText, printable, truncateToWidth } from "./text-width.js";
+import { TypeAhead } from "./type-ahead.js";
 
 type PromptOutcome = { kind: "exit"; code: number } | { kind: "rewind" };
 
@@ -44,7 +47,10 @@ export class InteractiveSession implements SlashHost {
   readonly terminal: Terminal;
   readonly startedAt = Date.now();
   readonly #view: RunView;
-  readonly #inputHistory: string[] = [];
+  /** The folder's earlier prompts (Up, Down, Ctrl-R), and the editor mode (/vim): read as the session starts. */
+  #promptHistory = new PromptHistory();
+  #editorMode: EditorMode = "normal";
+  readonly #preferences: Promise<void>;
   #agent: CodingAgent | undefined;
   #rules: SessionRules | undefined;
   #approvals: ReturnType<typeof createApprovals> | undefined;
@@ -56,8 +62,10 @@ export class InteractiveSession implements SlashHost {
   #turn: AbortController | undefined;
   #exitArmed = false;
   #ticker: NodeJS.Timeout | undefined;
-  /** Text typed while a turn ran: the next prompt starts with it. */
-  #typedAhead = "";
+  /** Text typed while a turn ran: the next prompt starts with it (or sends it, after Enter). */
+  readonly #typeAhead = new TypeAhead();
+  /** What /rewind puts back in the prompt. */
+  #prefill = "";
   /** The ready servers' prompts as last listed: the prompt's hint and Tab offer them. */
   #mcpPrompts: readonly McpPrompt[] = [];
   /** True once a turn ended, until the prompt after it is read: that prompt's wait may notify `idle_prompt`. */
@@ -72,6 +80,27 @@ export class InteractiveSession implements SlashHost {
     this.#session = context.session;
     this.#history = [...context.session.history];
     this.#images = new ImageAttachments(context.options.cwd);
+    this.#preferences = this.#readPreferences();
+  }
+
+  get editorMode(): EditorMode {
+    return this.#editorMode;
+  }
+
+  async setEditorMode(mode: EditorMode): Promise<void> {
+    this.#editorMode = mode;
+    await saveEditorMode(defaultDataDirectory(this.context.io.env), mode);
+  }
+
+  /** Small files, read while the session starts: the history only on a terminal (a script's prompts are not a person's). */
+  async #readPreferences(): Promise<void> {
+    const directory = defaultDataDirectory(this.context.io.env);
+    const [history, mode] = await Promise.all([
+      this.terminal.live ? PromptHistory.load(promptHistoryFile(directory, this.context.options.cwd)) : undefined,
+      readEditorMode(directory),
+    ]);
+    if (history) this.#promptHistory = history;
+    this.#editorMode = mode;
   }
 
   get agent(): CodingAgent {
@@ -149,6 +178,7 @@ export class InteractiveSession implements SlashHost {
       await this.#askAboutProjectMcpServers();
       if (this.context.options.resume === true) await this.resume(undefined);
       if (this.context.options.prompt?.trim()) await this.#runTurn(this.context.options.prompt.trim());
+      await this.#preferences;
       const code = await this.#promptLoop();
       if (code !== 143) endReason = "prompt_input_exit";
       return code;
@@ -158,6 +188,7 @@ export class InteractiveSession implements SlashHost {
       stopResizing();
       clearInterval(this.#ticker);
       this.terminal.close();
+      await this.#promptHistory.flush();
       await this.#session.flush();
     }
   }
@@ -194,8 +225,11 @@ export class InteractiveSession implements SlashHost {
     void listMcpPrompts(this.agent.mcp).then((prompts) => {
       this.#mcpPrompts = prompts;
     });
-    const initial = this.#typedAhead;
-    this.#typedAhead = "";
+    // A prompt queued with Enter during the turn is sent now; what was typed after it waits for the next prompt.
+    const queued = this.#typeAhead.takeQueued();
+    const draft = queued === undefined ? this.#typeAhead.takeDraft() : undefined;
+    const prefill = this.#prefill;
+    this.#prefill = "";
     const idle = this.#answered
       ? setTimeout(() => {
           this.agent.hooks
@@ -206,8 +240,11 @@ export class InteractiveSession implements SlashHost {
     this.#answered = false;
     const line = readLine<PromptOutcome>(this.terminal, {
       prompt: `${style.bold(">")} `,
-      initial,
-      history: this.#inputHistory,
+      initial: queued ?? (prefill || draft?.text),
+      initialCursor: prefill ? undefined : draft?.cursor,
+      submitAtOnce: queued !== undefined,
+      history: this.#promptHistory,
+      vim: this.#editorMode === "vim",
       signal: this.context.signal,
       // A dragged or pasted image file becomes a chip, sent with the prompt.
       paste: (text) => this.#images.paste(text),
@@ -370,8 +407,7 @@ export class InteractiveSession implements SlashHost {
     const releaseKeys = this.terminal.pushKeys((key) => {
       if (key.name === "escape" || key.name === "ctrl-c") turn.abort(new AbortError("Interrupted by the user."));
       else if (key.name === "shift-tab") this.setMode(nextPermissionMode(this.agent.permissions.mode));
-      else if (key.name === "text" || key.name === "paste") this.#typedAhead += key.text;
-      else if (key.name === "backspace") this.#typedAhead = this.#typedAhead.slice(0, -1);
+      else this.#typeAhead.handle(key, (text) => this.#images.paste(text));
     });
     let ended = false;
     const stopProgress = this.agent.mcp?.onProgress((progress) => {
@@ -426,6 +462,7 @@ export class InteractiveSession implements SlashHost {
       // The engine hands back the conversation as far as the run got (a hook that failed before it: none).
       const conversation = conversationOf(error) ?? this.#history;
       if (turn.signal.aborted) {
+        this.#typeAhead.unqueue();
         this.#history = [...conversation, { role: "user", content: interruptionNote }];
         this.print(this.style.yellow("⎿ Interrupted · what should the agent do instead?"));
       } else {
@@ -468,7 +505,7 @@ export class InteractiveSession implements SlashHost {
     if (!result) return;
     this.#history = [...result.history];
     this.#view.lastInputTokens = undefined;
-    if (result.prefill !== undefined) this.#typedAhead = result.prefill;
+    if (result.prefill !== undefined) this.#prefill = result.prefill;
     this.#updateStatus();
   }
 

@@ -1,23 +1,38 @@
+import { HistorySearch } from "./history-search.js";
+import { indexAtColumn, layoutInput } from "./input-layout.js";
 import type { Key, KeyName } from "./keys.js";
 import type { Terminal } from "./terminal.js";
+import { applyEditingKey, continueLine, continuesLine, type LineState } from "./text-editing.js";
 import { displayWidth, truncateToWidth } from "./text-width.js";
+import { VimMode } from "./vim-mode.js";
+
+export type { LineState } from "./text-editing.js";
 
 /** How a {@link readLine} ended: submitted, stopped by its signal, or one of the caller's own outcomes. */
 export type LineOutcome<Extra> = { kind: "submit"; text: string } | { kind: "aborted" } | Extra;
 
-/** The text being edited, for the key handlers a caller adds. */
-export type LineState = { text: string; cursor: number };
+/** Earlier inputs for Up, Down and Ctrl-R, oldest first; a submitted input is added. */
+export type InputHistory = {
+  readonly entries: readonly string[];
+  add(text: string): void;
+};
 
 /** Settings of {@link readLine}. */
 export type LineOptions<Extra> = {
   /** What starts the first line (may be styled), e.g. "> ". */
   prompt: string;
-  /** What starts the lines after it (default: spaces as wide as the prompt). */
+  /** What starts the lines after it, and the rows a long line wraps onto (default: spaces as wide as the prompt). */
   continuation?: string | undefined;
   /** Text to start with (typed ahead while the agent was working). */
   initial?: string | undefined;
-  /** Earlier inputs, oldest first: Up and Down walk through them. A submitted line is added. */
-  history?: string[] | undefined;
+  /** Where the cursor starts in `initial` (default: its end). */
+  initialCursor?: number | undefined;
+  /** Draws `initial` as submitted and ends at once (a prompt typed ahead and sent with Enter during a turn). */
+  submitAtOnce?: boolean | undefined;
+  /** Earlier inputs: Up and Down walk through them, Ctrl-R searches them. */
+  history?: InputHistory | undefined;
+  /** Vim keys (normal and insert modes; /vim). */
+  vim?: boolean | undefined;
   /** A dim line shown under the input for the text as it stands (suggestions, a warning), or undefined. */
   hint?: ((state: LineState) => string | undefined) | undefined;
   /** What a paste inserts (default: the text as pasted): an image file's path becomes a chip, say. */
@@ -26,7 +41,8 @@ export type LineOptions<Extra> = {
   complete?: ((state: LineState) => LineState | undefined) | undefined;
   /**
    * The caller's own keys, before the editor's: return an outcome to end the read, `true` when handled (the line is
-   * drawn again, with any change made to `state`), or undefined to let the editor handle the key.
+   * drawn again, with any change made to `state`), or undefined to let the editor handle the key. A Ctrl-R search and
+   * vim's insert mode take their keys first (Esc there ends the search, or goes to normal mode).
    */
   keys?: Partial<Record<KeyName, (state: LineState) => Extra | true | undefined>> | undefined;
   /** Told of every key first (e.g. to disarm a "press again to exit"). */
@@ -37,17 +53,14 @@ export type LineOptions<Extra> = {
 
 /** Rows a submitted input takes on the screen once {@link readLine} has left it there (for erasing a dialog). */
 export function countInputRows(prompt: string, text: string, columns: number): number {
-  const continuation = displayWidth(prompt);
-  return text.split("\n").reduce((rows, line, index, lines) => {
-    const width = continuation + displayWidth(line);
-    return rows + (index === lines.length - 1 ? Math.floor(width / columns) + 1 : Math.max(1, Math.ceil(width / columns)));
-  }, 0);
+  const continuation = " ".repeat(displayWidth(prompt));
+  return layoutInput(prompt, continuation, text, text.length, columns).rows.length;
 }
 
 /**
  * Reads a line (or several: Alt+Enter, a paste, or a `\` before Enter add a line break) on the terminal with the
- * usual editing keys, drawn where the cursor is. When it ends the text stays on the screen, and the cursor moves to
- * the start of the next line.
+ * usual editing keys, drawn where the cursor is. An input taller than the screen shows the rows around the cursor.
+ * When it ends the whole text stays on the screen, and the cursor moves to the start of the next line.
  */
 export function readLine<Extra = never>(terminal: Terminal, options: LineOptions<Extra>): Promise<LineOutcome<Extra>> {
   return new Promise((resolve) => {
@@ -67,6 +80,7 @@ export function readLine<Extra = never>(terminal: Terminal, options: LineOptions
     });
     const stopResizing = terminal.onResize(() => editor.redraw());
     if (options.signal?.aborted) return end({ kind: "aborted" });
+    if (options.submitAtOnce) return end(editor.submit());
     options.signal?.addEventListener("abort", onAbort, { once: true });
     editor.render();
   });
@@ -77,222 +91,199 @@ class LineEditor<Extra> {
   readonly #options: LineOptions<Extra>;
   readonly #prompt: string;
   readonly #continuation: string;
-  #state: LineState = { text: "", cursor: 0 };
-  /** Rows from the first row of the input to the row the cursor is on. */
+  readonly #vim: VimMode | undefined;
+  #state: LineState;
+  /** Rows drawn from the first one on the screen to the cursor's, their widths, and the cursor's column. */
   #cursorRow = 0;
+  #rowWidths: number[] = [];
+  #cursorColumn = 0;
+  /** The first row of the input drawn when it is taller than the screen. */
+  #windowTop = 0;
+  /** The column Up and Down keep to while they move through rows of different lengths. */
+  #goalColumn: number | undefined;
   /** Where Up/Down are in the history (its length: the draft), and the draft kept meanwhile. */
   #historyIndex: number;
   #draft = "";
+  #search: HistorySearch | undefined;
 
   constructor(terminal: Terminal, options: LineOptions<Extra>) {
     this.#terminal = terminal;
     this.#options = options;
     this.#prompt = options.prompt;
     this.#continuation = options.continuation ?? " ".repeat(displayWidth(options.prompt));
-    this.#historyIndex = options.history?.length ?? 0;
+    this.#historyIndex = options.history?.entries.length ?? 0;
+    this.#vim = options.vim ? new VimMode() : undefined;
     const initial = options.initial ?? "";
-    this.#state = { text: initial, cursor: initial.length };
+    this.#state = { text: initial, cursor: Math.max(0, Math.min(options.initialCursor ?? initial.length, initial.length)) };
   }
 
   /** The outcome when the key ends the read; the line is drawn again otherwise. */
   handle(key: Key): LineOutcome<Extra> | undefined {
+    const goalColumn = this.#goalColumn;
+    this.#goalColumn = undefined;
+    if (this.#search && !this.#searchKey(this.#search, key)) return this.#drawn();
+    const vim = this.#vim?.handle(key, this.#state);
+    if (vim) {
+      this.#state = vim.state;
+      if (vim.history !== undefined) this.#walkHistory(vim.history);
+      return this.#drawn();
+    }
     const state = { ...this.#state };
     const own = this.#options.keys?.[key.name]?.(state);
     if (own !== undefined && own !== true) return own;
     if (own === true) this.#state = { text: state.text, cursor: Math.max(0, Math.min(state.cursor, state.text.length)) };
-    else {
-      const submitted = this.#edit(key);
-      if (submitted !== undefined) return { kind: "submit", text: submitted };
-    }
-    this.render();
-    return undefined;
+    else if (key.name === "up" || key.name === "down") this.#moveRow(key.name === "up" ? -1 : 1, goalColumn);
+    else if (key.name === "enter" && !continuesLine(this.#state)) return this.submit();
+    else this.#edit(key);
+    return this.#drawn();
   }
 
-  /** Draws the input (and its hint) over what was drawn before. */
-  render(showHint = true): void {
+  /** Ends the read with the text as it stands, remembered in the history. */
+  submit(): LineOutcome<Extra> {
+    const { text } = this.#state;
+    if (text.trim() !== "") this.#options.history?.add(text);
+    return { kind: "submit", text };
+  }
+
+  /** Draws the input (and its hint) over what was drawn before; `whole`: every row, however tall. */
+  render(showHint = true, whole = false): void {
     const columns = this.#terminal.columns;
-    const { text, cursor } = this.#state;
-    const lines = text.split("\n");
-    let output = `\r${this.#cursorRow > 0 ? `\x1b[${this.#cursorRow}A` : ""}\x1b[J`;
-    let rows = 0;
-    let cursorRow = 0;
-    let cursorColumn = 0;
-    let offset = 0;
-    let cursorPlaced = false;
-    lines.forEach((line, index) => {
-      const prefix = index === 0 ? this.#prompt : this.#continuation;
-      const width = displayWidth(prefix) + displayWidth(line);
-      const last = index === lines.length - 1;
-      output += `${prefix}${line}${last ? "" : "\r\n"}`;
-      if (!cursorPlaced && cursor <= offset + line.length) {
-        const before = displayWidth(prefix) + displayWidth(line.slice(0, cursor - offset));
-        cursorRow = rows + Math.floor(before / columns);
-        cursorColumn = before % columns;
-        cursorPlaced = true;
-      }
-      // A full last row leaves the cursor waiting to wrap: give it the row below to stand on.
-      if (last && width > 0 && width % columns === 0) output += "\r\n";
-      rows += last ? Math.floor(width / columns) + 1 : Math.max(1, Math.ceil(width / columns));
-      offset += line.length + 1;
-    });
-    let endRow = rows - 1;
-    const hint = showHint ? this.#options.hint?.(this.#state) : undefined;
+    // A search shows its match, not yet taken into the input.
+    const shown = this.#search?.state ?? this.#state;
+    const layout = layoutInput(this.#prompt, this.#continuation, shown.text, shown.cursor, columns);
+    const hint = showHint ? this.#hint() : undefined;
+    // The status row stays; the hint needs its row too.
+    const height = Math.max(3, this.#terminal.rows - 1 - (hint === undefined ? 0 : 1));
+    let rows = layout.rows.map((row) => row.text);
+    let widths = layout.rows.map((row) => row.width);
+    let cursorRow = layout.cursorRow;
+    if (!whole && rows.length > height) {
+      const top = this.#window(rows.length, height, cursorRow);
+      const dim = this.#terminal.style.dim;
+      const below = rows.length - (top + height);
+      const lines = (count: number) => (count === 1 ? "1 more line" : `${count} more lines`);
+      rows = rows.slice(top, top + height);
+      widths = widths.slice(top, top + height);
+      // A marker takes the place of the row it stands on.
+      if (top > 0) rows[0] = dim(`${this.#continuation}↑ ${lines(top + 1)} above`);
+      if (below > 0) rows[height - 1] = dim(`${this.#continuation}↓ ${lines(below + 1)} below`);
+      cursorRow -= top;
+    }
+    let output = `\r${this.#cursorRow > 0 ? `\x1b[${this.#cursorRow}A` : ""}\x1b[J${rows.join("\r\n")}`;
+    let endRow = rows.length - 1;
     if (hint !== undefined) {
       output += `\r\n${truncateToWidth(hint, columns - 1)}`;
       endRow += 1;
     }
-    output += `\r${endRow > cursorRow ? `\x1b[${endRow - cursorRow}A` : ""}${cursorColumn > 0 ? `\x1b[${cursorColumn}C` : ""}`;
+    const column = layout.cursorColumn;
+    output += `\r${endRow > cursorRow ? `\x1b[${endRow - cursorRow}A` : ""}${column > 0 ? `\x1b[${column}C` : ""}`;
     this.#cursorRow = cursorRow;
+    this.#rowWidths = widths.slice(0, cursorRow);
+    this.#cursorColumn = column;
     this.#terminal.write(output + this.#terminal.statusDrawing());
   }
 
-  /** Draws the input afresh from the cursor's row (after a resize, which may have moved what was drawn). */
+  /**
+   * Draws the input again after a resize. The terminal has re-wrapped what was drawn to the new width (as tmux, VTE,
+   * iTerm2, kitty and Windows Terminal do): the rows above the cursor now take as many rows as their widths need.
+   */
   redraw(): void {
-    this.#cursorRow = 0;
+    const columns = this.#terminal.columns;
+    const above = this.#rowWidths.reduce((rows, width) => rows + Math.max(1, Math.ceil(width / columns)), 0);
+    this.#cursorRow = Math.min(above + Math.floor(this.#cursorColumn / columns), this.#terminal.rows - 2);
     this.render();
   }
 
-  /** Leaves the input on the screen without its hint, the cursor on the line below it. */
+  /** Leaves the whole input on the screen without its hint, the cursor on the line below it. */
   finish(): void {
+    this.#search = undefined;
     this.#state = { ...this.#state, cursor: this.#state.text.length };
-    this.render(false);
+    this.render(false, true);
     this.#terminal.write("\r\n");
     this.#cursorRow = 0;
+    this.#rowWidths = [];
   }
 
-  /** Applies an editing key; returns the text when it is submitted. */
-  #edit(key: Key): string | undefined {
-    const { text, cursor } = this.#state;
-    const set = (next: string, at: number) => {
-      this.#state = { text: next, cursor: at };
-    };
-    const insert = (inserted: string) => set(text.slice(0, cursor) + inserted + text.slice(cursor), cursor + inserted.length);
-    const lineStart = text.lastIndexOf("\n", cursor - 1) + 1;
-    const lineEndIndex = text.indexOf("\n", cursor);
-    const lineEnd = lineEndIndex === -1 ? text.length : lineEndIndex;
+  #drawn(): undefined {
+    this.render();
+    return undefined;
+  }
+
+  /** What the hint row shows: the search, or vim's mode and the caller's hint. */
+  #hint(): string | undefined {
+    const style = this.#terminal.style;
+    if (this.#search) return this.#search.describe();
+    const own = this.#options.hint?.(this.#state);
+    const mode = this.#vim ? style.bold(this.#vim.describe()) : undefined;
+    if (mode === undefined) return own;
+    return own === undefined ? mode : `${mode}  ${own}`;
+  }
+
+  /** The first row drawn of an input `total` rows tall on `height` rows, keeping the cursor off the marker rows. */
+  #window(total: number, height: number, cursorRow: number): number {
+    let top = this.#windowTop;
+    if (cursorRow < top + 1) top = cursorRow - 1;
+    if (cursorRow > top + height - 2) top = cursorRow - height + 2;
+    top = Math.max(0, Math.min(top, total - height));
+    this.#windowTop = top;
+    return top;
+  }
+
+  /** A key during a Ctrl-R search; true when the editor should go on to handle it. */
+  #searchKey(search: HistorySearch, key: Key): boolean {
+    const outcome = search.handle(key);
+    if (outcome.kind === "searching") return false;
+    this.#search = undefined;
+    this.#state = outcome.state;
+    return outcome.kind === "accepted" && outcome.passOn;
+  }
+
+  /** Up or Down: the row above or below (on wrapped rows too), the history past the first or last row. */
+  #moveRow(step: -1 | 1, goalColumn: number | undefined): void {
+    const layout = layoutInput(this.#prompt, this.#continuation, this.#state.text, this.#state.cursor, this.#terminal.columns);
+    const target = layout.rows[layout.cursorRow + step];
+    if (!target) {
+      this.#walkHistory(step);
+      return;
+    }
+    const column = goalColumn ?? layout.cursorColumn;
+    this.#state = { text: this.#state.text, cursor: indexAtColumn(target, column) };
+    this.#goalColumn = column;
+  }
+
+  /** Applies an editing key. */
+  #edit(key: Key): void {
+    const state = this.#state;
     switch (key.name) {
-      case "text":
-        insert(key.text);
-        break;
-      case "paste":
-        insert(this.#options.paste ? this.#options.paste(key.text) : key.text);
-        break;
-      case "newline":
-        insert("\n");
-        break;
       case "enter":
-        if (cursor > 0 && text[cursor - 1] === "\\" && cursor === text.length) {
-          set(`${text.slice(0, cursor - 1)}\n`, cursor);
-          break;
-        }
-        this.#remember(text);
-        return text;
-      case "backspace":
-        if (cursor > 0) {
-          const from = previousCharacter(text, cursor);
-          set(text.slice(0, from) + text.slice(cursor), from);
-        }
-        break;
-      case "delete":
-      case "ctrl-d":
-        if (cursor < text.length) set(text.slice(0, cursor) + text.slice(nextCharacter(text, cursor)), cursor);
-        break;
-      case "left":
-        set(text, previousCharacter(text, cursor));
-        break;
-      case "right":
-        set(text, nextCharacter(text, cursor));
-        break;
-      case "home":
-        set(text, lineStart);
-        break;
-      case "end":
-        set(text, lineEnd);
-        break;
-      case "word-left":
-        set(text, wordStart(text, cursor));
-        break;
-      case "word-right":
-        set(text, wordEnd(text, cursor));
-        break;
-      case "delete-word": {
-        const from = wordStart(text, cursor);
-        set(text.slice(0, from) + text.slice(cursor), from);
-        break;
-      }
-      case "ctrl-u":
-        set(text.slice(0, lineStart) + text.slice(cursor), lineStart);
-        break;
-      case "ctrl-k":
-        set(text.slice(0, cursor) + text.slice(lineEnd), cursor);
-        break;
-      case "up":
-        if (lineStart > 0) {
-          const previousStart = text.lastIndexOf("\n", lineStart - 2) + 1;
-          set(text, Math.min(previousStart + (cursor - lineStart), lineStart - 1));
-        } else this.#walkHistory(-1);
-        break;
-      case "down":
-        if (lineEnd < text.length) {
-          const nextEndIndex = text.indexOf("\n", lineEnd + 1);
-          set(text, Math.min(lineEnd + 1 + (cursor - lineStart), nextEndIndex === -1 ? text.length : nextEndIndex));
-        } else this.#walkHistory(1);
-        break;
+        this.#state = continueLine(state);
+        return;
       case "tab": {
-        const completed = this.#options.complete?.({ text, cursor });
-        if (completed !== undefined) set(completed.text, Math.max(0, Math.min(completed.cursor, completed.text.length)));
-        break;
+        const completed = this.#options.complete?.(state);
+        if (completed !== undefined)
+          this.#state = { text: completed.text, cursor: Math.max(0, Math.min(completed.cursor, completed.text.length)) };
+        return;
       }
       case "ctrl-l":
         this.#terminal.clearScreen();
         this.#cursorRow = 0;
-        break;
+        return;
+      case "ctrl-r":
+        if (this.#options.history) this.#search = new HistorySearch(this.#options.history.entries, state);
+        return;
       default:
-        break;
+        this.#state = applyEditingKey(state, key, this.#options.paste) ?? state;
     }
-    return undefined;
   }
 
   #walkHistory(step: number): void {
-    const history = this.#options.history;
-    if (!history) return;
+    const entries = this.#options.history?.entries;
+    if (!entries) return;
     const index = this.#historyIndex + step;
-    if (index < 0 || index > history.length) return;
-    if (this.#historyIndex === history.length) this.#draft = this.#state.text;
+    if (index < 0 || index > entries.length) return;
+    if (this.#historyIndex === entries.length) this.#draft = this.#state.text;
     this.#historyIndex = index;
-    const text = index === history.length ? this.#draft : (history[index] as string);
+    const text = index === entries.length ? this.#draft : (entries[index] as string);
     this.#state = { text, cursor: text.length };
   }
-
-  #remember(text: string): void {
-    const history = this.#options.history;
-    if (!history || text.trim() === "" || history[history.length - 1] === text) return;
-    history.push(text);
-  }
-}
-
-function previousCharacter(text: string, index: number): number {
-  if (index <= 0) return 0;
-  const code = text.charCodeAt(index - 1);
-  return code >= 0xdc00 && code <= 0xdfff && index >= 2 ? index - 2 : index - 1;
-}
-
-function nextCharacter(text: string, index: number): number {
-  if (index >= text.length) return text.length;
-  const code = text.charCodeAt(index);
-  return code >= 0xd800 && code <= 0xdbff && index + 1 < text.length ? index + 2 : index + 1;
-}
-
-function wordStart(text: string, index: number): number {
-  let at = index;
-  while (at > 0 && /\s/.test(text[at - 1] as string)) at--;
-  while (at > 0 && !/\s/.test(text[at - 1] as string)) at--;
-  return at;
-}
-
-function wordEnd(text: string, index: number): number {
-  let at = index;
-  while (at < text.length && /\s/.test(text[at] as string)) at++;
-  while (at < text.length && !/\s/.test(text[at] as string)) at++;
-  return at;
 }

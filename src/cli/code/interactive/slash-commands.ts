@@ -7,6 +7,7 @@ import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
 import { type SessionRules, sessionRuleSource } from "../session-rules.js";
+import type { EditorMode } from "./editor-mode.js";
 import { initPrompt } from "./init-prompt.js";
 import { runMcpCommand } from "./mcp-command.js";
 import { diffText } from "./rewind-command.js";
@@ -39,6 +40,10 @@ export type SlashHost = {
   prompt(prompt: string): Promise<void>;
   /** Runs something long (a login waiting for the browser) that Escape or Ctrl-C give up: they abort its signal. */
   cancellable<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** How the prompt is edited: the usual keys or vim's. */
+  readonly editorMode: EditorMode;
+  /** Sets the editor mode from the next prompt on, and remembers it in the user's config. */
+  setEditorMode(mode: EditorMode): Promise<void>;
 };
 
 /** A command typed at the prompt as `/name [arguments]`. */
@@ -145,6 +150,24 @@ export const slashCommands: readonly SlashCommand[] = [
     summary: "the OS sandbox Bash commands run in: what it allows, and what is missing",
     run: (host) => void host.print(describeSandbox(host.agent.sandbox.status)),
   },
+  {
+    name: "vim",
+    summary: "vim keys for the prompt, normal and insert modes (again: the usual keys)",
+    run: async (host) => {
+      const mode = host.editorMode === "vim" ? "normal" : "vim";
+      try {
+        await host.setEditorMode(mode);
+      } catch (error) {
+        host.print(host.style.yellow(`${(error as Error).message} (the mode holds for this session)`));
+      }
+      host.print(
+        mode === "vim"
+          ? "Vim mode on: Esc for normal mode, i to insert again. /vim turns it off."
+          : "Vim mode off: the usual editing keys.",
+      );
+      return undefined;
+    },
+  },
   { name: "exit", aliases: ["quit"], summary: "leave (the conversation stays saved)", run: () => "exit" },
 ];
 
@@ -244,7 +267,9 @@ function helpText(host: SlashHost, prompts: readonly McpPrompt[]): string {
     ["esc esc", "at an empty prompt: /rewind"],
     ["/mode <mode>", `set a mode: ${permissionModes.join(", ")}`],
     ["shift+tab", "cycle the permission mode: default → accept edits → plan"],
-    ["↑ ↓", "earlier prompts"],
+    ["↑ ↓", "move through the lines, then earlier prompts (this folder's, kept across sessions)"],
+    ["ctrl+r", "search earlier prompts (ctrl+r again: older, ctrl+s: newer, enter: edit it, esc: cancel)"],
+    ["/vim", "vim keys: esc for normal mode (h j k l w b e 0 $ x dd cw p u…), i a o for insert"],
     ["ctrl+d", "leave, at an empty prompt"],
   ].map(([key, what]) => `  ${style.cyan((key as string).padEnd(20))}${what}`);
   const customSection = custom.length > 0 ? ["", style.bold("Custom commands"), ...custom] : [];
