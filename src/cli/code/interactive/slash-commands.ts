@@ -237,6 +237,7 @@ function helpText(host: SlashHost, prompts: readonly McpPrompt[]): string {
     ["/mode <mode>", `set a mode: ${permissionModes.join(", ")}`],
     ["shift+tab", "cycle the permission mode: default → accept edits → plan"],
     ["↑ ↓", "earlier prompts"],
+    ["ctrl+o", "the transcript: every tool call and output in full, subagents' steps too"],
     ["ctrl+d", "leave, at an empty prompt"],
   ].map(([key, what]) => `  ${style.cyan((key as string).padEnd(20))}${what}`);
   const customSection = custom.length > 0 ? ["", style.bold("Custom commands"), ...custom] : [];
