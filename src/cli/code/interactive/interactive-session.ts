@@ -19,12 +19,15 @@ import { ImageAttachments } from "./image-attachments.js";
 import { readLine } from "./line-editor.js";
 import { PromptHistory, promptHistoryFile } from "./prompt-history.js";
 import { rewindInteractively } from "./rewind-command.js";
+import { RunSteps } from "./run-steps.js";
 import { RunView } from "./run-view.js";
 import { passthroughMessage, runAsPerson, type ShellPassthroughResult } from "./shell-passthrough.js";
 import { findSlashCommand, matchSlashCommands, type SlashHost, shadowedCommandWarnings } from "./slash-commands.js";
 import { formatStatus, type StatusFacts } from "./status-line.js";
 import { type Style, Terminal } from "./terminal.js";
 import { flattenText, printable, truncateToWidth } from "./text-width.js";
+import { transcriptLines } from "./transcript-lines.js";
+import { TranscriptView } from "./transcript-view.js";
 import { TypeAhead } from "./type-ahead.js";
 
 type PromptOutcome = { kind: "exit"; code: number } | { kind: "rewind" };
@@ -72,6 +75,10 @@ export class InteractiveSession implements SlashHost {
   #answered = false;
   /** When Escape was last pressed on an empty prompt line (0: not since another key). */
   #lastEscapeAt = 0;
+  /** Subagents' steps and the running turn's, from the events: what the transcript adds to the conversation. */
+  readonly #steps = new RunSteps();
+  /** Ctrl-O: the whole conversation, every output in full. */
+  readonly #transcript: TranscriptView;
 
   constructor(context: CodeSessionContext) {
     this.context = context;
@@ -80,6 +87,14 @@ export class InteractiveSession implements SlashHost {
     this.#session = context.session;
     this.#history = [...context.session.history];
     this.#images = new ImageAttachments(context.options.cwd);
+    this.#transcript = new TranscriptView(this.terminal, (columns) =>
+      transcriptLines((this.#turn && this.#steps.currentTurn) || this.#history, {
+        style: this.style,
+        columns,
+        root: context.options.cwd,
+        childOf: (toolCallId) => this.#steps.childOf(toolCallId),
+      }),
+    );
     this.#preferences = this.#readPreferences();
   }
 
@@ -132,6 +147,8 @@ export class InteractiveSession implements SlashHost {
       rules: () => this.rules,
       interrupt: () => this.#turn?.abort(new AbortError("Interrupted by the user.")),
       onOpen: () => {
+        // A question is not asked behind the transcript.
+        this.#transcript.close();
         this.#view.endLine();
         this.terminal.hold();
         this.#setActivity("asking");
@@ -196,6 +213,8 @@ export class InteractiveSession implements SlashHost {
   async #promptLoop(): Promise<number> {
     for (;;) {
       this.#setActivity("idle");
+      // A transcript opened while the turn ran stays until it is closed; the prompt comes after.
+      await this.#transcript.closed;
       const outcome = await this.#readPrompt();
       if (outcome.kind === "aborted") return 143;
       if (outcome.kind === "exit") return outcome.code;
@@ -282,6 +301,10 @@ export class InteractiveSession implements SlashHost {
           return true;
         },
         "ctrl-d": (state) => (state.text === "" ? { kind: "exit", code: 0 } : undefined),
+        "ctrl-o": () => {
+          this.#transcript.open();
+          return true;
+        },
         // Esc Esc on an empty line opens /rewind; a lone Esc at the prompt does nothing (it stops a running turn).
         escape: (state) => {
           if (state.text !== "") return true;
@@ -407,6 +430,7 @@ export class InteractiveSession implements SlashHost {
     const releaseKeys = this.terminal.pushKeys((key) => {
       if (key.name === "escape" || key.name === "ctrl-c") turn.abort(new AbortError("Interrupted by the user."));
       else if (key.name === "shift-tab") this.setMode(nextPermissionMode(this.agent.permissions.mode));
+      else if (key.name === "ctrl-o") this.#transcript.open();
       else this.#typeAhead.handle(key, (text) => this.#images.paste(text));
     });
     let ended = false;
@@ -415,11 +439,13 @@ export class InteractiveSession implements SlashHost {
     });
     const onEvent = (event: AgentEvent) => {
       this.#session.record(event);
+      this.#steps.listener(event);
       // A tool that finishes after the turn was stopped must not draw under the next prompt.
       if (ended) return;
       this.#view.listener(event);
       if (event.type === "tool-call-end") this.#approvals?.takeFollowUp(event.toolCall.id)?.();
       if (event.type === "model-call-end" || event.type === "tool-call-end") this.#updateStatus();
+      if (event.type === "model-call-end" || event.type === "tool-call-start" || event.type === "tool-call-end") this.#transcript.refresh();
     };
     try {
       // `stream` is not in CodingAgent.run's option type yet; run() hands its options to Agent.run, which streams with it.
@@ -456,6 +482,7 @@ export class InteractiveSession implements SlashHost {
       else if (result.status === "max_steps")
         this.print(this.style.yellow("(the agent stopped: it reached its limit of model calls for one prompt)"));
     } catch (error) {
+      this.#transcript.close();
       this.terminal.release();
       this.#view.markInterrupted();
       this.#view.endLine();

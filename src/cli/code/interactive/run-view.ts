@@ -3,6 +3,10 @@ import { describeToolCall, summarizeToolResult } from "../tool-line.js";
 import type { Terminal } from "./terminal.js";
 import { displayWidth, flattenText, printable, truncateToWidth } from "./text-width.js";
 
+/** Results longer than this many lines get a hint on their line that the transcript (Ctrl-O) shows them in full. */
+const linesShownInFull = 3;
+const expandHint = " (ctrl+o to expand)";
+
 /**
  * Draws a run as it happens: the answer streams as it is written; each tool call is one line, `⋯ Bash(npm test)`
  * while it runs, replaced by `✓ Bash(npm test) · exit 0 · 12 lines of output` (or `✗` and the first line of the
@@ -16,6 +20,8 @@ export class RunView {
   #lastLine: string | undefined;
   #streamed = false;
   readonly #topRuns = new Set<string>();
+  /** Calls that started a subagent: their steps are in the transcript. */
+  readonly #callsWithSteps = new Set<string>();
   /** Calls started and not ended: their lines say "interrupted" if the turn is stopped. */
   readonly #running = new Map<string, { call: string; runId: string; line: string }>();
   /** Input tokens of the latest model call: how full the context is. */
@@ -31,6 +37,7 @@ export class RunView {
     switch (event.type) {
       case "run-start":
         if (event.parentRunId === undefined) this.#topRuns.add(event.runId);
+        if (event.parentToolCallId !== undefined) this.#callsWithSteps.add(event.parentToolCallId);
         break;
       case "model-call-start":
         this.#streamed = false;
@@ -72,7 +79,10 @@ export class RunView {
       case "tool-call-end": {
         const { toolCall, result } = event;
         const mark = result.isError ? style.red("✗") : style.green("✓");
-        this.#endToolLine(toolCall.id, mark, summarizeToolResult(toolCall, result));
+        // A Bash result ends in two lines of its own ("", "Exit code: 0"): three lines are one line of output.
+        const ranSubagent = this.#callsWithSteps.delete(toolCall.id);
+        const more = ranSubagent || result.content.split("\n").length > linesShownInFull;
+        this.#endToolLine(toolCall.id, mark, summarizeToolResult(toolCall, result), more ? expandHint : undefined);
         if (toolCall.name === "TodoWrite" && !result.isError) this.#printTodos(toolCall.arguments.todos);
         break;
       }
@@ -111,13 +121,13 @@ export class RunView {
   }
 
   /** Replaces a call's running line with its outcome (in place when it is still the last line). */
-  #endToolLine(id: string, mark: string, summary: string): void {
+  #endToolLine(id: string, mark: string, summary: string, hint?: string): void {
     const running = this.#running.get(id);
     if (!running) return;
     this.#running.delete(id);
     const inPlace = this.#lastLine === id && this.#terminal.live;
     this.endLine();
-    this.print(`${inPlace ? "\x1b[1A\r\x1b[2K" : ""}${this.#toolLine(mark, running.call, summary, running.runId)}\n`);
+    this.print(`${inPlace ? "\x1b[1A\r\x1b[2K" : ""}${this.#toolLine(mark, running.call, summary, running.runId, hint)}\n`);
   }
 
   /** The checklist as the model just wrote it: ☐ pending, ◼ in progress, ☒ completed. */
@@ -174,13 +184,18 @@ export class RunView {
     this.#streamed = false;
   }
 
-  /** `✓ Read(src/a.ts) · 12 lines`, cut to the screen's width; a child run's calls are indented. */
-  #toolLine(mark: string, call: string, summary: string | undefined, runId: string): string {
+  /**
+   * `✓ Read(src/a.ts) · 12 lines`, cut to the screen's width; a child run's calls are indented. The hint after the
+   * summary is kept whole, the summary cut for it, while the summary keeps a few columns; else it is left out.
+   */
+  #toolLine(mark: string, call: string, summary: string | undefined, runId: string, hint = ""): string {
     const indent = this.#topRuns.has(runId) ? "" : "  ";
     const width = this.#terminal.columns - 1 - indent.length - 2;
     const { dim } = this.#terminal.style;
     const shownCall = truncateToWidth(call, summary === undefined ? width : Math.max(20, Math.floor(width * 0.6)));
-    const rest = summary === undefined ? "" : truncateToWidth(` · ${summary}`, Math.max(2, width - displayWidth(shownCall)));
+    const room = Math.max(2, width - displayWidth(shownCall));
+    const shownHint = room - displayWidth(hint) >= 12 ? hint : "";
+    const rest = summary === undefined ? "" : truncateToWidth(` · ${summary}`, room - displayWidth(shownHint)) + shownHint;
     return `${indent}${mark} ${shownCall}${dim(rest)}`;
   }
 }

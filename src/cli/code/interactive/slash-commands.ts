@@ -270,6 +270,7 @@ function helpText(host: SlashHost, prompts: readonly McpPrompt[]): string {
     ["↑ ↓", "move through the lines, then earlier prompts (this folder's, kept across sessions)"],
     ["ctrl+r", "search earlier prompts (ctrl+r again: older, ctrl+s: newer, enter: edit it, esc: cancel)"],
     ["/vim", "vim keys: esc for normal mode (h j k l w b e 0 $ x dd cw p u…), i a o for insert"],
+    ["ctrl+o", "the transcript: every tool call and output in full, subagents' steps too"],
     ["ctrl+d", "leave, at an empty prompt"],
   ].map(([key, what]) => `  ${style.cyan((key as string).padEnd(20))}${what}`);
   const customSection = custom.length > 0 ? ["", style.bold("Custom commands"), ...custom] : [];

@@ -60,6 +60,8 @@ export class Terminal {
   /** Rows of the screen when the scroll region was set; undefined without one. */
   #regionRows: number | undefined;
   #started = false;
+  /** While a full-screen view is on the alternate screen: what it redraws on a resize; undefined otherwise. */
+  #alternate: { onResize: () => void; resized: boolean } | undefined;
   readonly #resizeListeners = new Set<() => void>();
 
   constructor(streams: CodeSessionContext["terminal"], env: Record<string, string | undefined>) {
@@ -103,6 +105,9 @@ export class Terminal {
     process.off("exit", this.#restoreOnExit);
     this.release();
     if (!this.live) return;
+    // A session that ends with the transcript open (a SIGTERM) leaves the alternate screen first.
+    if (this.#alternate) this.#output.write("\x1b[2J\x1b[?1049l");
+    this.#alternate = undefined;
     this.#output.off("resize", this.#onResize);
     const rows = this.#regionRows;
     this.#regionRows = undefined;
@@ -147,12 +152,33 @@ export class Terminal {
   setStatus(text: string): void {
     if (text === this.#status) return;
     this.#status = text;
-    if (this.#regionRows !== undefined) this.#output.write(this.#statusDrawing());
+    if (this.#regionRows !== undefined && !this.#alternate) this.#output.write(this.#statusDrawing());
   }
 
   /** What redraws the status row, to add to a write that may have erased it (`\x1b[J`). */
   statusDrawing(): string {
-    return this.#regionRows === undefined ? "" : this.#statusDrawing();
+    return this.#regionRows === undefined || this.#alternate ? "" : this.#statusDrawing();
+  }
+
+  /**
+   * Switches to the alternate screen for a full-screen view (the transcript), the whole of it, no status row: the
+   * session's screen, cursor and scrollback stay as they are until {@link leaveAlternateScreen}. Meanwhile a resize
+   * calls `onResize` only; the session's own redraws wait until the screen is back.
+   */
+  enterAlternateScreen(onResize: () => void): void {
+    if (!this.live || this.#alternate) return;
+    this.#alternate = { onResize, resized: false };
+    this.#output.write("\x1b[?1049h\x1b[r\x1b[2J\x1b[H");
+  }
+
+  /** Back to the session's screen as it was: its scroll region and status row drawn again (redrawn after a resize). */
+  leaveAlternateScreen(): void {
+    const alternate = this.#alternate;
+    if (!alternate) return;
+    this.#alternate = undefined;
+    this.#output.write("\x1b[2J\x1b[?1049l");
+    if (alternate.resized) this.#onResize();
+    else if (this.#regionRows !== undefined) this.#output.write(`\x1b7\x1b[1;${this.#regionRows - 1}r\x1b8${this.#statusDrawing()}`);
   }
 
   /**
@@ -195,6 +221,11 @@ export class Terminal {
   }
 
   readonly #onResize = (): void => {
+    if (this.#alternate) {
+      this.#alternate.resized = true;
+      this.#alternate.onResize();
+      return;
+    }
     const old = this.#regionRows;
     // A terminal that grew leaves the old status row in the middle: clear it. One that shrank has moved it (terminals
     // differ in how): the new status row is drawn over what is there.
