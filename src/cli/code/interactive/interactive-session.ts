@@ -453,7 +453,7 @@ export class InteractiveSession implements SlashHost {
       const outcome = await chooseOne(this.terminal, {
         title: [this.style.bold("Resume a conversation:")],
         choices: sessions.map((summary) => ({
-          label: `${formatAge(summary.updatedAt)} · ${summary.prompts} prompt${summary.prompts === 1 ? "" : "s"}, ${summary.turns} turn${summary.turns === 1 ? "" : "s"} · ${truncateToWidth(flattenText(summary.title ?? "(no prompt)"), 50)}`,
+          label: `${formatAge(summary.updatedAt)} · ${summary.prompts} prompt${summary.prompts === 1 ? "" : "s"}, ${summary.turns} turn${summary.turns === 1 ? "" : "s"} · ${truncateToWidth(flattenText(summary.title ?? "(no prompt)"), Math.max(30, this.terminal.columns - 45))}`,
           value: summary.id,
         })),
         footer: "↑↓ Enter, or the number · Esc: stay here",
