@@ -474,7 +474,8 @@ export class InteractiveSession implements SlashHost {
     const given = flattenText(name);
     const sessions = await this.context.sessions.list();
     if (given === "") {
-      const title = sessions.find((summary) => summary.id === this.#session.id)?.title;
+      // A name given before the first prompt is not in the file yet: the session knows it.
+      const title = this.#session.name ?? sessions.find((summary) => summary.id === this.#session.id)?.title;
       const width = this.terminal.columns - 40;
       this.print(
         title === undefined
