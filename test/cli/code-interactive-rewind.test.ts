@@ -28,6 +28,8 @@ function recordingSession(id: string): RecordingSession {
     markCheckpoint: (checkpointId) => void session.marked.push(checkpointId),
     conversationBefore: async () => undefined,
     rewindConversation: (messages, checkpointId) => void session.rewound.push({ messages, checkpointId }),
+    name: undefined,
+    rename: () => {},
   };
   return session;
 }

@@ -26,6 +26,8 @@ function memorySession(id: string, history: Message[] = []): CodeSession & { eve
     markCheckpoint: () => {},
     conversationBefore: async () => undefined,
     rewindConversation: () => {},
+    name: undefined,
+    rename: () => {},
   };
   return session;
 }
@@ -71,6 +73,8 @@ function setUp(script: FakeModelScriptItem[], options: Partial<CodeOptions> = {}
         prompts: candidate.history.filter((message) => message.role === "user").length,
         turns: candidate.history.filter((message) => message.role === "assistant").length,
         firstPrompt: candidate.history[0]?.content,
+        name: undefined,
+        title: candidate.history[0]?.content,
       })),
     remove: async () => false,
   };

@@ -168,6 +168,8 @@ describe("minagent code sessions", () => {
         prompts: 2,
         turns: 2,
         firstPrompt: "second question",
+        name: undefined,
+        title: "second question",
       },
       {
         id: first,
@@ -176,6 +178,8 @@ describe("minagent code sessions", () => {
         prompts: 1,
         turns: 1,
         firstPrompt: "first question",
+        name: undefined,
+        title: "first question",
       },
     ]);
   });

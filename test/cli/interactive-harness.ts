@@ -61,6 +61,8 @@ export function memorySession(id: string): CodeSession {
     markCheckpoint: () => {},
     conversationBefore: async () => undefined,
     rewindConversation: () => {},
+    name: undefined,
+    rename: () => {},
   };
 }
 

@@ -4,6 +4,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { defaultDataDirectory } from "../../code/sessions/json-lines-session-store.js";
 import { UsageError } from "../../errors.js";
 import type { ResolvedMcpServer } from "../../mcp/config.js";
+import { toOneLine } from "../../text.js";
 import { createCodeSessionStore } from "../code/code-session-store.js";
 import { openCodeSession } from "../code/open-code-session.js";
 import type { CodeOptions } from "../code/session-context.js";
@@ -138,7 +139,7 @@ export function serveAcp(stream: acp.Stream, server: AcpServerOptions): AcpServe
           sessionId: summary.id,
           cwd,
           updatedAt: summary.updatedAt,
-          ...(summary.firstPrompt !== undefined && { title: summary.firstPrompt.slice(0, 120) }),
+          ...(summary.title !== undefined && { title: toOneLine(summary.title, 120) }),
         })),
       };
     })

@@ -51,6 +51,10 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
         return store.conversationBefore(forkedFrom, checkpointId);
       },
       rewindConversation: (messages, checkpointId) => recorder.rewindConversation(messages, checkpointId),
+      get name() {
+        return recorder.name;
+      },
+      rename: (name) => recorder.recordName(name),
     };
   };
   const recorderFor = (resume: LoadedSession | undefined, fork: boolean) =>
@@ -110,6 +114,8 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
         prompts: summary.prompts,
         turns: summary.turns,
         firstPrompt: summary.firstPrompt,
+        name: summary.name,
+        title: summary.title,
       }));
     },
     async remove(id) {

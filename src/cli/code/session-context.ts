@@ -97,6 +97,13 @@ export type CodeSession = {
    * next run's history: nothing is written twice. A failed write is reported by `flush`.
    */
   rewindConversation(messages: readonly Message[], checkpointId: string): void;
+  /** The name the person gave it (`/rename`), if any. */
+  readonly name: string | undefined;
+  /**
+   * Names it (`/rename <name>`): written at once as a `name` line (in a session without lines yet, with its first
+   * prompt), so that lists title it by the name from then on. A failed write is reported by `flush`.
+   */
+  rename(name: string): void;
 };
 
 /** A saved session, as a list of them shows it. */
@@ -111,6 +118,10 @@ export type CodeSessionSummary = {
   turns: number;
   /** The first prompt, for a person to recognise it. */
   firstPrompt: string | undefined;
+  /** The name given with `/rename`, if any. */
+  name: string | undefined;
+  /** What a list calls it (`sessionTitle`): the name, else the first prompt; on one line, not cut. */
+  title: string | undefined;
 };
 
 /** The saved sessions of one project folder. */

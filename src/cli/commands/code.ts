@@ -41,7 +41,7 @@ Options:
   --add-dir <dir>                  another folder the tools may use (repeat for more)
   --timeout <seconds>              give up on one attempt at a model call after this long, and retry it
   -c, --continue                   go on with this folder's newest session
-  -r, --resume [id]                go on with the session <id>
+  -r, --resume [id]                go on with the session <id>; --resume=<name>: the one named so (/rename)
   --fork-session                   with --continue or --resume: save to a new session, leave the old one as it was
   --rewind <n|id|list>             with --continue or --resume: undo the session back to before checkpoint n
                                    (list: show the checkpoints); with a prompt, go on from there

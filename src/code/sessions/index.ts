@@ -22,6 +22,7 @@ export {
   type SessionMessageLine,
   type SessionModel,
   type SessionModelLine,
+  type SessionNameLine,
   type SessionPendingLine,
   type SessionPermissionModeLine,
   type SessionRunEndLine,

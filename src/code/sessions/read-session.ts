@@ -1,4 +1,5 @@
 import { addUsage, emptyUsage, type Message, OpenTurn, type PendingToolCall, type Usage, UsageError } from "../../engine.js";
+import { isTitlePrompt, sessionTitle } from "../../session-title.js";
 import { type SessionEntry, type SessionHeader, type SessionModel, sessionFormatVersion, toPendingToolCall } from "./session-format.js";
 import type { LoadedSession, SessionProblem, SessionStatus, SessionSummary } from "./session-store.js";
 
@@ -102,6 +103,9 @@ class ConversationReader {
   #turn = new OpenTurn([], -1);
   #pending = new Map<string, PendingToolCall>();
   #firstPrompt: string | undefined;
+  /** The first prompt worth titling the session by, and the last name given it. */
+  #titlePrompt: string | undefined;
+  #name: string | undefined;
   #prompts = 0;
   #turns = 0;
   #compactions = 0;
@@ -150,6 +154,10 @@ class ConversationReader {
       case "model":
         this.#model = entry.model;
         return undefined;
+      case "name":
+        if (typeof entry.name !== "string") return "a name line without a name";
+        this.#name = entry.name;
+        return undefined;
       default:
         return undefined;
     }
@@ -161,6 +169,7 @@ class ConversationReader {
     if (message.role === "user") {
       this.#prompts++;
       this.#firstPrompt ??= message.content;
+      if (this.#titlePrompt === undefined && isTitlePrompt(message.content)) this.#titlePrompt = message.content;
     }
     if (message.role === "assistant") this.#turns++;
     this.#openTurn(new OpenTurn(this.#messages, message.toolCalls?.length ? this.#messages.length - 1 : -1));
@@ -197,6 +206,8 @@ class ConversationReader {
       header,
       messages: this.#messages,
       firstPrompt: this.#firstPrompt,
+      name: this.#name,
+      title: sessionTitle({ name: this.#name, firstPrompt: this.#titlePrompt }),
       prompts: this.#prompts,
       turns: this.#turns,
       usage: this.#usage,
@@ -216,10 +227,11 @@ class ConversationReader {
 // these keys first, and JSON text holds no raw newline, so a match is always the start of a line.
 const assistantLine = Buffer.from('\n{"type":"message","message":{"role":"assistant"');
 const userLine = Buffer.from('\n{"type":"message","message":{"role":"user"');
+const nameLine = Buffer.from('\n{"type":"name","name":');
 
 /**
  * What `list` shows of a session file, read without parsing the conversation: the header, the first prompt, the
- * counts of assistant and user message lines, and the time of the last complete line. Undefined for a file
+ * last name given and the title, the counts of assistant and user message lines, and the time of the last complete line. Undefined for a file
  * that is not a session (no complete header) or of another format version.
  */
 export function summarizeSession(bytes: Buffer): SessionSummary | undefined {
@@ -234,21 +246,14 @@ export function summarizeSession(bytes: Buffer): SessionSummary | undefined {
   let end = bytes.length;
   if (bytes[end - 1] !== 10 && parseLine(bytes, end) === undefined) end = bytes.lastIndexOf(10, end - 1) + 1;
   const complete = bytes.subarray(0, end);
-  const firstUser = complete.indexOf(userLine);
-  let firstPrompt: string | undefined;
-  if (firstUser !== -1) {
-    const lineEnd = complete.indexOf(10, firstUser + 1);
-    try {
-      const line = JSON.parse(complete.toString("utf8", firstUser + 1, lineEnd === -1 ? end : lineEnd)) as { message?: Message };
-      firstPrompt = line.message?.content;
-    } catch {
-      firstPrompt = undefined;
-    }
-  }
+  const firstPrompt = parseLineAt(complete, complete.indexOf(userLine))?.message?.content;
+  const name = lastName(complete);
   return {
     sessionId: header.sessionId,
     cwd: header.cwd,
     firstPrompt,
+    name,
+    title: sessionTitle({ name, firstPrompt: firstTitlePrompt(complete, firstPrompt) }),
     turns: countOccurrences(complete, assistantLine),
     prompts: countOccurrences(complete, userLine),
     createdAt: header.createdAt,
@@ -256,6 +261,37 @@ export function summarizeSession(bytes: Buffer): SessionSummary | undefined {
     model: header.model,
     forkedFrom: header.forkedFrom?.sessionId,
   };
+}
+
+type ListedLine = { message?: Partial<Message>; name?: unknown };
+
+/** The line starting after the newline at `newline`, parsed; undefined when there is none or it is not JSON. */
+function parseLineAt(bytes: Buffer, newline: number): ListedLine | undefined {
+  if (newline === -1) return undefined;
+  const lineEnd = bytes.indexOf(10, newline + 1);
+  try {
+    return JSON.parse(bytes.toString("utf8", newline + 1, lineEnd === -1 ? bytes.length : lineEnd)) as ListedLine;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The last name given the session (a `name` line), if any. */
+function lastName(bytes: Buffer): string | undefined {
+  const name = parseLineAt(bytes, bytes.lastIndexOf(nameLine))?.name;
+  return typeof name === "string" ? name : undefined;
+}
+
+/** The first prompt worth a title: usually the first; else the next user lines are read until one is. */
+function firstTitlePrompt(bytes: Buffer, first: string | undefined): string | undefined {
+  if (first === undefined || isTitlePrompt(first)) return first;
+  let at = bytes.indexOf(userLine);
+  for (let tries = 0; tries < 20 && at !== -1; tries++) {
+    at = bytes.indexOf(userLine, at + userLine.length);
+    const content = parseLineAt(bytes, at)?.message?.content;
+    if (typeof content === "string" && isTitlePrompt(content)) return content;
+  }
+  return undefined;
 }
 
 /** The line that ends at `end` (a newline there, or the end of the file), parsed; undefined if it is not JSON. */

@@ -94,6 +94,12 @@ export type SessionPermissionModeLine = LineBase & { type: "permission-mode"; mo
 /** A run talked to another model than the one before. */
 export type SessionModelLine = LineBase & { type: "model"; model: SessionModel };
 
+/**
+ * The person named the session (`/rename <name>`): lists title it by its last name line, else by its first prompt
+ * (`sessionTitle`). It changes nothing in the conversation. A reader from before names passes over it.
+ */
+export type SessionNameLine = LineBase & { type: "name"; name: string };
+
 /** A tool call waits for a decision (a run ended `interrupted`): it has no result yet. */
 export type SessionPendingLine = LineBase & {
   type: "pending";
@@ -145,6 +151,7 @@ export type SessionEntry =
   | SessionCheckpointLine
   | SessionPermissionModeLine
   | SessionModelLine
+  | SessionNameLine
   | SessionPendingLine
   | SessionRunEndLine
   | SessionChildRunStartLine

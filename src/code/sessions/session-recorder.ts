@@ -65,6 +65,10 @@ export class SessionRecorder {
   get messages(): readonly Message[] {
     return this.#mirror;
   }
+  /** The last name given the session (`recordName`; a resumed session's, not a fork's), if any. */
+  get name(): string | undefined {
+    return this.#name;
+  }
   /** The error that stopped recording, if a write failed. */
   get error(): unknown {
     return this.#error;
@@ -89,6 +93,7 @@ export class SessionRecorder {
   readonly #runs = new Map<string, { kind: "conversation"; messages: readonly Message[] } | { kind: "child" }>();
   #model: SessionModel | undefined;
   #permissionMode: string | undefined;
+  #name: string | undefined;
   #error: unknown;
 
   /** The listener to pass as `onEvent`. It never throws: a failed write stops recording and is reported to `onError`. */
@@ -120,6 +125,7 @@ export class SessionRecorder {
     this.#model = resume?.model;
     if (resume && !fork) {
       this.#permissionMode = resume.permissionMode;
+      this.#name = resume.name;
       this.sessionId = resume.sessionId;
       this.#mirror = resume.messages.slice();
       this.#turn = OpenTurn.last(this.#mirror);
@@ -145,6 +151,25 @@ export class SessionRecorder {
     if (mode === this.#permissionMode || this.#error !== undefined) return;
     this.#permissionMode = mode;
     const line: SessionEntry = { type: "permission-mode", mode, at: this.#at() };
+    if (this.#header) {
+      this.#queued.push(line);
+      return;
+    }
+    try {
+      this.#write([line]);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /**
+   * Names the session now (`/rename`): a `name` line, which lists title the session by from then on. Before the
+   * session's first lines it is queued behind the header, as a permission mode is (an empty session is never written).
+   */
+  recordName(name: string): void {
+    if (this.#error !== undefined) return;
+    this.#name = name;
+    const line: SessionEntry = { type: "name", name: this.#scrubber.text(name), at: this.#at() };
     if (this.#header) {
       this.#queued.push(line);
       return;

@@ -56,6 +56,13 @@ export type LoadedSession = {
   messages: Message[];
   /** The first prompt of the session (a user message), as recorded. */
   firstPrompt: string | undefined;
+  /** The last name the person gave the session (`/rename`; a `name` line), if any. */
+  name: string | undefined;
+  /**
+   * What lists call it (`sessionTitle`): the name, else the first prompt that is not a bracketed note such as
+   * `[Request interrupted by user]`; on one line, not cut. Undefined before either was written.
+   */
+  title: string | undefined;
   /** User messages recorded (prompts, and a Stop hook's continuations). */
   prompts: number;
   /** Model calls of the conversation recorded. */
@@ -85,6 +92,10 @@ export type SessionSummary = {
   cwd: string;
   /** The first prompt, as recorded; undefined before the first prompt was written. */
   firstPrompt: string | undefined;
+  /** The last name given (`/rename`), if any. */
+  name: string | undefined;
+  /** What lists call it: the name, else the first prompt worth a title, on one line (see `LoadedSession.title`). */
+  title: string | undefined;
   /** Model calls recorded, counted as `load` counts them. */
   turns: number;
   /** User messages recorded. */

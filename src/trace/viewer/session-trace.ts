@@ -1,6 +1,7 @@
 import type { Message, ToolCall, Usage } from "../../core/types.js";
 import { addUsage } from "../../core/usage.js";
 import { UsageError } from "../../errors.js";
+import { isTitlePrompt, sessionTitle } from "../../session-title.js";
 import { genAiOperations, traceAttributes, usageAttributes } from "../gen-ai-attributes.js";
 import type { Trace, TraceSpan } from "../trace.js";
 import { end, modelAttributes, RunSpans, type SessionModelFields, SpanList } from "./session-run-spans.js";
@@ -30,6 +31,9 @@ export function readSessionAsTrace(text: string, source: string): Trace {
   return builder.finish();
 }
 
+/** The root span's attributes that say what a session is called (the list's title: {@link sessionTitle}). */
+export const sessionAttributes = { name: "minagent.session.name", title: "minagent.session.title" } as const;
+
 type Line = Record<string, unknown> & { type?: unknown; at?: unknown; usage?: Usage | undefined };
 
 function parseLine(raw: string | undefined): Line | undefined {
@@ -57,6 +61,9 @@ class SessionSpans {
   #lastTime: number;
   readonly #usage: Usage = { inputTokens: 0, outputTokens: 0 };
   #firstPrompt: string | undefined;
+  /** The first prompt worth a title, and the last name the person gave the session (`name` lines): its title. */
+  #titlePrompt: string | undefined;
+  #name: string | undefined;
   /** Turns of the conversation's runs (not of sub-agents). */
   #turns = 0;
   readonly #traceId: string;
@@ -95,13 +102,17 @@ class SessionSpans {
     else if (line.type === "model" && typeof line.model === "object" && line.model !== null) {
       this.#model = line.model as SessionModelFields;
       if (this.#run) this.#run.model = this.#model;
-    } else if (line.type === "run-end") this.#endRun(at, String(line.status), typeof line.error === "string" ? line.error : undefined);
+    } else if (line.type === "name" && typeof line.name === "string") this.#name = line.name;
+    else if (line.type === "run-end") this.#endRun(at, String(line.status), typeof line.error === "string" ? line.error : undefined);
     else if (line.type === "pending" && typeof line.toolCall === "object" && line.toolCall !== null)
       this.#run?.pending(String((line.toolCall as ToolCall).id));
   }
 
   #message(message: Message, at: number, endsCall: boolean, usage: Usage | undefined): void {
-    if (message.role === "user") this.#firstPrompt ??= message.content;
+    if (message.role === "user") {
+      this.#firstPrompt ??= message.content;
+      if (this.#titlePrompt === undefined && isTitlePrompt(message.content)) this.#titlePrompt = message.content;
+    }
     // A prompt after the model has answered starts the next run, even when no run-end line closed the last one (a crash).
     if (message.role === "user" && this.#run && this.#run.turns > 0) this.#endRun(this.#lastTime, undefined);
     // A result that does not end its call, for a call still open: the engine answering, before the next prompt, a
@@ -176,6 +187,9 @@ class SessionSpans {
     Object.assign(root.attributes, usageAttributes(this.#usage));
     root.attributes[traceAttributes.runTurns] = this.#turns;
     if (this.#firstPrompt !== undefined) root.attributes[traceAttributes.runInput] = this.#firstPrompt;
+    if (this.#name !== undefined) root.attributes[sessionAttributes.name] = this.#name;
+    const title = sessionTitle({ name: this.#name, firstPrompt: this.#titlePrompt });
+    if (title !== undefined) root.attributes[sessionAttributes.title] = title;
     if (open) root.attributes[traceAttributes.runStatus] = "running";
     else {
       const last = this.#lastRun?.span;

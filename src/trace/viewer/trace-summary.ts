@@ -2,6 +2,7 @@ import { toOneLine } from "../../text.js";
 import { traceAttributes } from "../gen-ai-attributes.js";
 import { estimateCost } from "../model-prices.js";
 import type { Trace, TraceSpan } from "../trace.js";
+import { sessionAttributes } from "./session-trace.js";
 
 /** One row of the viewer's list of traces. */
 export type TraceSummary = {
@@ -10,7 +11,10 @@ export type TraceSummary = {
   /** A trace file (`JsonFileExporter`) or a `minagent code` session file. */
   kind: "trace" | "session";
   traceId: string;
-  /** What the list calls it: a session's first prompt, on one line, cut to {@link titleLength} characters. */
+  /**
+   * What the list calls it: a session's title (the name given with `/rename`, else its first prompt), on one
+   * line, cut to {@link titleLength} characters.
+   */
   title: string | undefined;
   agent: string | undefined;
   model: string | undefined;
@@ -80,7 +84,7 @@ export function summarizeTrace(trace: Trace, name: string, kind: TraceSummary["k
     name,
     kind,
     traceId: trace.traceId,
-    title: kind === "session" ? titleOf(attributes[traceAttributes.runInput]) : undefined,
+    title: kind === "session" ? titleOf(attributes[sessionAttributes.title] ?? attributes[traceAttributes.runInput]) : undefined,
     agent: stringOf(attributes[traceAttributes.agentName]),
     model: stringOf(attributes[traceAttributes.requestModel]),
     status: root.status.code === "error" && status !== "max_steps" ? "error" : typeof status === "string" ? status : "unknown",
@@ -110,7 +114,7 @@ function costOf(span: TraceSpan): number | undefined {
   });
 }
 
-/** How much of a session's first prompt the list shows. */
+/** How much of a session's title the list shows. */
 export const titleLength = 80;
 
 function titleOf(prompt: unknown): string | undefined {

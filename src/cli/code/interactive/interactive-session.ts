@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import { type CustomCommand, parseSlashInput } from "../../../code/commands/index.js";
 import type { SessionEndReason } from "../../../code/hooks/index.js";
@@ -7,6 +8,7 @@ import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-
 import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
 import type { AttachedResources, McpPrompt } from "../../../mcp/index.js";
 import { describeMcpLog, describeMcpProgress } from "../../describe-progress.js";
+import { findSessionId } from "../choose-session.js";
 import { sandboxStatusLine } from "../sandbox-status.js";
 import type { CodeSession, CodeSessionContext } from "../session-context.js";
 import { networkRequestName, SessionRules } from "../session-rules.js";
@@ -40,6 +42,14 @@ const interruptionNote = "[Request interrupted by user]";
 
 /** Lines of a `!` command's output shown under it (the conversation gets all of it). */
 const shellLinesShown = 30;
+
+/** The longest name `/rename` gives a session (lists show less of it). */
+const maxNameLength = 100;
+
+/** A name as a word of a shell command: as it is when that is safe, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[\w.,:@%+=-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
 
 /** Two Escapes on an empty prompt line this close together open /rewind (as in Claude Code). */
 const doubleEscapeMs = 800;
@@ -564,20 +574,47 @@ export class InteractiveSession implements SlashHost {
       const outcome = await chooseOne(this.terminal, {
         title: [this.style.bold("Resume a conversation:")],
         choices: sessions.map((summary) => ({
-          label: `${formatAge(summary.updatedAt)} · ${summary.prompts} prompt${summary.prompts === 1 ? "" : "s"}, ${summary.turns} turn${summary.turns === 1 ? "" : "s"} · ${truncateToWidth(flattenText(summary.firstPrompt ?? "(no prompt)"), 50)}`,
+          label: `${formatAge(summary.updatedAt)} · ${summary.prompts} prompt${summary.prompts === 1 ? "" : "s"}, ${summary.turns} turn${summary.turns === 1 ? "" : "s"} · ${truncateToWidth(flattenText(summary.title ?? "(no prompt)"), Math.max(30, this.terminal.columns - 45))}`,
           value: summary.id,
         })),
         footer: "↑↓ Enter, or the number · Esc: stay here",
       });
       if ("cancelled" in outcome) return;
       chosen = outcome.value;
-    }
+    } else chosen = await findSessionId(this.context.sessions, chosen, this.context.options.cwd);
     await this.agent.end("resume");
     await this.#session.flush();
     this.#session = await this.context.sessions.open(chosen);
     await this.agent.checkpoints?.switchSession(this.#session.id, this.#session.forkedFrom);
     this.#history = [...this.#session.history];
     this.#printRecap();
+  }
+
+  async rename(name: string): Promise<void> {
+    const { style } = this;
+    const given = flattenText(name);
+    const sessions = await this.context.sessions.list();
+    if (given === "") {
+      // A name given before the first prompt is not in the file yet: the session knows it.
+      const title = this.#session.name ?? sessions.find((summary) => summary.id === this.#session.id)?.title;
+      const width = this.terminal.columns - 40;
+      this.print(
+        title === undefined
+          ? "No title yet: the first prompt will be this conversation's title in /resume. /rename <name> names it."
+          : `Titled "${truncateToWidth(title, width)}"${this.#session.name === undefined ? " (its first prompt)" : ""}. /rename <name> renames it.`,
+      );
+      return;
+    }
+    if (given.length > maxNameLength) {
+      this.print(style.yellow(`A name has at most ${maxNameLength} characters; this one has ${given.length}.`));
+      return;
+    }
+    this.#session.rename(given);
+    await this.#session.flush();
+    const saved = existsSync(this.#session.file) ? "" : style.dim(" (saved with the first prompt)");
+    this.print(`Named "${given}"${saved}. Go back to it with: minagent code --resume=${shellWord(given)}`);
+    const same = sessions.filter((summary) => summary.id !== this.#session.id && summary.name?.toLowerCase() === given.toLowerCase());
+    if (same.length > 0) this.print(style.dim("Another session of this folder has that name too: --resume by name will ask for the id."));
   }
 
   /** The project's .mcp.json servers start only once the person approves what they would run. */
@@ -633,7 +670,8 @@ export class InteractiveSession implements SlashHost {
     const { style } = this;
     const prompts = this.#history.filter((message) => message.role === "user" && !message.content.startsWith("["));
     const answers = this.#history.filter((message) => message.role === "assistant" && message.content.trim() !== "");
-    this.print(style.dim(`Session ${this.#session.id} · ${this.#history.length} messages`));
+    const name = this.#session.name === undefined ? "" : `"${flattenText(this.#session.name)}" · `;
+    this.print(style.dim(`Session ${name}${this.#session.id} · ${this.#history.length} messages`));
     const lastPrompt = prompts[prompts.length - 1];
     const lastAnswer = answers[answers.length - 1];
     const width = this.terminal.columns - 4;

@@ -28,6 +28,8 @@ export type SlashHost = {
   clear(): Promise<void>;
   /** Offers the saved sessions (or opens the one named) and goes on with the chosen one. */
   resume(id: string | undefined): Promise<void>;
+  /** `/rename [name]`: names the session (its title in /resume); without a name, says its title now. */
+  rename(name: string): Promise<void>;
   /** `/rewind [n]`: goes back to before a checkpoint (chosen from a list without `n`), the code and/or the conversation. */
   rewind(args: string): Promise<void>;
   /** The model's context window, if known. */
@@ -70,6 +72,12 @@ export const slashCommands: readonly SlashCommand[] = [
     arguments: "[id]",
     summary: "go on with a saved conversation of this folder",
     run: async (host, args) => void (await host.resume(args || undefined)),
+  },
+  {
+    name: "rename",
+    arguments: "[name]",
+    summary: "name this conversation: its title in /resume (without a name: its title now)",
+    run: async (host, args) => void (await host.rename(args)),
   },
   {
     name: "rewind",
