@@ -14,6 +14,10 @@ export async function runModelCommand(host: SlashHost, args: string): Promise<vo
     return;
   }
   const before = host.context.model.spec;
+  if (wanted === before) {
+    host.print(style.dim(`The session is on ${before} already.`));
+    return;
+  }
   try {
     await host.switchModel(wanted);
   } catch (error) {
