@@ -61,6 +61,7 @@ import { type LoadedSettings, settingsLocations, settingsOf } from "./settings/l
 import { hooksDisabled, settingsEnvironment } from "./settings/session-settings.js";
 import type { Skill } from "./skills/index.js";
 import type { AgentTool } from "./subagents/index.js";
+import { SwitchableModel } from "./switchable-model.js";
 import { codingSystemPrompt } from "./system-prompt.js";
 import { withoutCredentials } from "./tools/bash.js";
 import { createTodoStore, type TodoStore } from "./tools/todo-write.js";
@@ -135,6 +136,7 @@ export class CodingAgent {
   #ended = false;
   readonly #transcript: HookTranscript;
   readonly #commandModels: CommandModels;
+  readonly #sessionModel: SwitchableModel;
   /** Whether the project's own commands' `allowed-tools` count (the folder is trusted). */
   readonly #projectCommandRules: boolean;
 
@@ -157,6 +159,7 @@ export class CodingAgent {
     warnings: readonly string[];
     transcript: HookTranscript;
     commandModels: CommandModels;
+    sessionModel: SwitchableModel;
     projectCommandRules: boolean;
   }) {
     this.agent = parts.agent;
@@ -177,7 +180,25 @@ export class CodingAgent {
     this.warnings = parts.warnings;
     this.#transcript = parts.transcript;
     this.#commandModels = parts.commandModels;
+    this.#sessionModel = parts.sessionModel;
     this.#projectCommandRules = parts.projectCommandRules;
+  }
+
+  /** The session's model now: the one given to {@link create}, or the last {@link setModel}'s. */
+  get model(): Model {
+    return this.#sessionModel.current;
+  }
+
+  /**
+   * Switches the session to `model` (the CLI's `/model`): the next run is answered by it, and so are compaction
+   * (measured against its context window from the next turn), subagents whose model is `inherit`, and MCP sampling.
+   * A custom command's `model` still answers its own run, and is mapped to the new model's provider. Call it
+   * between runs; a run under way goes on with the model it started with for its next calls as well, except that its
+   * `run-start` already named the old one. WebSearch keeps the first model (only it can search, on its provider's
+   * side); agent files naming a model (`sonnet`) keep the mapping made when the agent was created.
+   */
+  setModel(model: Model): void {
+    this.#sessionModel.replace(model);
   }
 
   /**
@@ -262,6 +283,8 @@ export class CodingAgent {
     const todos = options.todos ?? createTodoStore();
     const registry = new ToolRegistry(registryOptions);
     const bashEnv = commandEnv && { ...withoutCredentials(process.env), GIT_EDITOR: "true", ...commandEnv };
+    // The session's model, which setModel replaces; WebSearch keeps the first one, whose provider searches (searchWeb).
+    const sessionModel = new SwitchableModel(model);
     const webSearch = { model, options: options.webSearch };
     for (const tool of builtInTools(workspace, permissions, sandbox, todos, bashEnv, options.webFetch, webSearch))
       registry.add(withHooks(tool));
@@ -291,7 +314,7 @@ export class CodingAgent {
     const subagents =
       options.subagents === false
         ? undefined
-        : await createSubagents(model, options, {
+        : await createSubagents(sessionModel, options, {
             warn: (message) => warnings.push(message),
             env: bashEnv,
             claudeDirectory,
@@ -311,9 +334,9 @@ export class CodingAgent {
     warnings.push(...commands.warnings);
     // A command's `model` answers its run: the Agent is given a model that stands for it then, the session's otherwise.
     // It is made as agent files' models are (the host's resolveModel). Compaction, subagents' `inherit` and MCP's
-    // deferral threshold keep the session's model.
+    // sampling keep the session's model: `sessionModel`, which setModel replaces.
     const commandModels = new CommandModels(
-      model,
+      sessionModel,
       commands.list,
       (options.subagents || undefined)?.resolveModel ?? ((spec) => resolveModel(spec)),
     );
@@ -322,7 +345,7 @@ export class CodingAgent {
       options.compaction === false
         ? undefined
         : createCompactor({
-            model,
+            model: sessionModel,
             ...options.compaction,
             memory: () => memory.text || undefined,
             permissions: () => describePermissions(permissions),
@@ -355,7 +378,7 @@ export class CodingAgent {
             )
           : options.prepareTurn,
     });
-    if (options.mcp) connectMcpToSession(options.mcp, model, permissions, options);
+    if (options.mcp) connectMcpToSession(options.mcp, sessionModel, permissions, options);
     return new CodingAgent({
       agent,
       workspace,
@@ -375,6 +398,7 @@ export class CodingAgent {
       warnings,
       transcript,
       commandModels,
+      sessionModel,
       projectCommandRules: (options.commands || undefined)?.projectAllowedTools !== false,
     });
   }

@@ -6,8 +6,9 @@ import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from
  * session's model answering again afterwards. `complete` is the current model's (signal, streaming and tool choice
  * reach it unchanged), and so are `provider` and `modelId`, read when a run starts, so that a run's `run-start`
  * event — the session file's `model` line, traces, the spending's prices — names the model that really answers it.
- * Parts that size themselves once for the session (the compactor's window, subagents' `inherit`) are given
- * {@link session} instead.
+ * Parts that follow the session's model but never a command's (the compactor's window, subagents' `inherit`) are
+ * given {@link session} instead: itself a SwitchableModel, whose {@link replace} switches the session to another model
+ * (the CLI's `/model`), both for them and, from the next run, for the engine's Agent.
  */
 export class SwitchableModel implements Model {
   /** The model the session was made with: the one answering whenever no {@link using} is under way. */
@@ -17,6 +18,14 @@ export class SwitchableModel implements Model {
   constructor(session: Model) {
     this.session = session;
     this.#current = session;
+  }
+
+  /**
+   * Makes `model` the one answering from now on: the next call is its, and so are `provider` and `modelId`. A
+   * {@link using} under way keeps its model until it settles, and then leaves `model` answering, not the one before.
+   */
+  replace(model: Model): void {
+    this.#current = model;
   }
 
   /** The model answering now. */
@@ -55,7 +64,8 @@ export class SwitchableModel implements Model {
     try {
       return await work();
     } finally {
-      this.#current = previous;
+      // A replace() meanwhile wins: its model stays.
+      if (this.#current === model) this.#current = previous;
     }
   }
 }

@@ -6,7 +6,7 @@ import { computeFileChange, diffHunks, formatFileChange } from "../../src/cli/co
 import { contextWindowOf } from "../../src/cli/code/interactive/context-windows.js";
 import { KeyDecoder } from "../../src/cli/code/interactive/keys.js";
 import { matchSlashCommands } from "../../src/cli/code/interactive/slash-commands.js";
-import { formatSpending, formatStatus } from "../../src/cli/code/interactive/status-line.js";
+import { formatCost, formatSpending, formatStatus, shortModelName } from "../../src/cli/code/interactive/status-line.js";
 import { createStyle } from "../../src/cli/code/interactive/terminal.js";
 import { displayWidth, printable, truncateToWidth } from "../../src/cli/code/interactive/text-width.js";
 import { SessionRules, saveAllowRules } from "../../src/cli/code/session-rules.js";
@@ -227,15 +227,81 @@ describe("the status line", () => {
     };
     const line = formatStatus(facts, plain, 120);
     expect(line).toMatch(
-      /^⏵⏵ accept edits on \(shift\+tab to cycle\) · working \(esc to interrupt\) +12,345 tokens · \$0\.01 · context 15% of 200k$/,
+      /^⏵⏵ accept edits on \(shift\+tab to cycle\) · working \(esc to interrupt\) +12,345 tokens · \$0\.0123 · context 15% of 200k$/,
     );
     expect(line.length).toBe(119);
     expect(
       formatSpending({ usage: { inputTokens: 10, outputTokens: 5 }, costUsd: undefined, contextTokens: 12_345, contextWindow: undefined }),
     ).toBe("15 tokens · context 12k");
-    expect(contextWindowOf("llama3")).toBeUndefined();
+    expect(contextWindowOf("nosuch-model")).toBeUndefined();
+  });
+
+  test("the model's short name on the right; a narrow screen drops the key hint, then the context use, then the model", () => {
+    const facts = {
+      mode: "default" as const,
+      activity: "idle" as const,
+      usage: { inputTokens: 12_000, outputTokens: 345 },
+      costUsd: 0.0123,
+      contextTokens: 30_000,
+      contextWindow: 200_000,
+      modelId: "claude-sonnet-4-5-20250929",
+    };
+    const right = "claude-sonnet-4-5 · 12,345 tokens · $0.0123 · context 15% of 200k";
+    expect(formatStatus(facts, plain, 120)).toMatch(new RegExp(`^default mode \\(shift\\+tab to cycle\\) +${escapeRegExp(right)}$`));
+    expect(formatStatus(facts, plain, 85)).toMatch(new RegExp(`^default mode +${escapeRegExp(right)}$`));
+    expect(formatStatus(facts, plain, 60)).toMatch(/^default mode +claude-sonnet-4-5 · 12,345 tokens · \$0\.0123$/);
+    expect(formatStatus(facts, plain, 40)).toBe("default mode · 12,345 tokens · $0.0123");
+    for (const columns of [120, 85, 60]) expect(formatStatus(facts, plain, columns).length).toBe(columns - 1);
+  });
+
+  test("model names are cut to what tells them apart", () => {
+    expect(shortModelName("claude-haiku-4-5-20251001")).toBe("claude-haiku-4-5");
+    expect(shortModelName("gpt-5")).toBe("gpt-5");
+    expect(shortModelName("qwen3:8b")).toBe("qwen3:8b");
+    expect(shortModelName("us.anthropic.claude-sonnet-4-5-20250929-v1:0")).toBe("claude-sonnet-4-5");
+    expect(shortModelName("meta-llama/Llama-3.1-8B-Instruct")).toBe("Llama-3.1-8B-Instruct");
+    expect(shortModelName("a-very-long-fine-tuned-model-name-of-ours")).toBe("a-very-long-fine-tuned-…");
+  });
+
+  test("the cost keeps four decimals from a hundredth of a cent to tens of dollars: the line never changes precision", () => {
+    const amounts = [0, 0.0001, 0.00042, 0.0075, 0.0099, 0.01, 0.0123, 0.1, 0.99999, 1, 1.2345, 9.99, 10, 12.34567, 1234.5];
+    expect(amounts.map(formatCost)).toEqual([
+      "$0.0000",
+      "$0.0001",
+      "$0.0004",
+      "$0.0075",
+      "$0.0099",
+      "$0.0100",
+      "$0.0123",
+      "$0.1000",
+      "$1.0000",
+      "$1.0000",
+      "$1.2345",
+      "$9.9900",
+      "$10.0000",
+      "$12.3457",
+      "$1,234.5000",
+    ]);
+    // Below $10 every amount has the same width, so the status line does not shift as the cost grows.
+    expect(new Set(amounts.filter((amount) => amount < 9.99995).map((amount) => formatCost(amount).length))).toEqual(new Set([7]));
+    const spending = (costUsd: number) =>
+      formatSpending({ usage: { inputTokens: 1, outputTokens: 1 }, costUsd, contextTokens: undefined, contextWindow: undefined });
+    expect(spending(0.0099)).toBe("2 tokens · $0.0099");
+    expect(spending(0.01)).toBe("2 tokens · $0.0100");
+  });
+
+  test("context windows come from the compactor's table, Gemini's included", () => {
+    expect(contextWindowOf("gemini-2.5-pro")).toBe(1_048_576);
+    expect(contextWindowOf("gemini-3-pro-preview")).toBe(1_048_576);
+    expect(contextWindowOf("gpt-5")).toBe(272_000);
+    expect(contextWindowOf("claude-haiku-4-5")).toBe(200_000);
+    expect(contextWindowOf("qwen3")).toBe(40_960);
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&");
+}
 
 test("slash commands match what was typed so far", () => {
   expect(matchSlashCommands("/c").map((command) => command.name)).toEqual(["clear", "cost", "compact"]);

@@ -46,7 +46,7 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     const words = "The answer arrives word by word, so that a person watching sees it grow and can stop it early.";
     server.reply(say(words, true));
     await start();
-    expect(await pane.statusLine()).toMatch(/default mode \(shift\+tab to cycle\)\s+0 tokens · \$0\.00$/);
+    expect(await pane.statusLine()).toMatch(/default mode \(shift\+tab to cycle\)\s+claude-haiku-4-5 · 0 tokens · \$0\.0000$/);
 
     await pane.type("What happens?");
     await pane.keys("Enter");
@@ -55,13 +55,13 @@ describe.skipIf(!hasTmux)("minagent code on a terminal (tmux)", () => {
     expect(partial).toContain("working (esc to interrupt)");
     const done = await pane.waitFor((screen) => screen.includes("stop it early.") && /^>\s*$/m.test(screen.split(words)[1] ?? ""));
     expect(done).toContain("> What happens?");
-    expect(await pane.statusLine()).toMatch(/default mode .*1,530 tokens · \$0\.00\d+ · context 1% of 200k$/);
+    expect(await pane.statusLine()).toMatch(/default mode .*claude-haiku-4-5 · 1,530 tokens · \$0\.0017 · context 1% of 200k$/);
 
     await pane.type("/co");
     await pane.waitFor("/cost  tokens and cost of this session");
     await pane.type("st");
     await pane.keys("Enter");
-    await pane.waitFor(/Total cost: +\$0\.00\d+ at list prices\nTokens: +1,500 in · 30 out/);
+    await pane.waitFor(/Total cost: +\$0\.0017 at list prices\nTokens: +1,500 in · 30 out/);
     await pane.type("/help");
     await pane.keys("Enter");
     await pane.waitFor(/\/compact \[focus\] +summarise the conversation/);

@@ -57,4 +57,21 @@ describe("createSpendingTracker", () => {
       /next model call \(≈ \$1\.80\) would take the spending past the budget of \$1\.00/,
     );
   });
+
+  test("after a /model switch the new model prices runs that name none, a local session is no longer free, and /cost has each model's share", () => {
+    const spending = createSpendingTracker({ modelId: "llama3.2", free: true, budgetUsd: undefined });
+    for (const event of run("run_1", undefined, "ollama")) spending.listen(event);
+    expect(spending.costUsd).toBe(0);
+    spending.setSessionModel({ modelId: "claude-haiku-4-5", free: false });
+    // A run that names no model is the session's: Haiku now ($1 + $0.50).
+    for (const event of run("run_2", undefined)) spending.listen(event);
+    expect(spending.costUsd).toBeCloseTo(1.5, 10);
+    for (const event of run("run_3", "claude-sonnet-4-5")) spending.listen(event);
+    expect(spending.costUsd).toBeCloseTo(6, 10);
+    expect(spending.byModel.map(({ modelId, costUsd, modelCalls }) => [modelId, costUsd, modelCalls])).toEqual([
+      ["llama3.2", 0, 1],
+      ["claude-haiku-4-5", expect.closeTo(1.5, 10), 1],
+      ["claude-sonnet-4-5", expect.closeTo(4.5, 10), 1],
+    ]);
+  });
 });

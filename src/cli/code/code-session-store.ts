@@ -31,12 +31,18 @@ export type CodeSessionStoreOptions = {
 export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSessionStore {
   const cwd = resolve(options.cwd);
   const store = new JsonLinesSessionStore({ directory: options.directory });
-  const sessionOf = (recorder: SessionRecorder, history: readonly unknown[] | undefined, forkedFrom?: string): CodeSession => {
+  const sessionOf = (
+    recorder: SessionRecorder,
+    loaded: LoadedSession | undefined,
+    history: readonly unknown[] | undefined,
+    forkedFrom?: string,
+  ): CodeSession => {
     const file = store.sessionPath(cwd, recorder.sessionId);
     return {
       id: recorder.sessionId,
       file,
       forkedFrom,
+      model: loaded?.model,
       history: (history ?? []) as CodeSession["history"],
       record: recorder.listen,
       // The recorder writes each event's lines before it returns: nothing waits, but a failed write is reported here.
@@ -86,7 +92,7 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
       const loaded = seed.forkedFrom === undefined ? undefined : await load(seed.forkedFrom);
       const recorder = recorderFor(loaded, loaded !== undefined);
       switchTo(recorder.sessionId); // its lock is taken with its first lines
-      return sessionOf(recorder, seed.history ?? loaded?.messages, loaded?.sessionId);
+      return sessionOf(recorder, loaded, seed.history ?? loaded?.messages, loaded?.sessionId);
     },
     async open(id) {
       const heldBefore = id === current;
@@ -103,7 +109,7 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
         throw error;
       }
       switchTo(id);
-      return sessionOf(recorderFor(loaded, false), loaded.messages);
+      return sessionOf(recorderFor(loaded, false), loaded, loaded.messages);
     },
     // The store's summaries, without reading each conversation: --continue stays fast in a folder of big sessions.
     async list() {

@@ -70,6 +70,8 @@ export type OpenedCodeSession = Pick<
   CodeSessionContext,
   "options" | "model" | "createAgent" | "session" | "sessions" | "projectMcpServers"
 > & {
+  /** Switches the session to another model: see CodeSessionContext's `switchModel`. */
+  switchModel(spec: string): Promise<void>;
   /** The whole tracker (-p reports model calls and tool tokens from it). */
   spending: SpendingTracker;
   mcp: CodeMcpSetup["mcp"];
@@ -106,12 +108,25 @@ export async function openCodeSession(options: CodeOptions, io: CliIo, how: Open
   const { mcp, projectMcpServers } = await startMcpServers(io, options, home, settings, how.extraMcpServers ?? [], trust, note);
   const spending = createSpendingTracker({ modelId: model.id, free: model.free, budgetUsd: options.maxBudgetUsd });
   const warned = new Set<string>();
-  const webFetchModel = smallModel(model.instance, model.id, spending, (spec) => resolveModel(spec, { env, timeoutMs: options.timeoutMs }));
+  // The session's model, changed in place by switchModel: the UI's context holds this very object.
+  const current = { spec: model.spec, id: model.id, instance: model.instance };
+  const webFetchModel = smallModel(
+    () => current,
+    spending,
+    (spec) => resolveModel(spec, { env, timeoutMs: options.timeoutMs }),
+  );
+  const switchModel = async (written: string) => {
+    const spec = modelSpecOf(written, current.instance);
+    const next = await openModel({ ...options, model: spec }, env, settings);
+    Object.assign(current, { spec: next.spec, id: next.id, instance: next.instance });
+    spending.setSessionModel({ modelId: next.id, free: next.free });
+    latestAgent?.setModel(next.instance);
+  };
   const createAgent = async (overrides: CodingAgentOverrides = {}) => {
     const { onEvent, onCheckpointNote, editorFiles, ...rest } = overrides;
     // A new conversation's agent replaces the last one: its sandbox (network namespace, temporary folder) goes.
     await latestAgent?.close();
-    const agent = await CodingAgent.create(model.instance, {
+    const agent = await CodingAgent.create(current.instance, {
       workspace: editorFiles
         ? new Workspace({ root: options.cwd, additionalDirectories: options.additionalDirectories, editor: editorFiles })
         : options.cwd,
@@ -180,7 +195,8 @@ export async function openCodeSession(options: CodeOptions, io: CliIo, how: Open
   };
   return {
     options,
-    model: { spec: model.spec, id: model.id, instance: model.instance },
+    model: current,
+    switchModel,
     createAgent,
     session,
     sessions,
@@ -382,19 +398,55 @@ const userNoticeEvents: ReadonlySet<string> = new Set(["SubagentStart", "PostCom
 
 /**
  * The session's small model — its provider's `haiku` (Claude Haiku, GPT-5 mini), else the session's own — made on
- * its first call, so that a session that never fetches a page pays nothing; its calls count in spending.
+ * its first call, so that a session that never fetches a page pays nothing; its calls count in spending. It follows
+ * the session's model (`/model`): the choice is made again for each call, each small model made once.
  */
-function smallModel(session: Model, sessionId: string, spending: SpendingTracker, resolve: (spec: string) => Promise<Model>): Model {
-  const choice = subagentModelSpec("haiku", { provider: session.provider, modelId: sessionId });
-  let made: Promise<Model> | undefined;
+function smallModel(
+  session: () => { id: string; instance: Model },
+  spending: SpendingTracker,
+  resolve: (spec: string) => Promise<Model>,
+): Model {
+  const made = new Map<string, Promise<Model>>();
+  const choose = () => {
+    const { id, instance } = session();
+    const choice = subagentModelSpec("haiku", { provider: instance.provider, modelId: id });
+    return { id, instance, choice };
+  };
   return {
-    ...(session.provider !== undefined && { provider: session.provider }),
-    modelId: choice.kind === "resolve" ? choice.spec.slice(choice.spec.indexOf(":") + 1) : sessionId,
+    get provider() {
+      return choose().instance.provider as string;
+    },
+    get modelId() {
+      const { id, choice } = choose();
+      return choice.kind === "resolve" ? choice.spec.slice(choice.spec.indexOf(":") + 1) : id;
+    },
     complete: async (messages, tools, options) => {
-      made ??= choice.kind === "resolve" ? resolve(choice.spec) : Promise.resolve(session);
-      const response = await (await made).complete(messages, tools, options);
+      const { instance, choice } = choose();
+      let model: Promise<Model> = Promise.resolve(instance);
+      if (choice.kind === "resolve") {
+        model = made.get(choice.spec) ?? resolve(choice.spec);
+        made.set(choice.spec, model);
+      }
+      const response = await (await model).complete(messages, tools, options);
       spending.listen({ type: "model-call-end", runId: "web-fetch", turn: 0, response });
       return response;
     },
   };
+}
+
+/**
+ * A `/model` argument as a model string: `provider:model` as written, a Claude id as Anthropic's, and `opus`,
+ * `sonnet`, `haiku` as the current provider's model of that tier (Anthropic's where the provider has none).
+ */
+export function modelSpecOf(written: string, current: Pick<Model, "provider">): string {
+  const name = written.trim();
+  if (name.includes(":")) return name;
+  if (name.startsWith("claude-")) return `anthropic:${name}`;
+  if (name === "opus" || name === "sonnet" || name === "haiku") {
+    const provider = current.provider !== undefined && modelAliases[current.provider] ? current.provider : "anthropic";
+    return `${provider}:${modelAliases[provider]?.[name]}`;
+  }
+  throw new UsageError(
+    `"${name}" is not a model string: name the provider and the model, e.g. /model anthropic:claude-sonnet-4-6\n${modelSpecSyntax}`,
+  );
 }

@@ -74,6 +74,8 @@ export type CodeSession = {
   readonly file: string;
   /** The session it was forked from (`--fork-session`), whose checkpoints it starts with. */
   readonly forkedFrom?: string | undefined;
+  /** The model the conversation's last run talked to, as the file records it (a `/model` switch included); undefined for a new session. */
+  readonly model?: { provider?: string | undefined; modelId?: string | undefined } | undefined;
   /** The conversation so far: empty for a new session. Pass it as `history` to the first run; after that, the last result's messages. */
   readonly history: readonly Message[];
   /** Records a run's events into the session (pass it as the run's `onEvent`). */
@@ -159,7 +161,12 @@ export type CodeSpending = {
   readonly costUsd: number | undefined;
   /** True for the error a run rejects with when the next model call would pass `--max-budget-usd`. */
   isBudgetExceeded(error: unknown): boolean;
+  /** The same, model by model (a session that switched with `/model`, custom commands', subagents' models). */
+  readonly byModel?: readonly ModelSpending[] | undefined;
 };
+
+/** What the calls to one model have used, and their estimated cost (undefined when the model's price is unknown). */
+export type ModelSpending = { modelId: string; usage: Usage; costUsd: number | undefined; modelCalls: number };
 
 /** What `minagent code` hands the interactive terminal UI. */
 export type CodeSessionContext = {
@@ -170,8 +177,20 @@ export type CodeSessionContext = {
     input: NodeJS.ReadableStream & { isTTY?: boolean | undefined; setRawMode?: ((mode: boolean) => unknown) | undefined };
     output: NodeJS.WritableStream & { isTTY?: boolean | undefined; columns?: number | undefined; rows?: number | undefined };
   };
-  /** The model: the string given, its id (for prices: `estimateCost(model.id, usage)` in src/trace/model-prices.ts) and the Model. */
-  model: { spec: string; id: string; instance: Model };
+  /**
+   * The model: the string given, its id (for prices: `estimateCost(model.id, usage)` in src/trace/model-prices.ts) and
+   * the Model. After a {@link switchModel} it says the new one (the object is changed in place).
+   */
+  readonly model: { spec: string; id: string; instance: Model };
+  /**
+   * Switches the session to another model (`/model <model>`): a `provider:model` string as `--model` takes it, a
+   * Claude id, or `opus` / `sonnet` / `haiku` (the current provider's model of that tier). It is made with this
+   * environment's keys and base URLs; the agent `createAgent` made last answers with it from its next run (its
+   * compaction and `inherit` subagents too), and spending prices the calls it makes. Rejects with a UsageError, the
+   * session keeping its model, when the model cannot be made (an unknown provider, a missing API key) or has no price
+   * while `--max-budget-usd` is set. Absent: the UI says switching is not possible here.
+   */
+  switchModel?: ((spec: string) => Promise<void>) | undefined;
   /** The flags. */
   options: CodeOptions;
   /**

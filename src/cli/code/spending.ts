@@ -4,7 +4,7 @@ import type { Message, Model, Usage } from "../../core/types.js";
 import { addUsage, emptyUsage } from "../../core/usage.js";
 import { MinagentError } from "../../errors.js";
 import { estimateCost } from "../../trace/model-prices.js";
-import type { CodeSpending } from "./session-context.js";
+import type { CodeSpending, ModelSpending } from "./session-context.js";
 
 /** Thrown from `prepareTurn` when the next model call would take the spending past `--max-budget-usd`. */
 export class BudgetExceededError extends MinagentError {
@@ -21,6 +21,7 @@ export class BudgetExceededError extends MinagentError {
 
 /** What the process has spent, and the guard that keeps it within a budget. */
 export type SpendingTracker = CodeSpending & {
+  readonly byModel: readonly ModelSpending[];
   /** Model calls answered so far. */
   readonly modelCalls: number;
   /** Listens to every run's events (an agent's `onEvent`): counts each model call's usage. */
@@ -29,6 +30,11 @@ export type SpendingTracker = CodeSpending & {
   prepareTurn: PrepareTurn;
   /** Tokens the tools' schemas add to every call (set once the agent exists). */
   toolTokens: number;
+  /**
+   * The session's model from now on (`/model`): calls of runs that name no model, and of models without a list
+   * price, are priced as it; calls already made keep their price.
+   */
+  setSessionModel(model: { modelId: string; free: boolean }): void;
 };
 
 /** Characters per token for the estimate of text not yet counted by a provider. */
@@ -40,12 +46,14 @@ const charactersPerToken = 4;
  * prompt) at about four characters a token, or the whole conversation so for the first call; its output, the
  * average output so far. A call whose estimate would take the total past the budget is not made: `prepareTurn`
  * throws a {@link BudgetExceededError}, and the run rejects with it. Each call is priced as the model that made it:
- * the one its run's `run-start` names (a custom command's `model`, a subagent's), else the session's `modelId`; one
+ * the one its run's `run-start` names (a custom command's `model`, a subagent's, the session's after a `/model`),
+ * else the session's `modelId` (the latest `setSessionModel`'s); one
  * without a list price (src/trace/model-prices.ts) as the session's. When neither has a price the total is unknown
  * (`costUsd` undefined) and the call counts nothing towards the budget, so the caller refuses a budget for a session
  * model without a price.
  */
-export function createSpendingTracker(options: { modelId: string; free: boolean; budgetUsd: number | undefined }): SpendingTracker {
+export function createSpendingTracker(given: { modelId: string; free: boolean; budgetUsd: number | undefined }): SpendingTracker {
+  const options = { ...given };
   const usage = emptyUsage();
   let modelCalls = 0;
   let outputTokens = 0;
@@ -54,6 +62,8 @@ export function createSpendingTracker(options: { modelId: string; free: boolean;
   /** The dollars of the calls priced so far, and whether a call could not be priced (the total is then unknown). */
   let spentUsd = 0;
   let unpriced = false;
+  /** Each model's share, by model id, in the order they were first used. */
+  const byModel = new Map<string, ModelSpending>();
   /** The model of each run under way, as its `run-start` said: runs of one process may talk to different models. */
   const runModels = new Map<string, Pick<Model, "provider" | "modelId">>();
   const cost = (runId: string | undefined, spent: Usage): number | undefined => {
@@ -85,8 +95,15 @@ export function createSpendingTracker(options: { modelId: string; free: boolean;
     get modelCalls() {
       return modelCalls;
     },
+    get byModel() {
+      return [...byModel.values()];
+    },
     toolTokens: 0,
     isBudgetExceeded: (error) => error instanceof BudgetExceededError,
+    setSessionModel({ modelId, free }) {
+      options.modelId = modelId;
+      options.free = free;
+    },
     listen(event) {
       if (event.type === "run-start") runModels.set(event.runId, event.model);
       if (event.type === "run-end" || event.type === "run-error") runModels.delete(event.runId);
@@ -97,6 +114,12 @@ export function createSpendingTracker(options: { modelId: string; free: boolean;
       const callUsd = cost(event.runId, callUsage);
       if (callUsd === undefined) unpriced = true;
       else spentUsd += callUsd;
+      const modelId = runModels.get(event.runId)?.modelId ?? options.modelId;
+      const share = byModel.get(modelId) ?? { modelId, usage: emptyUsage(), costUsd: 0, modelCalls: 0 };
+      addUsage(share.usage, callUsage);
+      share.costUsd = share.costUsd === undefined || callUsd === undefined ? undefined : share.costUsd + callUsd;
+      share.modelCalls++;
+      byModel.set(modelId, share);
       modelCalls++;
       outputTokens += callUsage.outputTokens;
       last = { inputTokens: callUsage.inputTokens, outputTokens: callUsage.outputTokens, messageCount: callMessageCount };

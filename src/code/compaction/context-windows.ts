@@ -24,6 +24,7 @@ export const knownContextWindows: Readonly<Record<string, number>> = {
   "gemini-1.5-pro": 2_097_152,
   "gemini-1.5-flash": 1_048_576,
   "gemini-2": 1_048_576,
+  "gemini-3": 1_048_576,
   // Local models (Ollama's names).
   "llama3.1": 131_072,
   "llama3.2": 131_072,
@@ -63,6 +64,19 @@ export const defaultContextWindow = 32_768;
 export function contextWindowOf(modelId: string | undefined, windows?: Readonly<Record<string, number>> | undefined): number {
   const id = (modelId ?? "").toLowerCase().replace(/^.*\//, "");
   return longestPrefixMatch(id, windows ?? {}) ?? longestPrefixMatch(id, knownContextWindows) ?? defaultContextWindow;
+}
+
+/**
+ * The context window of `modelId` in tokens when the table of known models has it (or `windows`), else undefined:
+ * for a display that would rather say nothing than guess (the CLI's status line).
+ * @example knownContextWindowOf("gemini-2.5-pro") // 1_048_576
+ */
+export function knownContextWindowOf(
+  modelId: string | undefined,
+  windows?: Readonly<Record<string, number>> | undefined,
+): number | undefined {
+  const id = (modelId ?? "").toLowerCase().replace(/^.*\//, "");
+  return longestPrefixMatch(id, windows ?? {}) ?? longestPrefixMatch(id, knownContextWindows);
 }
 
 function longestPrefixMatch(id: string, windows: Readonly<Record<string, number>>): number | undefined {

@@ -8,7 +8,11 @@ import { personMessagesOf, splitConversation, summarizeConversation } from "./su
 
 /** Settings of {@link createCompactor}. */
 export type CompactorOptions = {
-  /** The agent's model: the context is measured against its window, and it writes the summaries unless `summaryModel` is given. */
+  /**
+   * The agent's model: the context is measured against its window, and it writes the summaries unless `summaryModel` is
+   * given. A model that stands for another (CodingAgent's, which `setModel` replaces) is measured against the window of
+   * the one it stands for at each turn, unless `contextWindow` is given.
+   */
   model: Model;
   /** Another model for the summaries (a cheaper one, say). */
   summaryModel?: Model | undefined;
@@ -61,7 +65,7 @@ export type Compactor = PrepareTurn & {
   compactNow(focus?: string | undefined): void;
   /** Hears the runs' model calls for their token counts: pass it as (or beside) the agent's `onEvent`. */
   readonly listen: AgentEventListener;
-  /** The window measured against, in tokens. */
+  /** The window measured against, in tokens: the model's now (a model whose `modelId` changes gets its new window). */
   readonly contextWindow: number;
   /** The context of the last request prepared, as measured (tokens), once a turn has been prepared. */
   readonly contextTokens: number | undefined;
@@ -86,8 +90,14 @@ type Outcome = { messages: readonly Message[]; tokens: number; summary?: string 
  * const agent = new Agent(model, registry, { prepareTurn: compactor, onEvent: compactor.listen });
  */
 export function createCompactor(options: CompactorOptions): Compactor {
-  const settings = readOptions(options);
-  const { window } = settings;
+  let settings = readOptions(options);
+  /** The model id the settings were read for: a model that stands for another (a session's `/model`) can change it. */
+  let settingsModelId = options.model.modelId;
+  const followModel = () => {
+    if (options.contextWindow !== undefined || options.model.modelId === settingsModelId) return;
+    settings = readOptions(options);
+    settingsModelId = options.model.modelId;
+  };
   const meter = new ContextMeter();
   let requested: { focus: string | undefined } | undefined;
   /**
@@ -204,6 +214,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
   };
 
   const prepareTurn = async (context: TurnContext): Promise<TurnPlan | undefined> => {
+    followModel();
     meter.beginTurn(context);
     const plan = await compactIfDue(context);
     meter.endTurn(context, plan?.messages ?? context.messages);
@@ -216,7 +227,12 @@ export function createCompactor(options: CompactorOptions): Compactor {
       },
     },
     listen: { value: meter.listen },
-    contextWindow: { value: window },
+    contextWindow: {
+      get: () => {
+        followModel();
+        return settings.window;
+      },
+    },
     contextTokens: { get: () => contextTokens },
   }) as Compactor;
 }

@@ -546,6 +546,13 @@ export class InteractiveSession implements SlashHost {
     this.#updateStatus();
   }
 
+  async switchModel(spec: string): Promise<void> {
+    if (!this.context.switchModel)
+      throw new Error(`switching models is not possible here: leave, then run minagent code --model ${spec} --continue`);
+    await this.context.switchModel(spec);
+    this.#updateStatus();
+  }
+
   setMode(mode: PermissionMode): void {
     this.agent.permissions.mode = mode;
     this.#updateStatus();
@@ -677,6 +684,15 @@ export class InteractiveSession implements SlashHost {
     const width = this.terminal.columns - 4;
     if (lastPrompt) this.print(style.dim(`> ${truncateToWidth(flattenText(lastPrompt.content), width)}`));
     if (lastAnswer) this.print(style.dim(truncateToWidth(flattenText(lastAnswer.content), width)));
+    // The session goes on with the model it was started with; the one the conversation last talked to is one /model away.
+    const last = this.#session.model;
+    const { instance, id } = this.context.model;
+    if (last?.modelId && (last.modelId !== id || last.provider !== instance.provider))
+      this.print(
+        style.dim(
+          `This conversation last talked to ${last.provider ? `${last.provider}:` : ""}${last.modelId}; it goes on with ${this.context.model.spec} (/model ${last.provider ? `${last.provider}:` : ""}${last.modelId} to switch back).`,
+        ),
+      );
   }
 
   #setActivity(activity: StatusFacts["activity"]): void {
@@ -694,6 +710,7 @@ export class InteractiveSession implements SlashHost {
       costUsd,
       contextTokens: this.#view.lastInputTokens,
       contextWindow: this.contextWindow,
+      modelId: this.context.model.id,
     };
     this.terminal.setStatus(formatStatus(facts, this.style, this.terminal.columns));
   }

@@ -3,15 +3,15 @@ import type { CustomCommand } from "../../../code/commands/index.js";
 import { listMcpPrompts } from "../../../code/mcp-prompt-commands.js";
 import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "../../../code/permissions/index.js";
 import { describeArguments, type McpPrompt } from "../../../mcp/index.js";
-import { estimateCost } from "../../../trace/model-prices.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
 import { type SessionRules, sessionRuleSource } from "../session-rules.js";
 import type { EditorMode } from "./editor-mode.js";
 import { initPrompt } from "./init-prompt.js";
 import { runMcpCommand } from "./mcp-command.js";
+import { runModelCommand } from "./model-command.js";
 import { diffText } from "./rewind-command.js";
-import { describeMode, shortNumber } from "./status-line.js";
+import { describeMode, formatCost, shortNumber } from "./status-line.js";
 import type { Style } from "./terminal.js";
 
 /** What the slash commands may do to the session. */
@@ -32,6 +32,11 @@ export type SlashHost = {
   rename(name: string): Promise<void>;
   /** `/rewind [n]`: goes back to before a checkpoint (chosen from a list without `n`), the code and/or the conversation. */
   rewind(args: string): Promise<void>;
+  /**
+   * Switches the session to another model from the next prompt (`/model <model>`), and redraws the status line.
+   * Rejects, the session keeping its model, when it cannot be made.
+   */
+  switchModel(spec: string): Promise<void>;
   /** The model's context window, if known. */
   readonly contextWindow: number | undefined;
   /** Input tokens of the latest model call. */
@@ -97,7 +102,12 @@ export const slashCommands: readonly SlashCommand[] = [
     run: async (host) => void (await host.prompt(initPrompt)),
   },
   { name: "cost", summary: "tokens and cost of this session", run: (host) => void host.print(costText(host)) },
-  { name: "model", summary: "the model in use", run: (host, args) => void host.print(modelText(host, args)) },
+  {
+    name: "model",
+    arguments: "[model]",
+    summary: "the model in use, or switch to another (e.g. /model openai:gpt-5) from the next prompt",
+    run: async (host, args) => void (await runModelCommand(host, args)),
+  },
   {
     name: "permissions",
     summary: "the permission mode and the rules in force",
@@ -291,11 +301,11 @@ function helpText(host: SlashHost, prompts: readonly McpPrompt[]): string {
 }
 
 function costText(host: SlashHost): string {
-  const { usage, costUsd } = host.context.spending;
+  const { usage, costUsd, byModel = [] } = host.context.spending;
   const number = (value: number) => value.toLocaleString("en-US");
   const minutes = (Date.now() - host.startedAt) / 60_000;
   const lines = [
-    `Total cost:     ${costUsd === undefined ? `no price known for ${host.context.model.id}` : `$${costUsd.toFixed(4)} at list prices`}`,
+    `Total cost:     ${costUsd === undefined ? `no price known for ${host.context.model.id}` : `${formatCost(costUsd)} at list prices`}`,
     `Tokens:         ${number(usage.inputTokens)} in${usage.cacheReadTokens ? ` (${number(usage.cacheReadTokens)} cached)` : ""} · ${number(usage.outputTokens)} out`,
     `Session time:   ${minutes < 1 ? `${Math.round(minutes * 60)} s` : `${minutes.toFixed(1)} min`}`,
   ];
@@ -303,24 +313,15 @@ function costText(host: SlashHost): string {
     lines.push(
       `Context:        ${number(host.contextTokens)} tokens${host.contextWindow ? ` of ${shortNumber(host.contextWindow)} (${Math.round((100 * host.contextTokens) / host.contextWindow)}%)` : ""}`,
     );
-  return lines.join("\n");
-}
-
-function modelText(host: SlashHost, args: string): string {
-  const { spec, id } = host.context.model;
-  const price = estimateCost(id, { inputTokens: 1_000_000, outputTokens: 0 });
-  const outputPrice = estimateCost(id, { inputTokens: 0, outputTokens: 1_000_000 });
-  const lines = [
-    `Model: ${spec}${spec.endsWith(id) ? "" : ` (${id})`}`,
-    `Context window: ${host.contextWindow ? `${host.contextWindow.toLocaleString("en-US")} tokens` : "not known"}`,
-    `List price: ${price === undefined || outputPrice === undefined ? "not known" : `$${price} in / $${outputPrice} out per million tokens`}`,
-  ];
-  if (args)
-    lines.push(
-      host.style.yellow(
-        `Switching models inside a session is not supported yet: leave, then run minagent code --model ${args} --continue to go on with this conversation.`,
-      ),
-    );
+  // Each model's share once more than one answered (a /model switch, a command's or a subagent's model).
+  if (byModel.length > 1) {
+    lines.push("By model:");
+    const width = Math.max(...byModel.map((share) => share.modelId.length));
+    for (const share of byModel)
+      lines.push(
+        `  ${share.modelId.padEnd(width)}  ${share.costUsd === undefined ? "no price known" : formatCost(share.costUsd)} · ${number(share.usage.inputTokens)} in · ${number(share.usage.outputTokens)} out · ${share.modelCalls} call${share.modelCalls === 1 ? "" : "s"}`,
+      );
+  }
   return lines.join("\n");
 }
 

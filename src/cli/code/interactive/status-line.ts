@@ -14,6 +14,8 @@ export type StatusFacts = {
   /** Input tokens of the latest model call, and the model's context window if known. */
   contextTokens: number | undefined;
   contextWindow: number | undefined;
+  /** The session's model id (`claude-sonnet-4-5-20250929`): the status line shows it short, {@link shortModelName}. */
+  modelId?: string | undefined;
 };
 
 const modeLabels: Record<PermissionMode, string> = {
@@ -30,8 +32,9 @@ export function describeMode(mode: PermissionMode): string {
 }
 
 /**
- * `⏵⏵ accept edits on (shift+tab to cycle) · esc to interrupt      1,234 tokens · $0.0042 · context 6% of 200k`: the
- * mode and what the keys do on the left, spending and context use on the right.
+ * `⏵⏵ accept edits on (shift+tab to cycle) · esc to interrupt   claude-sonnet-4-5 · 1,234 tokens · $0.0042 · context 6% of 200k`:
+ * the mode and what the keys do on the left; the model, spending and context use on the right. On a narrow screen
+ * the key hint goes first, then the context use, then the model.
  */
 export function formatStatus(facts: StatusFacts, style: Style, columns: number): string {
   const mode =
@@ -46,20 +49,26 @@ export function formatStatus(facts: StatusFacts, style: Style, columns: number):
       : facts.activity === "asking"
         ? ` · ${style.yellow("waiting for your answer")}`
         : "";
-  const right = style.dim(formatSpending(facts));
-  // On a narrow screen the key hint goes first, then the context use.
-  for (const left of [`${mode}${style.dim(" (shift+tab to cycle)")}${activity}`, `${mode}${activity}`]) {
+  const model = facts.modelId ? `${shortModelName(facts.modelId)} · ` : "";
+  const full = formatSpending(facts);
+  const short = formatSpending({ ...facts, contextTokens: undefined });
+  const layouts: [string, string][] = [
+    [`${mode}${style.dim(" (shift+tab to cycle)")}${activity}`, `${model}${full}`],
+    [`${mode}${activity}`, `${model}${full}`],
+    [`${mode}${activity}`, `${model}${short}`],
+  ];
+  for (const [left, right] of layouts) {
     const gap = columns - 1 - displayWidth(left) - displayWidth(right);
-    if (gap >= 2) return `${left}${" ".repeat(gap)}${right}`;
+    if (gap >= 2) return `${left}${" ".repeat(gap)}${style.dim(right)}`;
   }
-  return `${mode}${activity} · ${style.dim(formatSpending({ ...facts, contextTokens: undefined }))}`;
+  return `${mode}${activity} · ${style.dim(short)}`;
 }
 
 /** `1,234 tokens · $0.0042 · context 6% of 200k` */
 export function formatSpending(facts: Pick<StatusFacts, "usage" | "costUsd" | "contextTokens" | "contextWindow">): string {
   const tokens = facts.usage.inputTokens + facts.usage.outputTokens;
   const parts = [`${tokens.toLocaleString("en-US")} tokens`];
-  if (facts.costUsd !== undefined) parts.push(`$${facts.costUsd.toFixed(facts.costUsd < 0.01 && facts.costUsd > 0 ? 4 : 2)}`);
+  if (facts.costUsd !== undefined) parts.push(formatCost(facts.costUsd));
   if (facts.contextTokens !== undefined) {
     parts.push(
       facts.contextWindow
@@ -68,6 +77,30 @@ export function formatSpending(facts: Pick<StatusFacts, "usage" | "costUsd" | "c
     );
   }
   return parts.join(" · ");
+}
+
+/**
+ * Dollars with one steady precision, four decimals, as the status line and /cost show them: `$0.0001`, `$0.0075`,
+ * `$0.0123`, `$1.2345`, `$12.3456`. The text only grows by a digit as the amount passes $10, $100…, never switching
+ * its decimals (two decimals from $0.01 would make the line jump from `$0.0099` to `$0.01`), and a cent's tenth and
+ * hundredth stay visible: what a session of small calls adds up to. Thousands are grouped (`$1,234.5678`).
+ */
+export function formatCost(usd: number): string {
+  return `$${usd.toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 })}`;
+}
+
+/**
+ * A model id short enough for the status line: without a routing prefix (`us.anthropic.`, `models/`,
+ * `meta-llama/`), a date stamp (`-20250929`) or a version suffix after it (`-v1:0`), at most 24 characters.
+ * @example shortModelName("claude-sonnet-4-5-20250929") // "claude-sonnet-4-5"
+ */
+export function shortModelName(modelId: string): string {
+  const name = modelId
+    .replace(/^.*\//, "")
+    .replace(/^(us|eu|apac|global)\.[a-z]+\./, "")
+    .replace(/^[a-z]+\.(?=claude-|llama|mistral|nova|titan)/, "")
+    .replace(/-\d{8}(-.*)?$/, "");
+  return name.length > 24 ? `${name.slice(0, 23)}…` : name;
 }
 
 /** 200000 → 200k, 1047576 → 1.0M */
