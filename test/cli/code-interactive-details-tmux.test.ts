@@ -169,8 +169,9 @@ describe.skipIf(!hasTmux)("minagent code's details on a terminal (tmux)", () => 
     await startWithServer();
     await enter("read and list");
     const ask = await pane.waitFor("Allow mcp__files__read_text_file");
-    expect(ask).toMatch(/3\. Yes, and don't ask again this session for every tool of MCP server "files" \(mcp__files\)/);
-    expect(ask).toMatch(/5\. Yes, and always allow every tool of MCP server "files" \(mcp__files\) \(\.minagent\/settings\.local\.json\)/);
+    expect(ask).toMatch(/4\. Yes, and don't ask again this session for every tool of server "files" \(mcp__files\)/);
+    expect(ask).toMatch(/5\. Yes, and always allow every tool of server "files" \(mcp__files\) \(\.minagent\/settings\.local\.json\)/);
+    expect(ask).toMatch(/6\. No, and tell the agent why/);
     await pane.keys("e");
     await pane.waitFor("Allowed for this session: mcp__files");
     // Another tool of the same server is not asked about.

@@ -207,14 +207,19 @@ export function createApprovals(host: ApprovalHost): {
 function callChoices(suggestion: string[] | undefined, serverSuggestion: string[] | undefined): Choice<Answer>[] {
   const choices: Choice<Answer>[] = [{ label: "Yes", key: "y", value: "yes" }];
   const server = serverSuggestion?.[0];
-  const everyTool = server && `every tool of MCP server "${server.slice("mcp__".length)}" (${server})`;
+  const everyTool = server && `every tool of server "${server.slice("mcp__".length)}" (${server})`;
   if (suggestion) {
     const rules = suggestion.join(", ");
-    choices.push({ label: `Yes, and don't ask again this session for ${rules}`, key: "a", value: "always" });
-    if (everyTool) choices.push({ label: `Yes, and don't ask again this session for ${everyTool}`, key: "e", value: "always-server" });
-    choices.push({ label: `Yes, and always allow ${rules} (.minagent/settings.local.json)`, key: "s", value: "save" });
+    // The server's choices come after the tool's, so that 2 and 3 mean the same in every prompt.
+    choices.push(
+      { label: `Yes, and don't ask again this session for ${rules}`, key: "a", value: "always" },
+      { label: `Yes, and always allow ${rules} (.minagent/settings.local.json)`, key: "s", value: "save" },
+    );
     if (everyTool)
-      choices.push({ label: `Yes, and always allow ${everyTool} (.minagent/settings.local.json)`, key: "w", value: "save-server" });
+      choices.push(
+        { label: `Yes, and don't ask again this session for ${everyTool}`, key: "e", value: "always-server" },
+        { label: `Yes, and always allow ${everyTool} (.minagent/settings.local.json)`, key: "w", value: "save-server" },
+      );
   }
   choices.push({ label: "No, and tell the agent why", key: "n", value: "no" });
   return choices;
