@@ -6,6 +6,13 @@ export type CliIo = {
   stderr: (text: string) => void;
   /** Reads one line from standard input; `undefined` at end of input. */
   readLine: () => Promise<string | undefined>;
+  /**
+   * Present when standard input is a terminal: waits for one key press, acted on without Enter as every prompt of
+   * the interactive session is — one of `keys` (any case, given back in lower case), or Enter or Escape, given as
+   * "" (the prompt's default). Other keys are ignored; Ctrl-C ends the process (exit code 130);
+   * Ctrl-D gives `undefined`. Without it (a pipe, a file), a prompt reads a line with {@link readLine}.
+   */
+  readKey?: ((keys: readonly string[]) => Promise<string | undefined>) | undefined;
   env: Record<string, string | undefined>;
   /**
    * True when stdout is a terminal: `minagent run` then streams the answer as it is written. Otherwise
@@ -37,6 +44,7 @@ export function processIo(): CliIo {
     },
     stderr: (text) => stderrOpen && process.stderr.write(text),
     readLine: () => readOneLine(process.stdin),
+    ...(process.stdin.isTTY === true && { readKey: (keys: readonly string[]) => readOneKey(process.stdin, keys) }),
     env: process.env,
     isTerminal: process.stdout.isTTY === true,
   };
@@ -51,5 +59,31 @@ function readOneLine(input: NodeJS.ReadableStream): Promise<string | undefined> 
       lines.close();
     });
     lines.once("close", () => resolve(answer));
+  });
+}
+
+function readOneKey(input: NodeJS.ReadStream, keys: readonly string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const finish = (answer: string | undefined) => {
+      input.off("data", onData);
+      input.setRawMode(false);
+      input.pause();
+      // The answer is echoed, as a line prompt would show it.
+      process.stderr.write(`${answer ?? ""}\n`);
+      resolve(answer);
+    };
+    const onData = (data: Buffer) => {
+      const text = data.toString("utf8");
+      // Nothing has started yet at such a prompt: Ctrl-C leaves at once, with the code an interrupted program gives.
+      if (text === "\x03") {
+        finish(undefined);
+        process.exit(130);
+      } else if (text === "\x04") finish(undefined);
+      else if (text === "\r" || text === "\n" || text === "\x1b") finish("");
+      else if (keys.includes(text.toLowerCase())) finish(text.toLowerCase());
+    };
+    input.setRawMode(true);
+    input.on("data", onData);
+    input.resume();
   });
 }

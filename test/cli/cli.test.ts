@@ -12,16 +12,23 @@ const bookTrajectory = `[0] thought     Thought: 用户要比两城天气，先�
 [1] action      weather({"city":"上海"})
 [1] observation 多云 27°C
 [2] final       北京晴 24°C，上海多云 27°C，两地都适合出行。
-最终回答: 北京晴 24°C，上海多云 27°C，两地都适合出行。
-消息条数: 7
+Final answer: 北京晴 24°C，上海多云 27°C，两地都适合出行。
+Messages: 7
 `;
 
 describe("minagent CLI", () => {
-  it("demo react prints the book's trajectory (5.1.4)", async () => {
-    const { io, stdout, stderr } = fakeIo();
+  it("demo react prints the book's trajectory (5.1.4), labelled in English, or in Chinese for a Chinese locale", async () => {
+    const { io, stdout, stderr } = fakeIo({ LANG: "en_US.UTF-8" });
     expect(await main(["demo", "react"], io)).toBe(0);
     expect(stdout()).toBe(bookTrajectory);
     expect(stderr()).toBe("");
+    const chinese = fakeIo({ LANG: "en_US.UTF-8", LC_ALL: "zh_CN.UTF-8" });
+    expect(await main(["demo", "react"], chinese.io)).toBe(0);
+    expect(chinese.stdout()).toBe(bookTrajectory.replace("Final answer:", "最终回答:").replace("Messages:", "消息条数:"));
+    // LC_MESSAGES counts when LC_ALL is not set, before LANG.
+    const messages = fakeIo({ LANG: "zh_CN.UTF-8", LC_MESSAGES: "C" });
+    expect(await main(["demo", "react"], messages.io)).toBe(0);
+    expect(messages.stdout()).toBe(bookTrajectory);
   });
 
   it("--help and demo --help say what exists", async () => {
@@ -56,7 +63,8 @@ describe("minagent CLI", () => {
   const bin = new URL("../../dist/cli/bin.js", import.meta.url);
   it("the built bin runs the demo end to end", async () => {
     expect(existsSync(bin), "dist/ is missing: npm test builds it first (npm run build)").toBe(true);
-    const { stdout } = await promisify(execFile)(process.execPath, [bin.pathname, "demo", "react"]);
+    const env = { ...process.env, LC_ALL: "", LC_MESSAGES: "", LANG: "C.UTF-8" };
+    const { stdout } = await promisify(execFile)(process.execPath, [bin.pathname, "demo", "react"], { env });
     expect(stdout).toBe(bookTrajectory);
   });
 });

@@ -8,7 +8,7 @@ import { KeyDecoder } from "../../src/cli/code/interactive/keys.js";
 import { matchSlashCommands } from "../../src/cli/code/interactive/slash-commands.js";
 import { formatCost, formatSpending, formatStatus, shortModelName } from "../../src/cli/code/interactive/status-line.js";
 import { createStyle } from "../../src/cli/code/interactive/terminal.js";
-import { displayWidth, printable, truncateToWidth } from "../../src/cli/code/interactive/text-width.js";
+import { displayWidth, printable, truncateToWidth, wrapToWidth } from "../../src/cli/code/interactive/text-width.js";
 import { SessionRules, saveAllowRules } from "../../src/cli/code/session-rules.js";
 import { describeToolCall, summarizeToolResult } from "../../src/cli/code/tool-line.js";
 import { CodingAgent } from "../../src/code/coding-agent.js";
@@ -64,6 +64,10 @@ describe("text on a terminal", () => {
     expect(displayWidth("\x1b[31mred\x1b[39m")).toBe(3);
     expect(truncateToWidth("abcdefgh", 5)).toBe("abcd…");
     expect(truncateToWidth("abc", 5)).toBe("abc");
+    // Wrapped at words, under a hanging indent; a word longer than a line is cut; wide characters count twice.
+    expect(wrapToWidth("one two three", 9, { hangingIndent: "  " })).toEqual(["one two", "  three"]);
+    expect(wrapToWidth("name  a description", 12, { hangingIndent: "    " })).toEqual(["name  a", "    descript", "    ion"]);
+    expect(wrapToWidth("北京 上海 天气", 6)).toEqual(["北京", "上海", "天气"]);
   });
 
   test("printable removes what could move the cursor (ESC, CR) but keeps line breaks and tabs", () => {
@@ -150,7 +154,8 @@ describe("change previews for Edit and Write", () => {
     await writeFile(join(root, "twice.txt"), "x = 1\nx = 1\n");
     const edit = { file_path: "twice.txt", old_string: "x = 1", new_string: "x = 2" };
     const ambiguous = await computeFileChange({ name: "Edit", arguments: edit }, workspace);
-    expect(ambiguous?.note).toBe("old_string occurs more than once in the file and replace_all is not set: the edit will fail");
+    expect(ambiguous?.failure).toBe("the text to replace (old_string) occurs more than once in twice.txt, and replace_all is not set");
+    expect(ambiguous?.hunks).toBeUndefined();
     const all = await computeFileChange({ name: "Edit", arguments: { ...edit, replace_all: true } }, workspace);
     expect(all?.note).toBeUndefined();
     expect(all?.hunks?.flat().filter((line) => line.kind === "+")).toHaveLength(2);
@@ -163,7 +168,8 @@ describe("change previews for Edit and Write", () => {
       { name: "Edit", arguments: { file_path: "math.js", old_string: "a * b", new_string: "a + b" } },
       workspace,
     );
-    expect(missed?.note).toBe("old_string is not in the file as it is now: the edit will fail");
+    // No diff of a change that cannot happen: the failure instead.
+    expect(formatFileChange(missed as never, plain, 80)).toEqual(["  Will fail: the text to replace (old_string) is not found in math.js"]);
     const overwritten = await computeFileChange(
       { name: "Write", arguments: { file_path: join(root, "math.js"), content: "export const add = (a, b) => a + b;\n" } },
       workspace,

@@ -214,7 +214,6 @@ describe.skipIf(!hasTmux || !hasBubblewrap)("minagent code on a terminal with th
     const question = await pane.waitFor("Trust this folder?");
     expect(question).toContain(".minagent/settings.json: turns the sandbox off");
     await pane.type("n");
-    await pane.keys("Enter");
     expect(await pane.waitFor(/^>/m)).toMatch(/^sandbox: on \(bubblewrap\)/m);
     await pane.kill();
 
@@ -222,7 +221,6 @@ describe.skipIf(!hasTmux || !hasBubblewrap)("minagent code on a terminal with th
     await pane.start(workspace, env, ["--model", "anthropic:claude-haiku-4-5"]);
     await pane.waitFor("Trust this folder?");
     await pane.type("y");
-    await pane.keys("Enter");
     expect(await pane.waitFor(/^>/m)).toMatch(/^sandbox: off \(sandbox\.enabled is false or --no-sandbox\)/m);
   }, 30_000);
 });

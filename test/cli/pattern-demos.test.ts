@@ -25,7 +25,7 @@ describe("pattern demos", () => {
       "4:final",
     ]);
     expect(stdout()).toMatch(/\[0\] plan {8}Look up the population of Vienna\./);
-    expect(stdout()).toMatch(/最终回答: Vienna has about 4,834 people per km²/);
+    expect(stdout()).toMatch(/Final answer: Vienna has about 4,834 people per km²/);
   });
 
   it("reflexion prints the failed trial, the reflection and the passing trial", async () => {

@@ -4,7 +4,7 @@ import type { PermissionMode } from "../../code/permissions/modes.js";
 import type { NetworkRequest } from "../../code/sandbox/network-proxy.js";
 import type { ApprovalDecision } from "../../core/run-state.js";
 import { allowRuleLine, rememberOwnProjectSettings } from "../code/project-trust.js";
-import { beforeAsking, localSettingsFile, networkRequestName, SessionRules, saveAllowRules } from "../code/session-rules.js";
+import { beforeAsking, localSettingsFile, networkRequestName, SessionRules } from "../code/session-rules.js";
 import { textContent, toolKind, toolLocations, toolTitle } from "./describe-tool-call.js";
 import type { EditorConnection } from "./editor-session.js";
 import type { TurnUpdates } from "./turn-updates.js";
@@ -174,17 +174,17 @@ export function createEditorPermissions(host: EditorPermissionHost): EditorPermi
 
 /** "Always": the rules go to the session and to the project's settings.local.json, recorded as the person's own. */
 async function saveRules(agent: CodingAgent, rules: readonly string[], session: SessionRules, userDirectory: string): Promise<void> {
-  session.add(rules);
   const root = agent.workspace.root;
   const file = localSettingsFile(root);
   try {
-    await saveAllowRules(file, rules);
+    await session.save(rules, file);
     await rememberOwnProjectSettings(
       userDirectory,
       root,
       rules.map((rule) => allowRuleLine(root, file, rule)),
     );
   } catch (error) {
+    session.add(rules);
     process.stderr.write(`minagent acp: ${(error as Error).message} Allowed for this session only.\n`);
   }
 }

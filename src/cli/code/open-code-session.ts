@@ -337,7 +337,8 @@ async function readSessionSettings(
     `This folder's own settings would run commands or let the agent do more without asking:\n${wanted.map((line) => `  ${line}`).join("\n")}\n` +
       "Trust this folder? y: yes, and remember · s: this session only · n: no, start without them › ",
   );
-  const answer = (await io.readLine())?.trim().toLowerCase();
+  // One key on a terminal, as every other prompt; a line from a pipe.
+  const answer = (await (io.readKey ? io.readKey(["y", "s", "n"]) : io.readLine()))?.trim().toLowerCase();
   if (answer === "y" || answer === "yes") {
     await trustProject(home, root);
     io.stderr(`Trusted ${root} (recorded in ${join(home, "settings.json")}).\n`);

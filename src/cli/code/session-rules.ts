@@ -25,12 +25,14 @@ export const sessionRuleSource = "this session";
  */
 export class SessionRules {
   readonly #agent: CodingAgent;
+  /** The rules the person saved to a settings file this session. */
+  readonly #saved = new Set<string>();
 
   constructor(agent: CodingAgent) {
     this.#agent = agent;
   }
 
-  /** The rules added so far, in order. */
+  /** The rules added for this session only (not those saved to a file), in order. */
   get rules(): readonly string[] {
     return this.#agent.permissions.settings.rules.allow.filter((rule) => rule.source === sessionRuleSource).map((rule) => rule.text);
   }
@@ -41,11 +43,22 @@ export class SessionRules {
   }
 
   /**
-   * Whether the rules added so far allow `call` (a call asked about before they were added, waiting for its prompt).
-   * Only these rules count: a call the settings allow but a hook asks about is still asked.
+   * Saves allow rules to a settings file ({@link saveAllowRules}) and adds them to the agent's permissions as that
+   * file's, so that `/permissions` lists the file and its rules at once, as the next session will. Throws as
+   * saveAllowRules does, and then adds none: the caller may {@link add} them for the session instead.
+   */
+  async save(rules: readonly string[], file: string): Promise<void> {
+    await saveAllowRules(file, rules);
+    this.#agent.permissions.addRules({ allow: rules }, file, { settingsFile: true });
+    for (const rule of rules) this.#saved.add(rule);
+  }
+
+  /**
+   * Whether the rules added so far (saved ones too) allow `call` (a call asked about before they were added, waiting
+   * for its prompt). Only these rules count: a call the settings allow but a hook asks about is still asked.
    */
   async allows(call: Call): Promise<boolean> {
-    const rules = this.rules;
+    const rules = [...this.rules, ...this.#saved];
     return rules.length > 0 && (await this.#allowedBy(rules, call));
   }
 
@@ -59,6 +72,19 @@ export class SessionRules {
     const candidates = await this.#candidates(call);
     if (!candidates?.length) return undefined;
     return (await this.#allowedBy([...this.rules, ...candidates], call)) ? candidates : undefined;
+  }
+
+  /**
+   * For a call of an MCP server's tool, the rule allowing every tool of that server (`mcp__github`, Claude Code's
+   * rule for a whole server) when it would allow this call from now on; undefined for any other call.
+   */
+  async suggestServer(call: Call): Promise<string[] | undefined> {
+    const server = (this.#agent.registry.get(call.name) as { server?: unknown } | undefined)?.server;
+    if (typeof server !== "string" || !call.name.startsWith(`mcp__${server}__`)) return undefined;
+    const rule = `mcp__${server}`;
+    // A server name the rule syntax cannot say (one with "__" in it) names no server: nothing is offered.
+    const allowed = await this.#allowedBy([...this.rules, rule], call).catch(() => false);
+    return allowed ? [rule] : undefined;
   }
 
   async #candidates(call: Call): Promise<string[] | undefined> {

@@ -11,22 +11,22 @@ type Demo = { summary: string; run: (context: DemoContext) => Promise<void> };
 const demos: Record<string, Demo> = {
   react: {
     summary: "the book's two-city weather example as a ReAct trajectory",
-    run: async (context) => context.io.stdout(formatTrajectory(await runReactDemo(context))),
+    run: async (context) => context.io.stdout(formatTrajectory(await runReactDemo(context), context.io.env)),
   },
   "plan-and-solve": {
     summary: "a plan first (the model must call write_plan), then the same run carries it out",
-    run: async (context) => context.io.stdout(formatTrajectory(await runPlanAndSolveDemo(context))),
+    run: async (context) => context.io.stdout(formatTrajectory(await runPlanAndSolveDemo(context), context.io.env)),
   },
   reflexion: {
     summary: "a wrong answer, a self-reflection, and a second trial that passes",
     run: async (context) => {
       const result = await runReflexionDemo(context);
-      context.io.stdout(`${formatTrajectory(result)}trials: ${result.trials}, passed: ${result.passed}\n`);
+      context.io.stdout(`${formatTrajectory(result, context.io.env)}trials: ${result.trials}, passed: ${result.passed}\n`);
     },
   },
   "plan-mode": {
     summary: "a write refused while planning, a plan to approve (stdin, or --yes), then the write",
-    run: async (context) => context.io.stdout(`\n${formatTrajectory(await runPlanModeDemo(context))}`),
+    run: async (context) => context.io.stdout(`\n${formatTrajectory(await runPlanModeDemo(context), context.io.env)}`),
   },
 };
 

@@ -120,9 +120,11 @@ export type CodePermissions = {
    * — a deny or ask rule anywhere still beats them — and listed in `settings.rules` with their source; a rule
    * already there from the same source is not added twice. The OS sandbox's walls are made from the rules when it
    * starts: rules added later are enforced by the permission check alone. Throws a UsageError naming `source` for
-   * a malformed rule, and then adds none.
+   * a malformed rule, and then adds none. With `settingsFile`, `source` is the path of a settings file the rules
+   * were just written to (a person's "always allow", saved to settings.local.json): it is listed in
+   * `settings.files` from then on, as a file read at the start is, and the rules are listed as its own.
    */
-  addRules(rules: PermissionRuleLists, source: string): void;
+  addRules(rules: PermissionRuleLists, source: string, options?: { settingsFile?: boolean | undefined }): void;
   /** Whether a `Read(…)` deny rule covers `path` (for search tools, to leave such files out of their results). */
   isReadDenied(path: string): boolean;
 };
@@ -198,12 +200,13 @@ export async function createCodePermissions(options: CodePermissionsOptions): Pr
     directories: scope.directories,
     explain: (call, tool, what) =>
       explain(call, tool, what?.needsApproval === true, what?.allowRules ? withAllowRules(what.allowRules) : rules),
-    addRules: (added, source) => {
+    addRules: (added, source, how) => {
       const parsed = ruleLists.flatMap((list) => (added[list] ?? []).map((text) => parsePermissionRule(text, list, source, bases)));
       for (const rule of parsed) {
         const list = settings.rules[rule.list];
         if (!list.some((held) => held.text === rule.text && held.source === source)) list.push(rule);
       }
+      if (how?.settingsFile && !settings.files.includes(source)) settings.files.push(source);
       rules = createRuleSet(settings.rules);
     },
     isReadDenied: (path) => isReadDenied(rules, scope, path),

@@ -29,6 +29,21 @@ describe("rules added at run time (a session's 'don't ask again')", () => {
     expect(permissions.settings.rules.allow.map((rule) => `${rule.text} ${rule.source}`)).toEqual(["Bash(npm test) this session"]);
   });
 
+  it("saved to a settings file, are that file's, and the file is listed as read", async () => {
+    const permissions = await create();
+    expect(permissions.settings.files).toEqual([]);
+    permissions.addRules({ allow: ["Bash(mkdir out)"] }, "/p/.minagent/settings.local.json", { settingsFile: true });
+    permissions.addRules({ allow: ["Bash(ls)"] }, "/p/.minagent/settings.local.json", { settingsFile: true });
+    expect(permissions.settings.files).toEqual(["/p/.minagent/settings.local.json"]);
+    expect(permissions.settings.rules.allow.map((rule) => rule.source)).toEqual([
+      "/p/.minagent/settings.local.json",
+      "/p/.minagent/settings.local.json",
+    ]);
+    // A session's rules name no file.
+    permissions.addRules({ allow: ["Bash(pwd)"] }, "this session");
+    expect(permissions.settings.files).toEqual(["/p/.minagent/settings.local.json"]);
+  });
+
   it("never beat a deny or ask rule of the settings", async () => {
     const permissions = await create({ deny: ["Bash(rm:*)"], ask: ["Bash(git push:*)"] });
     permissions.addRules({ allow: ["Bash(rm -rf build)", "Bash(git push origin main)"] }, "this session");

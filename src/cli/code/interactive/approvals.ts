@@ -4,7 +4,7 @@ import type { PermissionMode } from "../../../code/permissions/index.js";
 import type { ApprovalDecision } from "../../../core/run-state.js";
 import type { McpElicitationRequest, McpElicitationResult } from "../../../mcp/index.js";
 import { allowRuleLine, rememberOwnProjectSettings } from "../project-trust.js";
-import { beforeAsking, localSettingsFile, networkRequestName, type SessionRules, saveAllowRules } from "../session-rules.js";
+import { beforeAsking, localSettingsFile, networkRequestName, type SessionRules } from "../session-rules.js";
 import { describeMcpHints } from "../start-mcp-servers.js";
 import { describeToolCall } from "../tool-line.js";
 import { computeFileChange, formatFileChange } from "./change-preview.js";
@@ -14,7 +14,7 @@ import { countInputRows, readLine } from "./line-editor.js";
 import type { Terminal } from "./terminal.js";
 import { flattenText, printable, truncateToWidth } from "./text-width.js";
 
-type Answer = "yes" | "always" | "save" | "no" | "plan-accept-edits" | "plan-default";
+type Answer = "yes" | "always" | "save" | "always-server" | "save-server" | "no" | "plan-accept-edits" | "plan-default";
 
 /** What the approval prompts need from the session around them. */
 export type ApprovalHost = {
@@ -64,6 +64,8 @@ export function createApprovals(host: ApprovalHost): {
     const before = await beforeAsking(host.agent(), host.rules(), toolCall);
     if (before.answered) return before.answered;
     const { suggestion } = before;
+    // An MCP tool may also be allowed with every tool of its server.
+    const serverSuggestion = suggestion && (await host.rules().suggestServer(toolCall));
     const isNetwork = toolCall.name === networkRequestName;
     const isPlan = toolCall.name === "ExitPlanMode";
     host.onOpen();
@@ -79,7 +81,7 @@ export function createApprovals(host: ApprovalHost): {
     }, permissionNotificationMs);
     try {
       const title = await describeRequest(host, request);
-      const choices = isPlan ? planChoices() : isNetwork ? networkChoices() : callChoices(suggestion);
+      const choices = isPlan ? planChoices() : isNetwork ? networkChoices() : callChoices(suggestion, serverSuggestion);
       const outcome = await chooseOne(host.terminal, {
         title,
         choices,
@@ -90,7 +92,8 @@ export function createApprovals(host: ApprovalHost): {
         host.interrupt();
         return interruptedDecision;
       }
-      return await decide(outcome.value, request, suggestion);
+      const server = outcome.value === "always-server" || outcome.value === "save-server";
+      return await decide(outcome.value, request, server ? serverSuggestion : suggestion);
     } finally {
       clearTimeout(notify);
       host.onClose();
@@ -105,14 +108,15 @@ export function createApprovals(host: ApprovalHost): {
       case "yes":
         return { behavior: "allow" };
       case "always":
+      case "always-server":
         host.rules().add(rules);
         host.note(terminal.style.dim(`  Allowed for this session: ${rules.join(", ")}`));
         return { behavior: "allow" };
-      case "save": {
+      case "save":
+      case "save-server": {
         const file = localSettingsFile(host.agent().workspace.root);
-        host.rules().add(rules);
         try {
-          await saveAllowRules(file, rules);
+          await host.rules().save(rules, file);
           // The person's own rules: they must never come back as a question of trust.
           const root = host.agent().workspace.root;
           await rememberOwnProjectSettings(
@@ -122,6 +126,7 @@ export function createApprovals(host: ApprovalHost): {
           );
           host.note(terminal.style.dim(`  Saved to ${host.agent().workspace.display(file)}: ${rules.join(", ")}`));
         } catch (error) {
+          host.rules().add(rules);
           host.note(terminal.style.yellow(`  ${(error as Error).message} Allowed for this session only.`));
         }
         return { behavior: "allow" };
@@ -195,14 +200,26 @@ export function createApprovals(host: ApprovalHost): {
   };
 }
 
-function callChoices(suggestion: string[] | undefined): Choice<Answer>[] {
+/**
+ * A call's choices, each with its key: y yes; a and s the rules suggested, for the session or saved; for an MCP
+ * tool, e and w every tool of its server, for the session or saved; n no.
+ */
+function callChoices(suggestion: string[] | undefined, serverSuggestion: string[] | undefined): Choice<Answer>[] {
   const choices: Choice<Answer>[] = [{ label: "Yes", key: "y", value: "yes" }];
+  const server = serverSuggestion?.[0];
+  const everyTool = server && `every tool of server "${server.slice("mcp__".length)}" (${server})`;
   if (suggestion) {
     const rules = suggestion.join(", ");
+    // The server's choices come after the tool's, so that 2 and 3 mean the same in every prompt.
     choices.push(
       { label: `Yes, and don't ask again this session for ${rules}`, key: "a", value: "always" },
       { label: `Yes, and always allow ${rules} (.minagent/settings.local.json)`, key: "s", value: "save" },
     );
+    if (everyTool)
+      choices.push(
+        { label: `Yes, and don't ask again this session for ${everyTool}`, key: "e", value: "always-server" },
+        { label: `Yes, and always allow ${everyTool} (.minagent/settings.local.json)`, key: "w", value: "save-server" },
+      );
   }
   choices.push({ label: "No, and tell the agent why", key: "n", value: "no" });
   return choices;

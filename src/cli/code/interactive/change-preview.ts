@@ -6,7 +6,7 @@ import { countLines, decodeText } from "../../../code/tools/file-text.js";
 import type { Workspace } from "../../../code/workspace.js";
 import type { ToolCall } from "../../../core/types.js";
 import type { Style } from "./terminal.js";
-import { printable, truncateToWidth } from "./text-width.js";
+import { printable, truncateToWidth, wrapToWidth } from "./text-width.js";
 
 /** Files larger than this are not read for a preview. */
 const maxPreviewBytes = 2_000_000;
@@ -27,20 +27,22 @@ export type DiffHunk = DiffLine[];
 export type FileChange = {
   /** The path as a person reads it (relative to the workspace when inside). */
   shown: string;
-  /** The diff's hunks, or undefined when the file could not be compared. */
+  /** The diff's hunks, or undefined when the file could not be compared or the edit will fail. */
   hunks: DiffHunk[] | undefined;
-  /** Said above the diff: a new file, an edit that will fail, a file too large. */
+  /** Said above the diff: a new file, a file too large. */
   note: string | undefined;
+  /** Why the Edit will fail, when it will: shown instead of a diff, which would show a change that cannot happen. */
+  failure?: string | undefined;
 };
 
 /** Why an Edit will fail, as the prompt says it (the model reads the tool's own, longer words). */
-const editFailureNotes: Record<EditFailure | "not-text", string> = {
-  identical: "old_string and new_string are identical",
-  "missing-file": "the file does not exist",
-  "not-empty": "old_string is empty but the file is not",
-  "not-found": "old_string is not in the file as it is now",
-  ambiguous: "old_string occurs more than once in the file and replace_all is not set",
-  "not-text": "the file is not UTF-8 text",
+const editFailureReasons: Record<EditFailure | "not-text", (shown: string) => string> = {
+  identical: () => "old_string and new_string are identical, so nothing would change",
+  "missing-file": (shown) => `${shown} does not exist (an Edit with text to replace changes existing files only)`,
+  "not-empty": (shown) => `old_string is empty but ${shown} is not`,
+  "not-found": (shown) => `the text to replace (old_string) is not found in ${shown}`,
+  ambiguous: (shown) => `the text to replace (old_string) occurs more than once in ${shown}, and replace_all is not set`,
+  "not-text": (shown) => `${shown} is not UTF-8 text`,
 };
 
 /**
@@ -66,16 +68,16 @@ export async function computeFileChange(call: Pick<ToolCall, "name" | "arguments
     new_string: typeof args.new_string === "string" ? args.new_string : "",
     replace_all: args.replace_all === true,
   };
-  const intended = () => diffHunks(edit.old_string, edit.new_string);
-  if (current === "too large") return { shown, hunks: intended(), note: "the file is too large to show in full" };
+  if (current === "too large")
+    return { shown, hunks: diffHunks(edit.old_string, edit.new_string), note: "the file is too large to show in full" };
   let text: string | undefined;
   try {
     text = current === "missing" ? undefined : decodeText(current, shown, "Edit");
   } catch {
-    return { shown, hunks: intended(), note: `${editFailureNotes["not-text"]}: the edit will fail` };
+    return { shown, hunks: undefined, note: undefined, failure: editFailureReasons["not-text"](shown) };
   }
   const plan = planEdit(text, edit, shown);
-  if (!plan.ok) return { shown, hunks: intended(), note: `${editFailureNotes[plan.failure]}: the edit will fail` };
+  if (!plan.ok) return { shown, hunks: undefined, note: undefined, failure: editFailureReasons[plan.failure](shown) };
   if (text === undefined) return { shown, hunks: diffHunks("", plan.text), note: `new file, ${describeLines(plan.text)}` };
   return { shown, hunks: diffHunks(text, plan.text), note: undefined };
 }
@@ -127,6 +129,12 @@ function replaceEverything(oldText: string, newText: string): DiffHunk[] {
 export function formatFileChange(change: FileChange, style: Style, columns: number): string[] {
   const output: string[] = [];
   if (change.note) output.push(style.dim(`  (${change.note})`));
+  if (change.failure)
+    output.push(
+      ...wrapToWidth(`Will fail: ${printable(change.failure)}`, columns - 1, { indent: "  ", hangingIndent: "    " }).map((line) =>
+        style.yellow(line),
+      ),
+    );
   const hunks = change.hunks;
   if (!hunks) return output;
   const largest = hunks.flat().reduce((most, line) => Math.max(most, line.newNumber ?? line.oldNumber ?? 0), 1);

@@ -140,6 +140,10 @@ export class InteractiveSession implements SlashHost {
     return this.terminal.style;
   }
 
+  get columns(): number {
+    return this.terminal.columns;
+  }
+
   get contextWindow(): number | undefined {
     return contextWindowOf(this.context.model.id);
   }

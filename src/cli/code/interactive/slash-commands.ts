@@ -1,7 +1,9 @@
+import { join } from "node:path";
 import type { CodingAgent } from "../../../code/coding-agent.js";
 import type { CustomCommand } from "../../../code/commands/index.js";
 import { listMcpPrompts } from "../../../code/mcp-prompt-commands.js";
 import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "../../../code/permissions/index.js";
+import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { describeArguments, type McpPrompt } from "../../../mcp/index.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
@@ -13,6 +15,7 @@ import { runModelCommand } from "./model-command.js";
 import { diffText } from "./rewind-command.js";
 import { describeMode, formatCost, shortNumber } from "./status-line.js";
 import type { Style } from "./terminal.js";
+import { flattenText, wrapToWidth } from "./text-width.js";
 
 /** What the slash commands may do to the session. */
 export type SlashHost = {
@@ -37,6 +40,8 @@ export type SlashHost = {
    * Rejects, the session keeping its model, when it cannot be made.
    */
   switchModel(spec: string): Promise<void>;
+  /** The terminal's width in columns, for text wrapped to it. */
+  readonly columns: number;
   /** The model's context window, if known. */
   readonly contextWindow: number | undefined;
   /** Input tokens of the latest model call. */
@@ -193,7 +198,7 @@ function memoryText(host: SlashHost): string {
   const files = host.agent.memory.files;
   if (files.length === 0)
     return host.style.dim(
-      "No memory files. Write CLAUDE.md, AGENTS.md or MINAGENT.md at the project root, or in ~/.minagent/, and start a new session.",
+      `No memory files. Write CLAUDE.md, AGENTS.md or MINAGENT.md at the project root, or AGENTS.md or MINAGENT.md in your own folder ${userDirectoryOf(host)} (for every project), and start a new session.`,
     );
   return files
     .map(
@@ -221,14 +226,25 @@ function skillsText(host: SlashHost): string {
 function agentsText(host: SlashHost): string {
   const subagents = host.agent.subagents?.subagents() ?? [];
   if (subagents.length === 0) return host.style.dim("Subagents are off for this session.");
-  const lines = subagents.map(
-    (agent) =>
-      `${agent.name}${agent.isDefault ? " (default)" : ""}${agent.readOnly ? " (read-only)" : ""}  ${agent.description}\n    tools: ${agent.tools.join(", ")} · model: ${agent.model}${agent.permissionMode ? ` · mode: ${agent.permissionMode}` : ""}${agent.color ? ` · ${agent.color}` : ""} · ${agent.source}`,
-  );
-  return [
-    ...lines,
-    host.style.dim("Add your own as Markdown files in .claude/agents/ or .minagent/agents/ (or ~/.claude/agents/, ~/.minagent/agents/)."),
-  ].join("\n");
+  // Wrapped at words to the terminal, each continuation under the description's indent: a terminal's own wrap cuts words.
+  const wrap = (text: string, indent: string) => wrapToWidth(text, host.columns - 1, { indent, hangingIndent: "    " });
+  const lines = subagents.flatMap((agent) => [
+    ...wrap(
+      `${agent.name}${agent.isDefault ? " (default)" : ""}${agent.readOnly ? " (read-only)" : ""}  ${flattenText(agent.description)}`,
+      "",
+    ),
+    ...wrap(
+      `tools: ${agent.tools.join(", ")} · model: ${agent.model}${agent.permissionMode ? ` · mode: ${agent.permissionMode}` : ""}${agent.color ? ` · ${agent.color}` : ""} · ${agent.source}`,
+      "    ",
+    ),
+  ]);
+  const where = `Add your own as Markdown files in .claude/agents/ or .minagent/agents/ (or ~/.claude/agents/, ${join(userDirectoryOf(host), "agents")}/).`;
+  return [...lines, ...wrap(where, "").map((line) => host.style.dim(line))].join("\n");
+}
+
+/** The user's own minagent folder in use (MINAGENT_HOME, else ~/.minagent), as the session reads it. */
+function userDirectoryOf(host: SlashHost): string {
+  return defaultDataDirectory(host.context.io.env);
 }
 
 /** The command `name` names (without its slash), by name or alias. */

@@ -75,3 +75,58 @@ export function truncateToWidth(text: string, columns: number): string {
 export function flattenText(text: string): string {
   return printable(text).replace(/\s+/g, " ").trim();
 }
+
+/**
+ * `text` (without escape sequences) broken into lines of at most `columns` columns, at spaces where it can be — a
+ * word wider than a line is cut — each paragraph's first line starting with `indent`, the rest with `hangingIndent`
+ * (default: `indent`), so that a long description lines up under its own start rather than breaking mid-word.
+ * @example wrapToWidth("one two three", 9, { hangingIndent: "  " }) // ["one two", "  three"]
+ */
+export function wrapToWidth(text: string, columns: number, options: { indent?: string; hangingIndent?: string } = {}): string[] {
+  const indent = options.indent ?? "";
+  const hanging = options.hangingIndent ?? indent;
+  const lines: string[] = [];
+  for (const paragraph of text.split("\n")) {
+    let prefix = indent;
+    let line = "";
+    const push = () => {
+      lines.push(`${prefix}${line}`.trimEnd());
+      prefix = hanging;
+      line = "";
+    };
+    // Split at each space, so that a run of spaces within a line stays as written.
+    for (const word of paragraph.split(" ")) {
+      const room = Math.max(1, columns - displayWidth(prefix));
+      const candidate = line === "" ? word : `${line} ${word}`;
+      if (displayWidth(candidate) <= room) {
+        line = candidate;
+        continue;
+      }
+      if (line !== "") push();
+      // A word wider than a whole line is cut where the line ends.
+      let rest = word;
+      while (displayWidth(rest) > Math.max(1, columns - displayWidth(prefix))) {
+        const [head, tail] = splitAtWidth(rest, Math.max(1, columns - displayWidth(prefix)));
+        line = head;
+        push();
+        rest = tail;
+      }
+      line = rest;
+    }
+    push();
+  }
+  return lines;
+}
+
+/** `text` cut after at most `columns` columns (at least one character), and what is left. */
+function splitAtWidth(text: string, columns: number): [string, string] {
+  let width = 0;
+  let index = 0;
+  for (const character of text) {
+    const next = codePointWidth(character.codePointAt(0) as number);
+    if (width + next > columns && index > 0) break;
+    width += next;
+    index += character.length;
+  }
+  return [text.slice(0, index), text.slice(index)];
+}
