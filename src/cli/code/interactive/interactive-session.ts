@@ -1,4 +1,5 @@
 import type { CodingAgent } from "../../../code/coding-agent.js";
+import type { FileMentions } from "../../../code/commands/index.js";
 import { type CustomCommand, parseSlashInput } from "../../../code/commands/index.js";
 import type { SessionEndReason } from "../../../code/hooks/index.js";
 import { expandMcpPrompt, isMcpPromptCommand, listMcpPrompts } from "../../../code/mcp-prompt-commands.js";
@@ -16,6 +17,7 @@ import { contextWindowOf } from "./context-windows.js";
 import { formatAge } from "./format-age.js";
 import { ImageAttachments } from "./image-attachments.js";
 import { readLine } from "./line-editor.js";
+import { MentionCompleter } from "./mention-completion.js";
 import { rewindInteractively } from "./rewind-command.js";
 import { RunView } from "./run-view.js";
 import { findSlashCommand, matchSlashCommands, type SlashHost, shadowedCommandWarnings } from "./slash-commands.js";
@@ -60,6 +62,10 @@ export class InteractiveSession implements SlashHost {
   #answered = false;
   /** When Escape was last pressed on an empty prompt line (0: not since another key). */
   #lastEscapeAt = 0;
+  /** `@path` completion over the workspace's files; made at the first prompt, the tree walked at the first `@`. */
+  #mentions: MentionCompleter | undefined;
+  /** Draws the prompt being read again (its `@` hint's files came in). */
+  #redrawPrompt: (() => void) | undefined;
 
   constructor(context: CodeSessionContext) {
     this.context = context;
@@ -196,6 +202,7 @@ export class InteractiveSession implements SlashHost {
         }, idleNotificationMs)
       : undefined;
     this.#answered = false;
+    const mentions = this.#mentionCompleter();
     const line = readLine<PromptOutcome>(this.terminal, {
       prompt: `${style.bold(">")} `,
       initial,
@@ -212,11 +219,18 @@ export class InteractiveSession implements SlashHost {
         if (this.#exitArmed) return style.dim("Press Ctrl-C again to exit");
         const matches = matchSlashCommands(state.text, this.agent.commands.list, this.#mcpPrompts);
         if (matches.length > 0) return style.dim(matches.map((command) => `/${command.name}  ${command.summary}`).join("  ·  "));
-        return undefined;
+        const files = mentions.hint(state);
+        return files === undefined ? undefined : style.dim(files);
       },
-      complete: ({ text }) => {
-        const matches = matchSlashCommands(text, this.agent.commands.list, this.#mcpPrompts);
-        if (matches.length !== 1) return undefined;
+      redraws: (redraw) => {
+        this.#redrawPrompt = redraw;
+        return () => {
+          this.#redrawPrompt = undefined;
+        };
+      },
+      complete: (state) => {
+        const matches = matchSlashCommands(state.text, this.agent.commands.list, this.#mcpPrompts);
+        if (matches.length !== 1) return mentions.complete(state);
         const completed = `/${matches[0]?.name} `;
         return { text: completed, cursor: completed.length };
       },
@@ -250,6 +264,17 @@ export class InteractiveSession implements SlashHost {
       },
     });
     return line.finally(() => clearTimeout(idle));
+  }
+
+  /** The prompt's `@path` completer, told that a new prompt is read (the files may have changed since the last). */
+  #mentionCompleter(): MentionCompleter {
+    this.#mentions ??= new MentionCompleter({
+      root: this.agent.workspace.root,
+      isHidden: (path) => this.agent.permissions.isReadDenied(path),
+      onIndexed: () => this.#redrawPrompt?.(),
+    });
+    this.#mentions.refresh();
+    return this.#mentions;
   }
 
   async cancellable<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -338,6 +363,15 @@ export class InteractiveSession implements SlashHost {
         for (const { server, uri } of attached) this.print(this.style.dim(`⎿ attached @${server}:${uri}`));
         for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
       };
+      const onFilesAttached = ({ attached, notes }: FileMentions) => {
+        for (const file of attached)
+          this.print(
+            this.style.dim(
+              `⎿ attached @${file.path} (${file.kind === "file" ? plural(file.lines, "line") : plural(file.entries, "entry", "entries")})`,
+            ),
+          );
+        for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
+      };
       const session = this.#session;
       const options = {
         history: this.#history,
@@ -346,6 +380,7 @@ export class InteractiveSession implements SlashHost {
         onEvent,
         stream: true,
         onResourcesAttached,
+        onFilesAttached,
         // Where the conversation stood before this prompt, in the session file: what a conversation rewind goes back to.
         onCheckpoint: (checkpoint: { id: string }) => session.markCheckpoint(checkpoint.id),
       };
@@ -538,4 +573,8 @@ export class InteractiveSession implements SlashHost {
     };
     this.terminal.setStatus(formatStatus(facts, this.style, this.terminal.columns));
   }
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
 }

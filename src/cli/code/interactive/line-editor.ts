@@ -29,6 +29,11 @@ export type LineOptions<Extra> = {
    * drawn again, with any change made to `state`), or undefined to let the editor handle the key.
    */
   keys?: Partial<Record<KeyName, (state: LineState) => Extra | true | undefined>> | undefined;
+  /**
+   * Lets the caller draw the line again when its hint changes without a key (results that came in): called once
+   * with a function that draws it; what it returns is called when the read ends.
+   */
+  redraws?: ((redraw: () => void) => () => void) | undefined;
   /** Told of every key first (e.g. to disarm a "press again to exit"). */
   onKey?: ((key: Key) => void) | undefined;
   /** Ends the read with `{ kind: "aborted" }`. */
@@ -55,6 +60,7 @@ export function readLine<Extra = never>(terminal: Terminal, options: LineOptions
     const end = (outcome: LineOutcome<Extra>) => {
       release();
       stopResizing();
+      stopRedraws?.();
       options.signal?.removeEventListener("abort", onAbort);
       editor.finish();
       resolve(outcome);
@@ -66,6 +72,7 @@ export function readLine<Extra = never>(terminal: Terminal, options: LineOptions
       if (outcome !== undefined) end(outcome);
     });
     const stopResizing = terminal.onResize(() => editor.redraw());
+    const stopRedraws = options.redraws?.(() => editor.render());
     if (options.signal?.aborted) return end({ kind: "aborted" });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     editor.render();
