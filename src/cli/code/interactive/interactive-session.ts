@@ -272,6 +272,7 @@ export class InteractiveSession implements SlashHost {
       root: this.agent.workspace.root,
       isHidden: (path) => this.agent.permissions.isReadDenied(path),
       onIndexed: () => this.#redrawPrompt?.(),
+      listResources: async () => (await this.agent.mcp?.listResources()) ?? [],
     });
     this.#mentions.refresh();
     return this.#mentions;

@@ -12,8 +12,10 @@ export type MentionCompletionOptions = {
   isHidden?: ((path: string) => boolean) | undefined;
   /** Most files indexed (default 20,000): a huge repository's first ones, so that a keystroke stays quick. */
   maxFiles?: number | undefined;
-  /** Told when an index walk has finished, so that the hint can be drawn again with its results. */
+  /** Told when an index walk (or a resource listing) has finished, so that the hint can be drawn again with its results. */
   onIndexed?: (() => void) | undefined;
+  /** The ready MCP servers' resources, for `@server:uri`: asked for at the first such word after {@link MentionCompleter.refresh}. */
+  listResources?: (() => Promise<readonly { server: string; uri: string }[]>) | undefined;
 };
 
 /** The `@` word at the cursor: where it starts (the `@`) and ends, and the path typed so far. */
@@ -37,6 +39,9 @@ export class MentionCompleter {
   #stale = true;
   #walking: Promise<void> | undefined;
   #ranked = new Map<string, readonly string[]>();
+  /** The servers' resources as `server:uri`, once listed; undefined until then. */
+  #resources: readonly string[] | undefined;
+  #resourcesStale = true;
   /** The last Tab's completion: Tab again, with nothing changed, puts in the next match instead. */
   #last: { text: string; cursor: number; start: number; matches: readonly string[]; index: number } | undefined;
 
@@ -47,13 +52,18 @@ export class MentionCompleter {
   /** A new prompt: the next `@` walks the tree again (files come and go between prompts). */
   refresh(): void {
     this.#stale = true;
+    this.#resourcesStale = true;
     this.#last = undefined;
   }
 
   /** The hint row for an `@` word at the cursor (its best matches), or undefined when there is none. */
   hint(state: LineState): string | undefined {
     const word = findMentionWord(state);
-    if (!word || isResourceMention(word.query)) return undefined;
+    if (!word) return undefined;
+    if (isResourceMention(word.query)) {
+      const matches = this.#rankResources(word.query).slice(0, hintedMatches);
+      return matches.length === 0 ? undefined : matches.map((resource) => `@${resource}`).join("  ·  ");
+    }
     this.#index();
     if (!this.#indexed) return "@ looking for files…";
     const matches = this.#rank(word.query).slice(0, hintedMatches);
@@ -69,16 +79,17 @@ export class MentionCompleter {
       return this.#put(state, last.start, state.cursor, last.matches, index);
     }
     const word = findMentionWord(state);
-    if (!word || isResourceMention(word.query)) return undefined;
-    this.#index();
-    const matches = this.#rank(word.query).slice(0, completedMatches);
+    if (!word) return undefined;
+    const resource = isResourceMention(word.query);
+    if (!resource) this.#index();
+    const matches = (resource ? this.#rankResources(word.query) : this.#rank(word.query)).slice(0, completedMatches);
     if (matches.length === 0) return undefined;
     return this.#put(state, word.start, word.end, matches, 0);
   }
 
   #put(state: LineState, start: number, end: number, matches: readonly string[], index: number): LineState {
     const path = matches[index] as string;
-    const mention = formatMention(path);
+    const mention = isResourceMention(path) ? `@${path}` : formatMention(path);
     // A folder's mention is left open (inside its quotes) to go on typing into it; a file's is followed by a space.
     const folder = path.endsWith("/");
     const inserted = folder ? mention : `${mention} `;
@@ -105,6 +116,29 @@ export class MentionCompleter {
         this.#walking = undefined;
         this.#options.onIndexed?.();
       });
+  }
+
+  /** The resources that match `server:uri`: the server's name as typed, then the uri fuzzily. */
+  #rankResources(query: string): readonly string[] {
+    if (this.#resourcesStale && this.#options.listResources) {
+      this.#resourcesStale = false;
+      void this.#options
+        .listResources()
+        .then(
+          (resources) => resources.map(({ server, uri }) => `${server}:${uri}`),
+          () => [],
+        )
+        .then((resources) => {
+          this.#resources = resources;
+          this.#options.onIndexed?.();
+        });
+    }
+    const server = query.slice(0, query.indexOf(":") + 1);
+    const mine = (this.#resources ?? []).filter((resource) => resource.startsWith(server));
+    return rankMentions(
+      mine.map((resource) => resource.slice(server.length)),
+      query.slice(server.length),
+    ).map((uri) => server + uri);
   }
 
   #rank(query: string): readonly string[] {
