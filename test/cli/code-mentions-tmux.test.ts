@@ -31,6 +31,9 @@ describe.skipIf(!hasTmux)("@path mentions at the prompt (tmux)", () => {
     await writeFile(join(workspace, "build", "math-bundle.js"), "bundled\n");
     await writeFile(join(workspace, "mathematics.log"), "ignored\n");
     await writeFile(join(workspace, ".gitignore"), "build/\n*.log\n");
+    await mkdir(join(workspace, "vendor"));
+    await writeFile(join(workspace, "vendor", "math-lib.js"), "vendored\n");
+    await writeFile(join(workspace, ".ignore"), "vendor/\n");
     await writeFile(join(workspace, "secret.txt"), "the password is swordfish\n");
     await writeFile(join(outside, "notes.txt"), "outside the workspace\n");
     await writeFile(join(home, "settings.json"), JSON.stringify({ permissions: { deny: ["Read(**/secret.txt)"] } }));
@@ -56,7 +59,7 @@ describe.skipIf(!hasTmux)("@path mentions at the prompt (tmux)", () => {
       .map((block) => block.text as string)
       .join("\n");
 
-  test("typing @mat offers math.js (not the .gitignored files), Tab completes it, and the prompt sends the file", async () => {
+  test("typing @mat offers math.js (not the files .gitignore or .ignore leave out), Tab completes it, and the prompt sends the file", async () => {
     server.reply(say("It subtracts."));
     await start();
     await pane.type("explain @mat");
@@ -64,6 +67,7 @@ describe.skipIf(!hasTmux)("@path mentions at the prompt (tmux)", () => {
     // The ignored folder's and file's names match too, but are not offered.
     expect(hinted).not.toContain("math-bundle");
     expect(hinted).not.toContain("mathematics.log");
+    expect(hinted).not.toContain("math-lib");
     await pane.keys("Tab");
     // The completed file is followed by a space: what is typed next is a new word.
     await pane.type("please");
