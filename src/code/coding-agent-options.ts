@@ -14,7 +14,7 @@ import type {
 } from "../engine.js";
 import type { AttachedResources, DeferTools, McpElicitationHandler, McpServers } from "../mcp/index.js";
 import type { Checkpoint, CheckpointSettings, RewindConflictPolicy, RewindOutcome } from "./checkpoints/index.js";
-import type { CustomCommand, ExpandedCommand } from "./commands/index.js";
+import type { CustomCommand, ExpandedCommand, FileMentions } from "./commands/index.js";
 import type { CompactorOptions } from "./compaction/index.js";
 import type { DiagnosticsOptions, LanguageServerConfig } from "./diagnostics/index.js";
 import type { HookConfiguration, HookRunReport } from "./hooks/index.js";
@@ -243,6 +243,12 @@ export type CodingRunOptions = {
   onCheckpoint?: ((checkpoint: Checkpoint) => void) | undefined;
   /** Told which `@server:uri` mentions of the prompt had their MCP resource attached, and why others did not. */
   onResourcesAttached?: ((attachment: AttachedResources) => void) | undefined;
+  /**
+   * Told which `@path` mentions of the prompt brought a file's contents or a folder's listing along, and why others
+   * did not (outside the workspace, denied by a Read rule, not there). Not called for a custom command's prompt,
+   * whose files `onExpanded` tells of.
+   */
+  onFilesAttached?: ((mentions: FileMentions) => void) | undefined;
 };
 
 /** Where a {@link CodingAgent} keeps its checkpoints, and what they cover (the settings' `checkpoints` keys, over them). */

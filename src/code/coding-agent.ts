@@ -28,14 +28,17 @@ import type {
 import { builtInTools, createBoundaries, createSkills, createSubagents, listenWith, registryOptions } from "./coding-agent-parts.js";
 import {
   allowedToolsSource,
+  attachFileMentions,
   CommandModels,
   type CustomCommand,
   type CustomCommands,
   createCommandTools,
+  createMentionReader,
   customCommandSet,
   describeCommandNames,
   type ExpandedCommand,
   expandCustomCommand,
+  type FileMentions,
   loadCustomCommands,
   withAllowRules,
 } from "./commands/index.js";
@@ -124,6 +127,8 @@ export class CodingAgent {
   readonly #replaced = new Map<string, readonly Message[]>();
   /** Set by runCommand: its checkpoint is made before the command's shell lines run, not again by run. */
   #checkpointMade = false;
+  /** Set by runCommand: its prompt's `@path` files are in it already, so run does not look for mentions again. */
+  #commandExpanded = false;
   /**
    * What was left out so that the session could start, one line each: agent files that cannot be used, tools an
    * agent file names that there are not. The CLI prints them.
@@ -411,6 +416,9 @@ export class CodingAgent {
   async run(prompt: string, options: CodingRunOptions = {}): Promise<CodingRunResult> {
     if (!this.#checkpointMade) this.#beginPrompt(prompt, options);
     this.#checkpointMade = false;
+    // A command's prompt has had its `@path` files put in already; those files' own `@`s are not mentions.
+    const commandExpanded = this.#commandExpanded;
+    this.#commandExpanded = false;
     const submitted = await this.hooks.runUserPromptSubmitHooks(prompt, options.signal);
     if ("blocked" in submitted && submitted.blocked !== undefined)
       return blockedResult(submitted.blocked, "UserPromptSubmit", options.history);
@@ -419,9 +427,11 @@ export class CodingAgent {
     const sessionContext =
       fresh || !this.#sessionContext ? await this.#startSession(options.signal, fresh ? this.#nextSource : "resume") : undefined;
     // `@server:uri` mentions bring the resource's text along, as Claude Code's do; the hooks saw the prompt as typed.
-    const attachment = this.mcp ? await attachResourceMentions((submitted as { input: string }).input, this.mcp, options) : undefined;
+    const typed = (submitted as { input: string }).input;
+    const attachment = this.mcp ? await attachResourceMentions(typed, this.mcp, options) : undefined;
     if (attachment && attachment.attached.length + attachment.notes.length > 0) options.onResourcesAttached?.(attachment);
-    const prompted = attachment?.prompt ?? (submitted as { input: string }).input;
+    const files = await this.#attachFiles(typed, commandExpanded, options);
+    const prompted = [attachment?.prompt ?? typed, ...files.blocks].join("\n\n");
     const input = sessionContext ? `${sessionContext}\n\n${prompted}` : prompted;
     return this.#stoppable(async () => this.#untilStopped(await this.agent.run(input, options), options), options.history);
   }
@@ -460,9 +470,25 @@ export class CodingAgent {
         this.#checkpointMade = true;
         const expansion = await expandCustomCommand(found, args, createCommandTools(this), options);
         options.onExpanded?.(expansion);
+        this.#commandExpanded = true;
         return this.run(expansion.prompt, options);
       }),
     );
+  }
+
+  /**
+   * The files and folders a prompt mentions as `@path` (Claude Code's mentions), read as the Read tool would read
+   * them and judged as its calls are, to go after the prompt; `@server:uri` resource mentions are the MCP servers'.
+   */
+  async #attachFiles(typed: string, commandExpanded: boolean, options: CodingRunOptions): Promise<FileMentions> {
+    if (commandExpanded || !typed.includes("@")) return { attached: [], notes: [], blocks: [] };
+    const servers = new Set(this.mcp?.status().map(({ name }) => name));
+    const files = await attachFileMentions(typed, createMentionReader(this), {
+      signal: options.signal,
+      skip: (reference) => servers.has(reference.split(":")[0] as string) && reference.includes(":"),
+    });
+    if (files.attached.length + files.notes.length > 0) options.onFilesAttached?.(files);
+    return files;
   }
 
   /** A command's `allowed-tools`, unless it is the project's own and the person did not trust the folder. */

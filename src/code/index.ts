@@ -32,6 +32,7 @@ export {
   type CommandRunOptions,
 } from "./coding-agent.js";
 export {
+  type AttachedFile,
   type CommandExpansionTools,
   type CommandScope,
   type CustomCommand,
@@ -42,6 +43,7 @@ export {
   customCommandSet,
   type ExpandedCommand,
   expandCustomCommand,
+  type FileMentions,
   loadCustomCommands,
   parseCustomCommand,
   parseSlashInput,

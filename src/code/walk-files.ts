@@ -44,9 +44,10 @@ type PendingFolder = { path: string; relative: string; rules: readonly IgnoreRul
 type FolderFilter = Pick<WalkFilesOptions, "exclude" | "gitignore">;
 
 /**
- * Walks a folder tree the way git sees it, for Grep and Glob: every `.gitignore` applies to its folder and
- * below (a deeper file wins, `!` re-includes, a folder that is ignored is not entered), as do
- * `.git/info/exclude` and the `.gitignore` files above `start` within the repository. Hidden files are
+ * Walks a folder tree the way git sees it, for Grep, Glob and `@` completion: every `.gitignore` (and ripgrep's
+ * `.ignore`, as Claude Code's search tools respect it) applies to its folder and below (a deeper file wins, `!`
+ * re-includes, a folder that is ignored is not entered), as do `.git/info/exclude` and the ignore files above
+ * `start` within the repository. Hidden files are
  * included; version-control folders (`.git`…) are not; symbolic links are not followed (neither to files nor
  * to folders: they could lead out of the workspace or round in a circle). When `start` itself is ignored (a
  * search of `node_modules`, asked for by name), the ignore files above it no longer apply, only those inside
@@ -109,13 +110,19 @@ async function readFolder(
   }
 }
 
-/** The rules in force inside `folder`: its parent's, then `.git/info/exclude`, then its own `.gitignore`. */
+/**
+ * The rules in force inside `folder`: its parent's, then `.git/info/exclude`, then its own `.gitignore`, then its
+ * `.ignore` (ripgrep's file, which Claude Code's search tools respect; read after the `.gitignore` beside it, as
+ * ripgrep reads it).
+ */
 async function folderRules(folder: PendingFolder, entries: readonly Dirent[]): Promise<readonly IgnoreRules[]> {
   let rules = folder.rules;
   if (entries.some((entry) => entry.name === ".git" && entry.isDirectory()))
     rules = await withRulesFrom(rules, folder.path, join(folder.path, ".git", "info", "exclude"));
   if (entries.some((entry) => entry.name === ".gitignore" && entry.isFile()))
     rules = await withRulesFrom(rules, folder.path, join(folder.path, ".gitignore"));
+  if (entries.some((entry) => entry.name === ".ignore" && entry.isFile()))
+    rules = await withRulesFrom(rules, folder.path, join(folder.path, ".ignore"));
   return rules;
 }
 
@@ -152,6 +159,7 @@ async function ancestorRules(start: string, boundary: string): Promise<readonly 
   let rules: readonly IgnoreRules[] = await withRulesFrom([], top, join(top, ".git", "info", "exclude"));
   for (const folder of folders) {
     rules = await withRulesFrom(rules, folder, join(folder, ".gitignore"));
+    rules = await withRulesFrom(rules, folder, join(folder, ".ignore"));
     const child = folder === folders.at(-1) ? start : (folders[folders.indexOf(folder) + 1] as string);
     if (rules.length > 0 && isIgnored(rules, child, true)) return [];
   }

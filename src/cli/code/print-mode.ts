@@ -144,6 +144,7 @@ export async function runPrintMode(context: PrintModeContext): Promise<number> {
       stream: true,
       // A mention that could not be attached is said, as a command's file that could not be included is.
       onResourcesAttached: ({ notes }: { notes: readonly string[] }) => noteExpansion(context, notes),
+      onFilesAttached: ({ notes }: { notes: readonly string[] }) => noteExpansion(context, notes),
     };
     const result =
       slash.kind === "command"

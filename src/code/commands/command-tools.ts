@@ -38,7 +38,7 @@ export function createCommandTools(parts: CommandToolParts): CommandExpansionToo
         const folder = await stat(dirname(absolute)).catch(() => undefined);
         return folder?.isDirectory() && /[./]/.test(path) ? { note: `@${path} was not included: there is no such file.` } : undefined;
       }
-      const outcome = await decided(parts.registry, call("Read", { file_path: absolute }), canUseTool, signal);
+      const outcome = await readWithReadTool(parts, absolute, signal);
       if ("note" in outcome) return { note: `@${path} was not included: ${outcome.note}` };
       return { text: outcome.content, path: parts.workspace.display(absolute) };
     },
@@ -49,6 +49,18 @@ export function createCommandTools(parts: CommandToolParts): CommandExpansionToo
       return { output: commandOutput(outcome.content) };
     },
   };
+}
+
+/**
+ * Reads `absolute` with the agent's Read tool, judged by its `canUseTool` as the model's call would be: the Read
+ * tool's output, or why it may not be read (a deny rule, a hook, an approval nobody is there to give).
+ */
+export function readWithReadTool(
+  parts: CommandToolParts,
+  absolute: string,
+  signal: AbortSignal | undefined,
+): Promise<{ content: string } | { note: string }> {
+  return decided(parts.registry, call("Read", { file_path: absolute }), parts.agent.options.canUseTool, signal);
 }
 
 function call(name: string, args: Record<string, unknown>): ToolCall {

@@ -10,6 +10,7 @@ export {
   parseCustomCommand,
 } from "./custom-command.js";
 export { type CommandExpansionTools, type CommandFile, type ExpandedCommand, expandCustomCommand } from "./expand-custom-command.js";
+export { type AttachedFile, attachFileMentions, createMentionReader, type FileMentions, type MentionReader } from "./file-mentions.js";
 export {
   type CustomCommandDirectoriesOptions,
   type CustomCommandDirectory,

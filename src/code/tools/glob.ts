@@ -42,7 +42,7 @@ export function createGlobTool(workspace: Workspace, options: GlobToolOptions = 
       'Find files by path pattern, e.g. "**/*.ts", "src/**/*.{js,jsx}" or "test/*.test.ts": `*` matches within one folder, `**` across folders,',
       'so a pattern without "/" such as "*.json" matches only files directly in the folder searched.',
       `Returns paths relative to the workspace root, most recently modified first (at most ${maxResults}).`,
-      "Skips files ignored by .gitignore and version-control folders. `path` is the folder to search (default: the workspace root).",
+      "Skips files ignored by .gitignore (or .ignore) and version-control folders. `path` is the folder to search (default: the workspace root).",
       "Use Grep to search file contents.",
     ].join(" "),
     parameters: {

@@ -71,6 +71,22 @@ describe("Glob", () => {
     expect(await list({ pattern: "**/*.js", path: "dist" })).toEqual(["dist/app.js"]);
   });
 
+  it("respects ripgrep's .ignore files as well as .gitignore (nested too)", async () => {
+    await files({
+      ".gitignore": 1000,
+      ".ignore": 1000,
+      "dist/a.js": 1000,
+      "logs/b.js": 1000,
+      "src/.ignore": 1000,
+      "src/c.js": 1000,
+      "src/d.js": 1000,
+    });
+    await writeFile(join(root, ".gitignore"), "dist/\n");
+    await writeFile(join(root, ".ignore"), "logs/\n");
+    await writeFile(join(root, "src/.ignore"), "d.js\n");
+    expect(await list({ pattern: "**/*.js" })).toEqual(["src/c.js"]);
+  });
+
   it("explains a pattern without / that found nothing at the top", async () => {
     await files({ "src/a.ts": 1000 });
     expect((await glob({ pattern: "*.ts" })).content).toBe(

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { CodingAgent } from "../../../code/coding-agent.js";
+import type { FileMentions } from "../../../code/commands/index.js";
 import { type CustomCommand, parseSlashInput } from "../../../code/commands/index.js";
 import type { SessionEndReason } from "../../../code/hooks/index.js";
 import { expandMcpPrompt, isMcpPromptCommand, listMcpPrompts } from "../../../code/mcp-prompt-commands.js";
@@ -19,6 +20,7 @@ import { type EditorMode, readEditorMode, saveEditorMode } from "./editor-mode.j
 import { formatAge } from "./format-age.js";
 import { ImageAttachments } from "./image-attachments.js";
 import { readLine } from "./line-editor.js";
+import { MentionCompleter } from "./mention-completion.js";
 import { PromptHistory, promptHistoryFile } from "./prompt-history.js";
 import { rewindInteractively } from "./rewind-command.js";
 import { RunSteps } from "./run-steps.js";
@@ -89,6 +91,10 @@ export class InteractiveSession implements SlashHost {
   readonly #steps = new RunSteps();
   /** Ctrl-O: the whole conversation, every output in full. */
   readonly #transcript: TranscriptView;
+  /** `@path` completion over the workspace's files; made at the first prompt, the tree walked at the first `@`. */
+  #mentions: MentionCompleter | undefined;
+  /** Draws the prompt being read again (its `@` hint's files came in). */
+  #redrawPrompt: (() => void) | undefined;
 
   constructor(context: CodeSessionContext) {
     this.context = context;
@@ -271,6 +277,7 @@ export class InteractiveSession implements SlashHost {
         }, idleNotificationMs)
       : undefined;
     this.#answered = false;
+    const mentions = this.#mentionCompleter();
     const line = readLine<PromptOutcome>(this.terminal, {
       prompt: `${style.bold(">")} `,
       initial: queued ?? (prefill || draft?.text),
@@ -291,11 +298,18 @@ export class InteractiveSession implements SlashHost {
         if (state.text.startsWith("!")) return style.dim("! shell: runs in the workspace as you; its output goes into the conversation");
         const matches = matchSlashCommands(state.text, this.agent.commands.list, this.#mcpPrompts);
         if (matches.length > 0) return style.dim(matches.map((command) => `/${command.name}  ${command.summary}`).join("  ·  "));
-        return undefined;
+        const files = mentions.hint(state);
+        return files === undefined ? undefined : style.dim(files);
       },
-      complete: ({ text }) => {
-        const matches = matchSlashCommands(text, this.agent.commands.list, this.#mcpPrompts);
-        if (matches.length !== 1) return undefined;
+      redraws: (redraw) => {
+        this.#redrawPrompt = redraw;
+        return () => {
+          this.#redrawPrompt = undefined;
+        };
+      },
+      complete: (state) => {
+        const matches = matchSlashCommands(state.text, this.agent.commands.list, this.#mcpPrompts);
+        if (matches.length !== 1) return mentions.complete(state);
         const completed = `/${matches[0]?.name} `;
         return { text: completed, cursor: completed.length };
       },
@@ -333,6 +347,18 @@ export class InteractiveSession implements SlashHost {
       },
     });
     return line.finally(() => clearTimeout(idle));
+  }
+
+  /** The prompt's `@path` completer, told that a new prompt is read (the files may have changed since the last). */
+  #mentionCompleter(): MentionCompleter {
+    this.#mentions ??= new MentionCompleter({
+      root: this.agent.workspace.root,
+      isHidden: (path) => this.agent.permissions.isReadDenied(path),
+      onIndexed: () => this.#redrawPrompt?.(),
+      listResources: async () => (await this.agent.mcp?.listResources()) ?? [],
+    });
+    this.#mentions.refresh();
+    return this.#mentions;
   }
 
   async cancellable<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -467,6 +493,15 @@ export class InteractiveSession implements SlashHost {
         for (const { server, uri } of attached) this.print(this.style.dim(`⎿ attached @${server}:${uri}`));
         for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
       };
+      const onFilesAttached = ({ attached, notes }: FileMentions) => {
+        for (const file of attached)
+          this.print(
+            this.style.dim(
+              `⎿ attached @${file.path} (${file.kind === "file" ? plural(file.lines, "line") : plural(file.entries, "entry", "entries")})`,
+            ),
+          );
+        for (const note of notes) this.print(this.style.yellow(`⎿ ${note}`));
+      };
       const session = this.#session;
       const options = {
         history: this.#history,
@@ -475,6 +510,7 @@ export class InteractiveSession implements SlashHost {
         onEvent,
         stream: true,
         onResourcesAttached,
+        onFilesAttached,
         // Where the conversation stood before this prompt, in the session file: what a conversation rewind goes back to.
         onCheckpoint: (checkpoint: { id: string }) => session.markCheckpoint(checkpoint.id),
       };
@@ -718,4 +754,8 @@ export class InteractiveSession implements SlashHost {
     };
     this.terminal.setStatus(formatStatus(facts, this.style, this.terminal.columns));
   }
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
 }

@@ -45,6 +45,11 @@ export type LineOptions<Extra> = {
    * vim's insert mode take their keys first (Esc there ends the search, or goes to normal mode).
    */
   keys?: Partial<Record<KeyName, (state: LineState) => Extra | true | undefined>> | undefined;
+  /**
+   * Lets the caller draw the line again when its hint changes without a key (results that came in): called once
+   * with a function that draws it; what it returns is called when the read ends.
+   */
+  redraws?: ((redraw: () => void) => () => void) | undefined;
   /** Told of every key first (e.g. to disarm a "press again to exit"). */
   onKey?: ((key: Key) => void) | undefined;
   /** Ends the read with `{ kind: "aborted" }`. */
@@ -68,6 +73,7 @@ export function readLine<Extra = never>(terminal: Terminal, options: LineOptions
     const end = (outcome: LineOutcome<Extra>) => {
       release();
       stopResizing();
+      stopRedraws?.();
       options.signal?.removeEventListener("abort", onAbort);
       editor.finish();
       resolve(outcome);
@@ -79,6 +85,7 @@ export function readLine<Extra = never>(terminal: Terminal, options: LineOptions
       if (outcome !== undefined) end(outcome);
     });
     const stopResizing = terminal.onResize(() => editor.redraw());
+    const stopRedraws = options.redraws?.(() => editor.render());
     if (options.signal?.aborted) return end({ kind: "aborted" });
     if (options.submitAtOnce) return end(editor.submit());
     options.signal?.addEventListener("abort", onAbort, { once: true });

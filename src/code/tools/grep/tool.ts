@@ -76,7 +76,7 @@ export function createGrepTool(workspace: Workspace, options: GrepToolOptions = 
     name: "Grep",
     description: [
       "Search file contents with a regular expression (JavaScript syntax, as in `new RegExp`: escape ( ) [ ] { } . * + ? | with a backslash to match them literally).",
-      "Searches the workspace, or `path` (a folder or a file), skipping files ignored by .gitignore, version-control folders and binary files.",
+      "Searches the workspace, or `path` (a folder or a file), skipping files ignored by .gitignore (or .ignore), version-control folders and binary files.",
       'Narrow the files with `glob` (e.g. "*.ts", "src/**/*.{ts,tsx}") or `type` (js, ts, py, rust, go, java, md, json…).',
       'output_mode: "files_with_matches" (default: the paths, most recently modified first), "content" (the matching lines, with line numbers',
       'and -A/-B/-C context lines) or "count" (matching lines per file). A match stays within one line unless multiline is true (then . also matches',
