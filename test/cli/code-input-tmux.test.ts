@@ -63,7 +63,8 @@ describe.skipIf(!hasTmux)("the prompt's editor on a terminal (tmux)", () => {
 
   test("a paste taller than the screen shows the rows around the cursor, is edited in the middle and sent whole; a resize draws it once", async () => {
     server.reply(say("Got all forty lines."));
-    await start();
+    // Wide enough for the status line's key hint, whose going and coming back shows a resize took effect.
+    await start({ columns: 80, rows: 15 });
     const lines = Array.from({ length: 40 }, (_, index) => `pasted line ${index + 1}`);
     await pane.paste(`${lines.join("\n")}\n`);
     const pasted = await pane.waitFor("pasted line 40");
@@ -85,7 +86,7 @@ describe.skipIf(!hasTmux)("the prompt's editor on a terminal (tmux)", () => {
     await pane.resize(40, 15);
     const narrow = await pane.waitFor((screen) => !screen.includes("(shift+tab to cycle)"));
     expect(narrow.split("EDIT pasted line 21")).toHaveLength(2);
-    await pane.resize(60, 15);
+    await pane.resize(80, 15);
     const wide = await pane.waitFor("(shift+tab to cycle)");
     expect(wide.split("EDIT pasted line 21")).toHaveLength(2);
 
