@@ -29,7 +29,7 @@ import { passthroughMessage, runAsPerson, type ShellPassthroughResult } from "./
 import { findSlashCommand, matchSlashCommands, type SlashHost, shadowedCommandWarnings } from "./slash-commands.js";
 import { formatStatus, type StatusFacts } from "./status-line.js";
 import { type Style, Terminal } from "./terminal.js";
-import { flattenText, printable, truncateToWidth } from "./text-width.js";
+import { flattenText, printable, truncateToWidth, wrapToWidth } from "./text-width.js";
 import { transcriptLines } from "./transcript-lines.js";
 import { TranscriptView } from "./transcript-view.js";
 import { TypeAhead } from "./type-ahead.js";
@@ -701,14 +701,14 @@ export class InteractiveSession implements SlashHost {
   #printBanner(): void {
     const { style } = this;
     this.print(`${style.bold("minagent code")} ${style.dim(`· ${this.context.model.spec} · ${this.context.options.cwd}`)}`);
-    this.print(style.dim("/help for commands · shift+tab: permission mode · esc: interrupt · ctrl+c twice: leave"));
+    // Wrapped at words here: the terminal would break a long line mid-word.
+    const wrapped = (text: string) => wrapToWidth(text, this.terminal.columns - 1, { hangingIndent: "  " }).join("\n");
+    this.print(style.dim(wrapped("/help for commands · shift+tab: permission mode · esc: interrupt · ctrl+c twice: leave")));
     const sandbox = this.#agent?.sandbox.status;
-    if (sandbox)
-      this.print(
-        (sandbox.enabled && !sandbox.problem) || !sandbox.requested
-          ? style.dim(sandboxStatusLine(sandbox))
-          : style.bold(sandboxStatusLine(sandbox)),
-      );
+    if (sandbox) {
+      const line = wrapped(sandboxStatusLine(sandbox));
+      this.print((sandbox.enabled && !sandbox.problem) || !sandbox.requested ? style.dim(line) : style.bold(line));
+    }
     if (this.#history.length > 0) this.#printRecap();
   }
 
