@@ -24,16 +24,19 @@ export type CliIo = {
 /**
  * The real process's io. When the reader of stdout goes away (`minagent run … | head`), the process
  * ends at once, quietly and with exit code 0, rather than dying on EPIPE with a stack trace (or going
- * on paying for model calls nobody reads). A closed stderr is simply no longer written to.
+ * on paying for model calls nobody reads). A closed stderr is simply no longer written to, nor is a terminal that
+ * hung up (the process's SIGHUP handler ends the session).
  */
 export function processIo(): CliIo {
   let stderrOpen = true;
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0);
+    // A terminal that hung up (its window closed) fails every write with EIO: SIGHUP ends the session in order.
+    if (error.code === "EIO" && process.stdout.isTTY) return;
     throw error;
   });
   process.stderr.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
+    if (error.code !== "EPIPE" && !(error.code === "EIO" && process.stderr.isTTY)) throw error;
     stderrOpen = false;
   });
   return {

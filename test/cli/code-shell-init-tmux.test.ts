@@ -47,6 +47,8 @@ describe.skipIf(!hasTmux)("minagent code on a terminal: ! shell lines and /init"
     const shown = await pane.waitFor(/⎿ one\n +two\n/);
     // Nothing was asked, and the model was not called.
     expect(shown).not.toContain("Allow Bash");
+    // A command that succeeded shows its output alone (the model is told the exit code).
+    expect(shown).not.toContain("Exit code");
     expect(server.requests).toHaveLength(0);
     expect(await readFile(join(workspace, "made.txt"), "utf8")).toBe("made\n");
 

@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -92,18 +93,44 @@ export class Pane {
     throw new Error(`Timed out after ${timeoutMs} ms waiting for ${String(expected)}. The screen:\n${screen}`);
   }
 
-  /** Ends the tmux server and removes its socket file (kill-server leaves it behind). */
-  async kill(): Promise<void> {
-    const socketPath = await this.#tmux("display-message", "-p", "#{socket_path}").then(
-      ({ stdout }) => stdout.trim(),
-      () => "",
+  /**
+   * Ends the tmux server, as closing the terminal window does (the CLI is hung up: SIGHUP), waits for the processes
+   * the pane ran to end — the CLI cleans up after a hang-up, and a test's folders must not be removed under it — and
+   * removes the socket file (kill-server leaves it behind). Processes still there after `graceMs` get SIGKILL, by pid.
+   */
+  async kill(graceMs = 10_000): Promise<void> {
+    const [socketPath, panePid] = await this.#tmux("display-message", "-p", "#{socket_path} #{pane_pid}").then(
+      ({ stdout }) => stdout.trim().split(" "),
+      () => ["", ""],
     );
+    const processes = panePid ? descendants(Number(panePid)) : [];
     await this.#tmux("kill-server").catch(() => undefined);
-    if (socketPath.endsWith(this.#socket)) await rm(socketPath, { force: true });
+    const deadline = Date.now() + graceMs;
+    while (processes.some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const pid of processes.filter(isRunning)) process.kill(pid, "SIGKILL");
+    if (socketPath?.endsWith(this.#socket)) await rm(socketPath, { force: true });
   }
 
   #tmux(...args: string[]) {
     return execFileAsync("tmux", ["-u", "-L", this.#socket, ...args], { timeout: 5000 });
+  }
+}
+
+/** `pid` and the processes under it (Linux's /proc children lists; just `pid` where they cannot be read). */
+function descendants(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {}
+  return [pid, ...children.flatMap(descendants)];
+}
+
+/** Whether `pid` is still a live process (a zombie, reaped by nobody yet, counts as ended). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
   }
 }
 

@@ -43,21 +43,22 @@ export function terminalOf(io: CodeIo): CodeSessionContext["terminal"] {
   return io.terminal ?? { input: process.stdin, output: process.stdout };
 }
 
-/** The reason the process's signal carries when SIGINT or SIGTERM aborted it. */
+/** The reason the process's signal carries when SIGINT, SIGTERM or SIGHUP aborted it. */
 export class ProcessSignalError extends MinagentError {
-  constructor(readonly signal: "SIGINT" | "SIGTERM") {
-    super(signal === "SIGINT" ? "interrupted (SIGINT)" : "terminated (SIGTERM)");
+  constructor(readonly signal: "SIGINT" | "SIGTERM" | "SIGHUP") {
+    super(signal === "SIGINT" ? "interrupted (SIGINT)" : signal === "SIGTERM" ? "terminated (SIGTERM)" : "the terminal hung up (SIGHUP)");
   }
 }
 
-/** The exit code of a run that `signal` aborted: 143 for SIGTERM, else 130 (SIGINT, or the io's own signal). */
+/** The exit code of a run that `signal` aborted: 143 for SIGTERM, 129 for SIGHUP, else 130 (SIGINT, or the io's own signal). */
 export function interruptedExitCode(signal: AbortSignal): number {
-  return signal.reason instanceof ProcessSignalError && signal.reason.signal === "SIGTERM" ? 143 : 130;
+  if (!(signal.reason instanceof ProcessSignalError)) return 130;
+  return signal.reason.signal === "SIGTERM" ? 143 : signal.reason.signal === "SIGHUP" ? 129 : 130;
 }
 
 /**
- * A signal aborted by the io's own signal and, for the real process, by SIGINT and SIGTERM (a second SIGINT ends
- * the process at once with 130). `dispose` removes the handlers.
+ * A signal aborted by the io's own signal and, for the real process, by SIGINT, SIGTERM and SIGHUP (a second SIGINT
+ * ends the process at once with 130). `dispose` removes the handlers.
  */
 export function interruptSignal(io: CodeIo): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
@@ -69,13 +70,22 @@ export function interruptSignal(io: CodeIo): { signal: AbortSignal; dispose: () 
     controller.abort(new ProcessSignalError("SIGINT"));
   };
   const onTerminate = () => controller.abort(new ProcessSignalError("SIGTERM"));
+  // A closed terminal window: the session still ends as for SIGTERM (the session file closed, SessionEnd hooks, the
+  // sandbox's temporary folder removed) instead of dying mid-write and leaving its folders behind. Writes to the gone
+  // terminal fail from now on; they must not end the process before that.
+  const onHangUp = () => {
+    for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+    controller.abort(new ProcessSignalError("SIGHUP"));
+  };
   process.on("SIGINT", onInterrupt);
   process.on("SIGTERM", onTerminate);
+  process.on("SIGHUP", onHangUp);
   return {
     signal,
     dispose: () => {
       process.off("SIGINT", onInterrupt);
       process.off("SIGTERM", onTerminate);
+      process.off("SIGHUP", onHangUp);
     },
   };
 }

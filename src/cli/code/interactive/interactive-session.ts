@@ -10,6 +10,7 @@ import { AbortError, type AgentEvent, conversationOf, type Message } from "../..
 import type { AttachedResources, McpPrompt } from "../../../mcp/index.js";
 import { describeMcpLog, describeMcpProgress } from "../../describe-progress.js";
 import { findSessionId } from "../choose-session.js";
+import { ProcessSignalError } from "../process-input.js";
 import { sandboxStatusLine } from "../sandbox-status.js";
 import type { CodeSession, CodeSessionContext } from "../session-context.js";
 import { networkRequestName, SessionRules } from "../session-rules.js";
@@ -217,7 +218,7 @@ export class InteractiveSession implements SlashHost {
       if (this.context.options.prompt?.trim()) await this.#runTurn(this.context.options.prompt.trim());
       await this.#preferences;
       const code = await this.#promptLoop();
-      if (code !== 143) endReason = "prompt_input_exit";
+      if (!this.context.signal.aborted) endReason = "prompt_input_exit";
       return code;
     } finally {
       await this.#agent?.end(endReason);
@@ -236,7 +237,7 @@ export class InteractiveSession implements SlashHost {
       // A transcript opened while the turn ran stays until it is closed; the prompt comes after.
       await this.#transcript.closed;
       const outcome = await this.#readPrompt();
-      if (outcome.kind === "aborted") return 143;
+      if (outcome.kind === "aborted") return this.#stoppedExitCode();
       if (outcome.kind === "exit") return outcome.code;
       if (outcome.kind === "rewind") {
         await this.#runSlashCommand("/rewind");
@@ -254,8 +255,14 @@ export class InteractiveSession implements SlashHost {
         continue;
       }
       await this.#runTurn(text);
-      if (this.context.signal.aborted) return 143;
+      if (this.context.signal.aborted) return this.#stoppedExitCode();
     }
+  }
+
+  /** The exit code when the process was told to stop: 129 when its terminal hung up, else 143 (SIGTERM). */
+  #stoppedExitCode(): number {
+    const reason = this.context.signal.reason;
+    return reason instanceof ProcessSignalError && reason.signal === "SIGHUP" ? 129 : 143;
   }
 
   #readPrompt() {
@@ -425,7 +432,8 @@ export class InteractiveSession implements SlashHost {
       this.print(style.yellow("⎿ This session has no Bash tool (the settings or --disallowedTools took it away): ! cannot run commands."));
       return;
     }
-    const lines = result.observation.split("\n");
+    // On the screen a command that succeeded shows its output alone; the model is told its exit code either way.
+    const lines = result.observation.replace(/\n*Exit code: 0$/, "").split("\n");
     const shown =
       lines.length > shellLinesShown
         ? [
