@@ -30,6 +30,7 @@ function recordingSession(id: string): RecordingSession {
     rewindConversation: (messages, checkpointId) => void session.rewound.push({ messages, checkpointId }),
     name: undefined,
     rename: () => {},
+    addMessages: () => {},
   };
   return session;
 }

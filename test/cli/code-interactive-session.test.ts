@@ -28,6 +28,7 @@ function memorySession(id: string, history: Message[] = []): CodeSession & { eve
     rewindConversation: () => {},
     name: undefined,
     rename: () => {},
+    addMessages: () => {},
   };
   return session;
 }

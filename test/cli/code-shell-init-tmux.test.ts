@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -51,6 +51,13 @@ describe.skipIf(!hasTmux)("minagent code on a terminal: ! shell lines and /init"
     expect(shown).not.toContain("Exit code");
     expect(server.requests).toHaveLength(0);
     expect(await readFile(join(workspace, "made.txt"), "utf8")).toBe("made\n");
+    // Saved in the session at once: a session closed before its next prompt keeps what was run.
+    const saved = await Promise.all(
+      (await readdir(home, { recursive: true }))
+        .filter((path) => path.startsWith("projects") && path.endsWith(".jsonl"))
+        .map((path) => readFile(join(home, path), "utf8")),
+    );
+    expect(saved.filter((text) => text.includes("echo made > made.txt"))).toHaveLength(1);
 
     await pane.type("what did I run?");
     await pane.keys("Enter");

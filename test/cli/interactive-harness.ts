@@ -63,6 +63,7 @@ export function memorySession(id: string): CodeSession {
     rewindConversation: () => {},
     name: undefined,
     rename: () => {},
+    addMessages: () => {},
   };
 }
 

@@ -57,6 +57,7 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
         return store.conversationBefore(forkedFrom, checkpointId);
       },
       rewindConversation: (messages, checkpointId) => recorder.rewindConversation(messages, checkpointId),
+      addMessages: (messages) => recorder.recordMessages(messages),
       get name() {
         return recorder.name;
       },

@@ -99,6 +99,12 @@ export type CodeSession = {
    * next run's history: nothing is written twice. A failed write is reported by `flush`.
    */
   rewindConversation(messages: readonly Message[], checkpointId: string): void;
+  /**
+   * Saves `messages` at the end of the conversation now, between runs: what the person adds without the model (a
+   * `!` command and its output), kept even if no prompt follows. Pass them at the end of the next run's history:
+   * nothing is written twice. A failed write is reported by `flush`.
+   */
+  addMessages(messages: readonly Message[]): void;
   /** The name the person gave it (`/rename`), if any. */
   readonly name: string | undefined;
   /**

@@ -201,6 +201,25 @@ export class SessionRecorder {
   }
 
   /**
+   * Appends `messages` to the recorded conversation now, between runs: what the person adds without the model (the
+   * output of a command they ran themselves), kept even if no run follows. The next run, given them as the end of
+   * its history, writes them no second time.
+   */
+  recordMessages(messages: readonly Message[]): void {
+    if (this.#error !== undefined || messages.length === 0) return;
+    try {
+      const lines = this.#header ? this.#forkLines() : [];
+      const at = this.#at();
+      for (const message of messages) lines.push({ type: "message", message: scrubMessage(message, this.#scrubber), at });
+      this.#write(lines);
+      this.#mirror = this.#mirror.concat(messages);
+      this.#turn = OpenTurn.last(this.#mirror);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /**
    * Makes the recorded conversation `messages` now (a rewind, between runs): one `compaction` line with
    * `reason: "rewind"` and the rewind's own `checkpointId` (the conversation just before it is what an undo goes
    * back to), keeping the start it shares with the recorded one. The next run, given `messages` as its history,

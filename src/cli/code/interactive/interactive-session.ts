@@ -444,7 +444,9 @@ export class InteractiveSession implements SlashHost {
     this.print(
       shown.map((line, index) => `${index === 0 ? "⎿ " : "  "}${result.isError ? style.red(printable(line)) : printable(line)}`).join("\n"),
     );
-    this.#history = [...this.#history, passthroughMessage(command, result)];
+    const note = passthroughMessage(command, result);
+    this.#history = [...this.#history, note];
+    this.#session.addMessages([note]);
   }
 
   /** `/mcp__<server>__<prompt> args`: the server's prompt, sent as the person's turn. */
