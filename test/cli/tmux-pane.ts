@@ -78,7 +78,7 @@ export class Pane {
   }
 
   /** Polls the screen until `expected` is on it (a string or a test of the whole screen); fails with the screen. */
-  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 8000): Promise<string> {
+  async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 15_000): Promise<string> {
     const test =
       typeof expected === "function"
         ? expected

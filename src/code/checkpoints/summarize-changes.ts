@@ -1,5 +1,12 @@
-import { createTwoFilesPatch, diffLines } from "diff";
+import { createRequire } from "node:module";
 import type { Checkpoint, FileChange, FileState } from "./checkpoint-types.js";
+
+/** The `diff` package, loaded when a diff is first made rather than at every start. */
+let diffPackage: typeof import("diff") | undefined;
+function diff(): typeof import("diff") {
+  diffPackage ??= createRequire(import.meta.url)("diff") as typeof import("diff");
+  return diffPackage;
+}
 
 /** One file's net change over some checkpoints: where it started, where it ended, and the lines added and removed. */
 export type FileChangeSummary = {
@@ -41,7 +48,7 @@ export async function summarizeChanges(checkpoints: readonly Checkpoint[], conte
     if (texts) {
       added = 0;
       removed = 0;
-      for (const part of diffLines(texts[0], texts[1])) {
+      for (const part of diff().diffLines(texts[0], texts[1])) {
         if (part.added) added += part.count ?? 0;
         else if (part.removed) removed += part.count ?? 0;
       }
@@ -67,7 +74,7 @@ export async function unifiedDiff(
     }
     const from = summary.before === null ? "/dev/null" : `a/${name}`;
     const to = summary.after === null ? "/dev/null" : `b/${name}`;
-    parts.push(createTwoFilesPatch(from, to, texts[0], texts[1], undefined, undefined, { context: 3 }).replace(/^=+\n/, ""));
+    parts.push(diff().createTwoFilesPatch(from, to, texts[0], texts[1], undefined, undefined, { context: 3 }).replace(/^=+\n/, ""));
   }
   return parts.join("");
 }

@@ -1,4 +1,6 @@
-import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLError } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
+import type { Document, Node, YAMLError } from "yaml";
 import { MinagentError } from "../../errors.js";
 import { toOneLine } from "../../text.js";
 
@@ -32,6 +34,16 @@ export class FrontMatterError extends MinagentError {
   }
 }
 
+/**
+ * The `yaml` package, loaded at the first front matter read rather than at start-up: some 70 modules that a session
+ * without agent files, custom commands or skills never needs. It ships CommonJS, which `import` would load too.
+ */
+let yamlPackage: typeof Yaml | undefined;
+function yaml(): typeof Yaml {
+  yamlPackage ??= createRequire(import.meta.url)("yaml") as typeof Yaml;
+  return yamlPackage;
+}
+
 /** Deepest nesting and most values read, so that an alias bomb (`&a [*b, *b, …]`) cannot make a small file huge. */
 const maxDepth = 16;
 const maxValues = 10_000;
@@ -57,8 +69,8 @@ export function parseFrontMatter(text: string): FrontMatterDocument {
   if (end === -1) throw new FrontMatterError("its front matter block is not closed (a line `---` after it)", undefined);
   const frontMatter = lines.slice(1, end);
   const source = frontMatter.join("\n");
-  const lineCounter = new LineCounter();
-  const document = parseDocument(source, { schema: "failsafe", lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineCounter = new (yaml().LineCounter)();
+  const document = yaml().parseDocument(source, { schema: "failsafe", lineCounter, prettyErrors: false, uniqueKeys: true });
   // The YAML starts on the file's second line, after the opening `---`.
   const lineAt = (offset: number): number => lineCounter.linePos(offset).line + 1;
   const [error] = document.errors;
@@ -68,7 +80,7 @@ export function parseFrontMatter(text: string): FrontMatterDocument {
   }
   const { data, lines: keyLines } = readData(document, frontMatter, lineAt);
   // The same text, valid already, typed by the core schema; the reader above has bounded its aliases.
-  const typed = parseDocument(source, { schema: "core", uniqueKeys: true }).toJS({ maxAliasCount: maxValues }) as unknown;
+  const typed = yaml().parseDocument(source, { schema: "core", uniqueKeys: true }).toJS({ maxAliasCount: maxValues }) as unknown;
   return {
     data,
     values: typed !== null && typeof typed === "object" ? (typed as Record<string, unknown>) : {},
@@ -93,7 +105,7 @@ function readData(
   const contents = document.contents;
   if (contents === null) return { data, lines };
   const reader: Reader = { document, lineOf: (node) => (node.range ? lineAt(node.range[0]) : undefined), count: 0 };
-  if (!isMap(contents)) {
+  if (!yaml().isMap(contents)) {
     const line = reader.lineOf(contents);
     const found = line === undefined ? "" : `, found \`${toOneLine(frontMatter[line - 2] ?? "", 60)}\``;
     throw new FrontMatterError(`expected \`key: value\` lines${found}`, line);
@@ -108,7 +120,7 @@ function readData(
 }
 
 function keyOf(node: Node | null, reader: Reader): string {
-  if (!isScalar(node)) throw new FrontMatterError("a key is not plain text", node ? reader.lineOf(node) : undefined);
+  if (!yaml().isScalar(node)) throw new FrontMatterError("a key is not plain text", node ? reader.lineOf(node) : undefined);
   return String(node.value);
 }
 
@@ -121,9 +133,9 @@ function readValue(node: Node | null, path: string, reader: Reader, depth: numbe
       lineOf(node, reader),
     );
   if (value === null) return "";
-  if (isScalar(value)) return value.value === null ? "" : String(value.value);
-  if (isSeq(value)) return value.items.map((item, index) => readValue(item as Node | null, `${path}[${index}]`, reader, depth + 1));
-  if (isMap(value)) {
+  if (yaml().isScalar(value)) return value.value === null ? "" : String(value.value);
+  if (yaml().isSeq(value)) return value.items.map((item, index) => readValue(item as Node | null, `${path}[${index}]`, reader, depth + 1));
+  if (yaml().isMap(value)) {
     const map: FrontMatterMap = {};
     for (const pair of value.items) {
       const key = keyOf(pair.key as Node | null, reader);
@@ -140,7 +152,7 @@ function lineOf(node: Node | null, reader: Reader): number | undefined {
 
 /** The node an alias stands for (`*name`), or the node itself. */
 function resolve(node: Node | null, path: string, reader: Reader): Node | null {
-  if (!isAlias(node)) return node;
+  if (!yaml().isAlias(node)) return node;
   const target = node.resolve(reader.document);
   if (target === undefined)
     throw new FrontMatterError(

@@ -1,7 +1,7 @@
+import { createRequire } from "node:module";
 // Read of images and PDFs: the model sees them (image and document parts), as Claude Code's Read shows them. An
 // image past the size cap is downscaled with sharp, a PDF's pages are cut out with pdf-lib; both are optional peers,
 // loaded only when a file needs them.
-import { imageSize } from "image-size";
 import { type ContentPart, type ImageMediaType, imageMediaTypeOf, maxImageBytes, type ToolOutput, toolOutput } from "../../engine.js";
 import { ToolError } from "../../errors.js";
 import { type OptionalPackage, optionalPackageError } from "../../optional-peer.js";
@@ -180,8 +180,12 @@ function describePages(pages: readonly number[]): string {
   return ranges.join(", ");
 }
 
+/** `image-size`, loaded at the first image read rather than with the Read tool at every start. */
+let imageSize: typeof import("image-size").imageSize | undefined;
+
 function dimensionsOf(bytes: Uint8Array): { width: number; height: number } | undefined {
   try {
+    imageSize ??= (createRequire(import.meta.url)("image-size") as typeof import("image-size")).imageSize;
     const { width, height } = imageSize(bytes);
     return width && height ? { width, height } : undefined;
   } catch {

@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { Message, Model, ModelCallOptions, ModelResponse, ToolSchema } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
 import { ProviderAttempts, type ProviderModelOptions, type RequestOptions } from "../provider-attempts.js";
@@ -66,7 +66,8 @@ export class AnthropicModel implements Model, WebSearchModel {
   readonly provider = "anthropic";
   readonly modelId: string;
   readonly supportsResponseFormat: boolean;
-  readonly #client: Anthropic;
+  /** The SDK's client, made at the first call: the SDK is some 300 modules a process need not load before it asks. */
+  #client: Promise<Anthropic> | undefined;
   readonly #options: AnthropicModelOptions;
   readonly #maxTokens: number;
   readonly #attempts: ProviderAttempts;
@@ -88,11 +89,18 @@ export class AnthropicModel implements Model, WebSearchModel {
     this.supportsResponseFormat = options.structuredOutput ?? true;
     this.#options = options;
     this.#maxTokens = checkTokens(options);
-    this.#client = new Anthropic({
-      apiKey: this.#attempts.apiKey,
-      ...this.#attempts.clientOptions,
-      ...(options.headers && { defaultHeaders: options.headers }),
-    });
+  }
+
+  #sdkClient(): Promise<Anthropic> {
+    this.#client ??= import("@anthropic-ai/sdk").then(
+      ({ default: Sdk }) =>
+        new Sdk({
+          apiKey: this.#attempts.apiKey,
+          ...this.#attempts.clientOptions,
+          ...(this.#options.headers && { defaultHeaders: this.#options.headers }),
+        }),
+    );
+    return this.#client;
   }
 
   async complete(messages: Message[], tools: ToolSchema[], options: ModelCallOptions = {}): Promise<ModelResponse> {
@@ -102,8 +110,9 @@ export class AnthropicModel implements Model, WebSearchModel {
       // The SDK refuses non-streaming requests that may run past 10 minutes (large max_tokens); stream those quietly.
       const onEvent = listener ?? (request.max_tokens > nonStreamingTokenLimit ? () => {} : undefined);
       // Not streaming is the API's default: `stream` is sent only to stream.
-      if (!onEvent) return convertAnthropicResponse(await this.#client.messages.create(request, requestOptions), context);
-      const stream = await this.#client.messages.create({ ...request, stream: true }, requestOptions);
+      const client = await this.#sdkClient();
+      if (!onEvent) return convertAnthropicResponse(await client.messages.create(request, requestOptions), context);
+      const stream = await client.messages.create({ ...request, stream: true }, requestOptions);
       return collectAnthropicStream(stream as AsyncIterable<AnthropicStreamEvent>, onEvent, context);
     });
   }

@@ -1,4 +1,5 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+// The error classes alone (the SDK's own entry point is loaded with its first call: see AnthropicModel).
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk/error";
 import { toAbortError } from "../../errors.js";
 import {
   createIncompleteStreamError as createProviderIncompleteStreamError,

@@ -1,12 +1,19 @@
 import { readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { isAbsolute, resolve } from "node:path";
-import { structuredPatch } from "diff";
 import { type EditFailure, planEdit } from "../../../code/tools/edit.js";
 import { countLines, decodeText } from "../../../code/tools/file-text.js";
 import type { Workspace } from "../../../code/workspace.js";
 import type { ToolCall } from "../../../core/types.js";
 import type { Style } from "./terminal.js";
 import { printable, truncateToWidth, wrapToWidth } from "./text-width.js";
+
+/** The `diff` package, loaded when a diff is first made rather than at every start. */
+let diffPackage: typeof import("diff") | undefined;
+function diff(): typeof import("diff") {
+  diffPackage ??= createRequire(import.meta.url)("diff") as typeof import("diff");
+  return diffPackage;
+}
 
 /** Files larger than this are not read for a preview. */
 const maxPreviewBytes = 2_000_000;
@@ -96,7 +103,7 @@ async function readCurrent(absolute: string): Promise<Buffer | "missing" | "too 
  * CRLF counts as LF. A diff that takes too long (two large, different texts) is shown as every line replaced.
  */
 export function diffHunks(oldText: string, newText: string): DiffHunk[] {
-  const patch = structuredPatch("", "", oldText, newText, undefined, undefined, {
+  const patch = diff().structuredPatch("", "", oldText, newText, undefined, undefined, {
     context: contextLines,
     stripTrailingCr: true,
     timeout: diffTimeoutMs,
