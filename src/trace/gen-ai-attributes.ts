@@ -176,3 +176,6 @@ export function writeGenAiMessages(
 function quote(text: string, budget: number): string {
   return JSON.stringify(text.length > budget ? text.slice(0, budget + 1) : text);
 }
+
+/** The root span's attributes that say what a session is called (the title the lists show, from src/session-title.ts). */
+export const sessionAttributes = { name: "minagent.session.name", title: "minagent.session.title" } as const;

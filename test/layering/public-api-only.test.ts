@@ -68,8 +68,8 @@ it("the rule refuses the imports it is there to keep out", () => {
 });
 
 // minagent/code sits on the engine and on minagent/mcp as a user's code does: engine.ts, the public entry (index.ts,
-// for the patterns), minagent/mcp's entry, and the ground floor (errors, text helpers, the optional-peer loader).
-const codeMayImport = new Set(["engine.ts", "index.ts", "mcp/index.ts", "errors.ts", "text.ts", "optional-peer.ts"]);
+// for the patterns), minagent/mcp's entry, and the ground floor (errors, text helpers, the optional-peer loader, session titles).
+const codeMayImport = new Set(["engine.ts", "index.ts", "mcp/index.ts", "errors.ts", "text.ts", "optional-peer.ts", "session-title.ts"]);
 
 it("src/code/ names no minagent module outside itself but the engine's public API, the public entries and the ground floor", async () => {
   const { dirname, relative, resolve } = await import("node:path");

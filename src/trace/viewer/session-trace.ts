@@ -2,7 +2,7 @@ import type { Message, ToolCall, Usage } from "../../core/types.js";
 import { addUsage } from "../../core/usage.js";
 import { UsageError } from "../../errors.js";
 import { isTitlePrompt, sessionTitle } from "../../session-title.js";
-import { genAiOperations, traceAttributes, usageAttributes } from "../gen-ai-attributes.js";
+import { genAiOperations, sessionAttributes, traceAttributes, usageAttributes } from "../gen-ai-attributes.js";
 import type { Trace, TraceSpan } from "../trace.js";
 import { end, modelAttributes, RunSpans, type SessionModelFields, SpanList } from "./session-run-spans.js";
 
@@ -30,9 +30,6 @@ export function readSessionAsTrace(text: string, source: string): Trace {
   }
   return builder.finish();
 }
-
-/** The root span's attributes that say what a session is called (the list's title: {@link sessionTitle}). */
-export const sessionAttributes = { name: "minagent.session.name", title: "minagent.session.title" } as const;
 
 type Line = Record<string, unknown> & { type?: unknown; at?: unknown; usage?: Usage | undefined };
 

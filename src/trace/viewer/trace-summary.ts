@@ -1,8 +1,7 @@
 import { toOneLine } from "../../text.js";
-import { traceAttributes } from "../gen-ai-attributes.js";
+import { sessionAttributes, traceAttributes } from "../gen-ai-attributes.js";
 import { estimateCost } from "../model-prices.js";
 import type { Trace, TraceSpan } from "../trace.js";
-import { sessionAttributes } from "./session-trace.js";
 
 /** One row of the viewer's list of traces. */
 export type TraceSummary = {

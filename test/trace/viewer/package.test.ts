@@ -17,6 +17,7 @@ describe("the trace viewer in the package", () => {
     const copy = temporaryFolder("minagent-viewer-package-");
     for (const file of ["package.json", "tsconfig.json", "README.md"]) copyFileSync(join(repository, file), join(copy, file));
     cpSync(join(repository, "src"), join(copy, "src"), { recursive: true });
+    cpSync(join(repository, "scripts"), join(copy, "scripts"), { recursive: true });
     symlinkSync(join(repository, "node_modules"), join(copy, "node_modules"));
     execFileSync("npm", ["run", "build"], { cwd: copy, stdio: "pipe", timeout: 240_000 });
 
