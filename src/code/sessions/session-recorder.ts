@@ -150,16 +150,7 @@ export class SessionRecorder {
   recordPermissionMode(mode: string): void {
     if (mode === this.#permissionMode || this.#error !== undefined) return;
     this.#permissionMode = mode;
-    const line: SessionEntry = { type: "permission-mode", mode, at: this.#at() };
-    if (this.#header) {
-      this.#queued.push(line);
-      return;
-    }
-    try {
-      this.#write([line]);
-    } catch (error) {
-      this.#fail(error);
-    }
+    this.#recordLine({ type: "permission-mode", mode, at: this.#at() });
   }
 
   /**
@@ -169,7 +160,11 @@ export class SessionRecorder {
   recordName(name: string): void {
     if (this.#error !== undefined) return;
     this.#name = name;
-    const line: SessionEntry = { type: "name", name: this.#scrubber.text(name), at: this.#at() };
+    this.#recordLine({ type: "name", name: this.#scrubber.text(name), at: this.#at() });
+  }
+
+  /** A line written now, or queued behind the header of a session with no lines yet (an empty one is never written). */
+  #recordLine(line: SessionEntry): void {
     if (this.#header) {
       this.#queued.push(line);
       return;
