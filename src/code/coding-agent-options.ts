@@ -75,9 +75,10 @@ export type CodingAgentOptions = {
   /**
    * Told as a call's tool starts running: after the permission check, the person's approval if one was asked, and
    * PreToolUse hooks — a refused call never gets here (an editor shows the call in progress from then on). Calls of
-   * subagents too, under their own ids.
+   * subagents too, under their own ids. A promise it returns is waited for before the tool runs (what it reads
+   * first is the file as it was before the call); a rejection is the call's error.
    */
-  onToolRun?: ((call: { id: string; name: string }) => void) | undefined;
+  onToolRun?: ((call: { id: string; name: string }) => unknown) | undefined;
   /** Told of every hook that ran (for logs, or to warn that one failed open). */
   onHookRun?: ((report: HookRunReport) => void) | undefined;
   /** Shapes each turn (compaction, project memory). */

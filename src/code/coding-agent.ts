@@ -714,9 +714,10 @@ async function realPathOf(workspace: Workspace, path: string): Promise<string> {
 }
 
 /** The tool, telling `onToolRun` as each call starts running: only calls allowed to run get this far. */
-function withRunNotice(tool: Tool, onToolRun: (call: { id: string; name: string }) => void): Tool {
-  const execute: Tool["execute"] = (args, context) => {
-    onToolRun({ id: context.toolCallId, name: tool.name });
+function withRunNotice(tool: Tool, onToolRun: NonNullable<CodingAgentOptions["onToolRun"]>): Tool {
+  const execute: Tool["execute"] = async (args, context) => {
+    // What the listener reads before the call (an editor's diff base) must be read before the tool changes it.
+    await onToolRun({ id: context.toolCallId, name: tool.name });
     return tool.execute(args, context);
   };
   return Object.create(tool, { execute: { value: execute, enumerable: true, writable: true, configurable: true } }) as Tool;

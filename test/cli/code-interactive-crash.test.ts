@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { projectFolderName } from "../../src/code/sessions/json-lines-session-store.js";
 import { startWireServer, type WireServer } from "../../src/testing/wire-server.js";
 import { anthropicStream } from "../helpers/wire-bodies.js";
+import { awaitEnd, processTree } from "./tmux-pane.js";
 
 // Issue 12, as a person lives it: `minagent code` on a terminal (the built bin in a tmux pane of its own tmux server),
 // a prompt, the model calls a slow Bash, and while it runs the CLI is killed with SIGKILL. `minagent code --continue`
@@ -153,7 +154,14 @@ class Tmux {
       ({ stdout }) => stdout.trim(),
       () => "",
     );
+    // The CLIs still running get SIGHUP and clean up first (their checkpoints, the session file): waited for.
+    const panes = await this.#tmux("list-panes", "-s", "-t", "main", "-F", "#{pane_pid}").then(
+      ({ stdout }) => stdout.split("\n").filter(Boolean).map(Number),
+      () => [],
+    );
+    const processes = panes.flatMap(processTree);
     await this.#tmux("kill-server").catch(() => undefined);
+    await awaitEnd(processes);
     if (socketPath.endsWith(this.socket)) await rm(socketPath, { force: true });
   }
 

@@ -103,11 +103,9 @@ export class Pane {
       ({ stdout }) => stdout.trim().split(" "),
       () => ["", ""],
     );
-    const processes = panePid ? descendants(Number(panePid)) : [];
+    const processes = panePid ? processTree(Number(panePid)) : [];
     await this.#tmux("kill-server").catch(() => undefined);
-    const deadline = Date.now() + graceMs;
-    while (processes.some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    for (const pid of processes.filter(isRunning)) process.kill(pid, "SIGKILL");
+    await awaitEnd(processes, graceMs);
     if (socketPath?.endsWith(this.#socket)) await rm(socketPath, { force: true });
   }
 
@@ -116,13 +114,23 @@ export class Pane {
   }
 }
 
+/**
+ * Waits for `processes` to end — a hung-up CLI cleans up before it exits, and a test's folders must not be removed
+ * under it — and sends SIGKILL, by pid, to those still running after `graceMs`.
+ */
+export async function awaitEnd(processes: readonly number[], graceMs = 10_000): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (processes.some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const pid of processes.filter(isRunning)) process.kill(pid, "SIGKILL");
+}
+
 /** `pid` and the processes under it (Linux's /proc children lists; just `pid` where they cannot be read). */
-function descendants(pid: number): number[] {
+export function processTree(pid: number): number[] {
   let children: number[] = [];
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {}
-  return [pid, ...children.flatMap(descendants)];
+  return [pid, ...children.flatMap(processTree)];
 }
 
 /** Whether `pid` is still a live process (a zombie, reaped by nobody yet, counts as ended). */

@@ -66,13 +66,18 @@ export class TurnUpdates {
     });
   }
 
-  /** The call was allowed and its tool runs now. */
-  running(toolCallId: string): void {
+  /**
+   * The call was allowed and its tool is about to run: the promise returned (an edited file read as it is now, for
+   * the diff its end shows) settles before the tool may change the file.
+   */
+  running(toolCallId: string): Promise<unknown> | undefined {
     const call = this.#calls.get(toolCallId);
-    if (call === undefined) return; // a subagent's call the editor was not asked about
+    if (call === undefined) return undefined; // a subagent's call the editor was not asked about
     const path = editedPath(call, this.#host.root);
-    if (path !== undefined) this.#before.set(toolCallId, this.#host.readText(path));
+    const before = path === undefined ? undefined : this.#host.readText(path);
+    if (before !== undefined) this.#before.set(toolCallId, before);
     this.#move(toolCallId, "in_progress");
+    return before?.catch(() => undefined);
   }
 
   /** Takes one of the run's events, at once. */
