@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import module from "node:module";
+import { fileURLToPath } from "node:url";
 
 // Node 22.1 and later keep the compiled code of the modules loaded on disk (under the system's temporary folder, or
 // NODE_COMPILE_CACHE), so that later starts skip compiling them again. Turned on before the CLI's own modules load,
@@ -13,7 +14,7 @@ async function loadCli(): Promise<typeof import("./cli-entry.js")> {
     return (await import(bundle.href)) as typeof import("./cli-entry.js");
   } catch (error) {
     const missing =
-      (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(bundle.pathname);
+      (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(fileURLToPath(bundle));
     if (!missing) throw error;
     return import("./cli-entry.js");
   }
