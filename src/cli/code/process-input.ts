@@ -72,11 +72,8 @@ export function interruptSignal(io: CodeIo): { signal: AbortSignal; dispose: () 
   const onTerminate = () => controller.abort(new ProcessSignalError("SIGTERM"));
   // A closed terminal window: the session still ends as for SIGTERM (the session file closed, SessionEnd hooks, the
   // sandbox's temporary folder removed) instead of dying mid-write and leaving its folders behind. Writes to the gone
-  // terminal fail from now on; they must not end the process before that.
-  const onHangUp = () => {
-    for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
-    controller.abort(new ProcessSignalError("SIGHUP"));
-  };
+  // terminal fail with EIO from now on, which processIo's stream handlers let pass.
+  const onHangUp = () => controller.abort(new ProcessSignalError("SIGHUP"));
   process.on("SIGINT", onInterrupt);
   process.on("SIGTERM", onTerminate);
   process.on("SIGHUP", onHangUp);
