@@ -30,6 +30,8 @@ export function minagentClient(model = defaultModel) {
     command: process.execPath,
     model,
     args: ({ prompt: text = prompt, extra = [] } = {}) => [
+      // BENCH_NODE_ARGS goes to minagent's Node: "--cpu-prof --cpu-prof-dir=/tmp/prof" shows where its time goes.
+      ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
       bin,
       "code",
       "-p",

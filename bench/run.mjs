@@ -223,7 +223,7 @@ function measureStartup(runs) {
     bareNode.push(timeProcess([process.execPath, "-e", "0"]).ms);
     const cli = timeProcess([process.execPath, `${snapshot}/dist/cli/bin.js`, "demo", "react"]);
     // The demo must really have run: the book's trajectory ends with 7 messages.
-    if (cli.status !== 0 || !/消息条数: 7|messages: 7/.test(cli.stdout)) {
+    if (cli.status !== 0 || !/消息条数: 7|messages: 7/i.test(cli.stdout)) {
       results.failures.push({
         framework: "minagent",
         scenario: "s5",

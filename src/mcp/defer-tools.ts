@@ -82,6 +82,7 @@ function createToolSearch(deferred: readonly Tool[]): Tool {
       'their names are known and a call to one is refused. Load by name with "select:<name>,<name>", or search ' +
       "their names and descriptions with keywords. A loaded tool can be called from your next turn on.\n\n" +
       `Tools to load:\n${deferred.map(({ name }) => name).join("\n")}`,
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

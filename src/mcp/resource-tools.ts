@@ -24,6 +24,7 @@ export function createResourceTools(source: ResourceSource): Tool[] {
     name: listResourcesToolName,
     description:
       "Lists the resources the connected MCP servers offer (documents, files, records), each with its server and uri, and the URI templates a server can read on demand (fill in the {variables}). Read one with ReadMcpResourceTool.",
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: { server: { type: "string", description: "Only this server's resources. Default: every server's." } },
@@ -42,6 +43,7 @@ export function createResourceTools(source: ResourceSource): Tool[] {
     name: readResourceToolName,
     description:
       "Reads a resource of an MCP server by its uri (from ListMcpResourcesTool, or a URI template with its variables filled in). Binary contents are described by type and size.",
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

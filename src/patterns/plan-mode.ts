@@ -41,6 +41,7 @@ export function planMode(options: PlanModeOptions): PlanMode {
     name: "EnterPlanMode",
     description:
       "Enter plan mode before a change that needs thought: explore with read-only tools, then propose a plan with ExitPlanMode. Tools that change things are blocked until the plan is approved.",
+    compileOnFirstCall: true,
     parameters: { type: "object", properties: {} },
     readOnly: true,
     execute: () => {
@@ -53,6 +54,7 @@ export function planMode(options: PlanModeOptions): PlanMode {
     name: "ExitPlanMode",
     description:
       "Propose your plan to the user for approval. If approved, plan mode ends and you can carry it out; if not, revise it using the feedback.",
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: { plan: { type: "string", description: "The plan, as concise numbered steps." } },

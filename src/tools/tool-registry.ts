@@ -6,7 +6,7 @@ import { maxArgumentsDepth, maxArgumentsLength } from "./argument-bounds.js";
 import { executeToolCall, type PreparedTool, type RegistrySettings } from "./execute-tool-call.js";
 import type { CanUseTool } from "./permission.js";
 import { isReadOnlyCall, type Tool, type ToolParameters } from "./tool.js";
-import { compileToolSchema } from "./tool-schema.js";
+import { compileToolSchema, compileToolSchemaOnFirstCall } from "./tool-schema.js";
 
 /** Settings shared by all tools of a registry. */
 export type ToolRegistryOptions = {
@@ -68,7 +68,9 @@ export class ToolRegistry implements ToolExecutor {
     }
     if (this.#tools.has(tool.name)) throw new UsageError(`A tool named "${tool.name}" is already registered; tool names must be unique.`);
     if (typeof tool.execute !== "function") throw new UsageError(`Tool "${tool.name}" has no execute function.`);
-    const schema = compileToolSchema(tool.name, tool.parameters);
+    const schema = tool.compileOnFirstCall
+      ? compileToolSchemaOnFirstCall(tool.name, tool.parameters)
+      : compileToolSchema(tool.name, tool.parameters);
     this.#tools.set(tool.name, { tool: tool as unknown as Tool, schema });
     this.#schemas = undefined;
     return this;

@@ -51,17 +51,42 @@ export function compileToolSchema(toolName: string, parameters: ToolParameters):
   return schema;
 }
 
+/**
+ * A tool's parameters checked to describe an object, with a JSON Schema compiled at the first `validate` (a tool's
+ * `compileOnFirstCall`): what a schema would throw is thrown then. Compiled by an earlier call, it is that one.
+ */
+export function compileToolSchemaOnFirstCall(toolName: string, parameters: ToolParameters): CompiledSchema {
+  if (isStandardSchema(parameters)) return compileToolSchema(toolName, parameters);
+  const known = compiled.get(parameters);
+  if (known) return known;
+  const jsonSchema = objectSchema(toolName, parameters);
+  let schema: CompiledSchema | undefined;
+  return {
+    jsonSchema,
+    validate: (value) => {
+      schema ??= compileToolSchema(toolName, jsonSchema);
+      return schema.validate(value);
+    },
+  };
+}
+
 function compileParameters(toolName: string, parameters: ToolParameters): CompiledSchema {
   if (isStandardSchema(parameters)) return compileStandardSchema(toolName, parameters);
+  return compileJsonSchema(`Tool "${toolName}": parameters`, objectSchema(toolName, parameters));
+}
+
+/** The parameters as an object's JSON Schema (not a schema library's: that is told apart first), or a UsageError. */
+function objectSchema(toolName: string, parameters: unknown): JsonSchema {
   if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
     throw new UsageError(`Tool "${toolName}": parameters must be a JSON Schema object or a zod (Standard Schema) object.`);
   }
-  if (parameters.type !== "object") {
+  const { type } = parameters as JsonSchema;
+  if (type !== "object") {
     throw new UsageError(
-      `Tool "${toolName}": parameters must describe an object (type: "object"), got type ${JSON.stringify(parameters.type)}. Wrap single values in an object's properties.`,
+      `Tool "${toolName}": parameters must describe an object (type: "object"), got type ${JSON.stringify(type)}. Wrap single values in an object's properties.`,
     );
   }
-  return compileJsonSchema(`Tool "${toolName}": parameters`, parameters);
+  return parameters as JsonSchema;
 }
 
 function compileStandardSchema(toolName: string, schema: StandardSchemaV1): CompiledSchema {

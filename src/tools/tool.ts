@@ -86,6 +86,13 @@ export interface Tool<P extends ToolParameters = ToolParameters> {
    * the run stops `interrupted` with the call pending, unless the agent's `canUseTool` decides otherwise.
    */
   needsApproval?: boolean | ((args: ToolArguments<P>) => boolean | Promise<boolean>) | undefined;
+  /**
+   * True to compile a JSON Schema `parameters` at the tool's first call instead of when it is added: for a process
+   * that offers many tools and calls few of them (minagent code's start). `add` still checks that they describe an
+   * object; a schema that is not valid JSON Schema is then reported at that first call, so check such tools in
+   * your tests (compile them with `checkToolParameters`). A zod schema needs no compiling either way.
+   */
+  compileOnFirstCall?: boolean | undefined;
 }
 
 /**

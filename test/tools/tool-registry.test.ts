@@ -352,3 +352,40 @@ describe("ToolRegistry: a schema is compiled once", () => {
     expect(() => new ToolRegistry().add({ name: "u", description: "", parameters, execute: () => "" })).toThrow(/^Tool "u": parameters/);
   });
 });
+
+describe("ToolRegistry: a tool that compiles on its first call (compileOnFirstCall)", () => {
+  it("is added without compiling; its first call compiles once and validates as any tool's", async () => {
+    const schemasafe = createRequire(import.meta.url)("@exodus/schemasafe") as typeof import("@exodus/schemasafe");
+    const compile = vi.spyOn(schemasafe, "validator");
+    try {
+      const parameters = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+      const registry = new ToolRegistry().add({
+        name: "count",
+        description: "",
+        parameters,
+        compileOnFirstCall: true,
+        execute: ({ n }: { n: number }) => `n=${n}`,
+      });
+      expect(compile).not.toHaveBeenCalled();
+      // The model is sent the schema as given.
+      expect(registry.schemas()[0]?.parameters).toBe(parameters);
+      expect(await registry.call(call("count", { n: "2" }))).toMatch(/^Invalid arguments for tool "count":\n- n: must be number/);
+      expect(await registry.call(call("count", { n: 2 }))).toBe("n=2");
+      expect(compile).toHaveBeenCalledTimes(1);
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
+  it("still refuses at add() parameters that do not describe an object; an invalid schema is the first call's failure", async () => {
+    const add = (parameters: Record<string, unknown>) =>
+      new ToolRegistry().add({ name: "t", description: "", parameters, compileOnFirstCall: true, execute: () => "ran" });
+    expect(() => add({ type: "string" })).toThrow(/^Tool "t": parameters must describe an object/);
+    const registry = add({ type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } });
+    const outcome = await registry.execute(call("t", { s: "a" }));
+    expect(outcome).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^UsageError: Tool "t": parameters\/properties\/s\/pattern: the pattern/),
+    });
+  });
+});

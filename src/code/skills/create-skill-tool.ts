@@ -44,6 +44,7 @@ export function createSkillTool(skills: readonly Skill[], options: SkillToolOpti
   return {
     name: skillToolName,
     description: describeSkills(offered, options),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

@@ -188,6 +188,7 @@ function buildAgentTool(session: Session, definitions: readonly SubagentDefiniti
   return {
     name: agentToolName,
     description: describeTool(definitions, defaultType, isReadOnly),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

@@ -123,6 +123,7 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
       "Prefer Grep, Glob and Read to grep, find and cat; quote paths that contain spaces.",
       ...(sandbox ? [sandboxDescription(sandbox)] : []),
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

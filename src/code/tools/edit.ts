@@ -52,6 +52,7 @@ export function createEditTool(workspace: Workspace): Tool {
       "Read the file first. Copy text from Read's output without the line number and tab in front of each line.",
       "An empty old_string creates a new file with new_string as its content.",
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

@@ -45,6 +45,7 @@ export function createGlobTool(workspace: Workspace, options: GlobToolOptions = 
       "Skips files ignored by .gitignore (or .ignore) and version-control folders. `path` is the folder to search (default: the workspace root).",
       "Use Grep to search file contents.",
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

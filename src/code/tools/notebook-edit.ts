@@ -50,6 +50,7 @@ export function createNotebookEditTool(workspace: Workspace): Tool {
       "cell_id is a cell's id as Read shows it (cell-N for notebooks without ids). Read the notebook first.",
       "Replacing a code cell clears its outputs. Use this rather than Edit or Write for notebooks.",
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

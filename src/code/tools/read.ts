@@ -71,6 +71,7 @@ export function createReadTool(workspace: Workspace, options: ReadToolOptions = 
       'An image (PNG, JPEG, GIF, WebP) is shown to you as an image, and a PDF as a document: give pages ("1-5") for a PDF of more than 10 pages.',
       "Read a file before you Edit or Write it. Use Glob to find files and list folders, and Grep to search contents.",
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

@@ -62,6 +62,7 @@ export function createTodoWriteTool(store: TodoStore = createTodoStore()): Tool 
       "Keep exactly one item in_progress while you work; mark an item completed as soon as it is done, and add items you discover.",
       "Skip the list for a single simple step.",
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

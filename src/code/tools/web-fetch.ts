@@ -112,6 +112,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
       "A redirect to another host is not followed: the result gives the new URL, to fetch with another WebFetch call.",
       `${settings.cacheMs > 0 ? `Pages are cached for ${Math.max(1, Math.round(settings.cacheMs / 60_000))} minutes. ` : ""}The tool reads public pages: it cannot log in, and local or private addresses need a permission rule.`,
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

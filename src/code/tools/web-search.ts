@@ -46,6 +46,7 @@ export function createWebSearchTool(model: Model | undefined, options: WebSearch
       "allowed_domains limits the results to those domains, blocked_domains excludes them (give one of the two at most).",
       "Cite the sources you use as Markdown links in your answer.",
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

@@ -32,6 +32,7 @@ export function createWriteTool(workspace: Workspace): Tool {
       "An existing file must be read with Read first. To change part of a file, prefer Edit, which sends only the change.",
       "Do not create files (such as documentation) that the task does not need.",
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {

@@ -82,6 +82,7 @@ export function createGrepTool(workspace: Workspace, options: GrepToolOptions = 
       'and -A/-B/-C context lines) or "count" (matching lines per file). A match stays within one line unless multiline is true (then . also matches',
       `line breaks). Output stops after head_limit entries (default ${defaultHeadLimit}). Use this rather than grep or rg in Bash.`,
     ].join(" "),
+    compileOnFirstCall: true,
     parameters: {
       type: "object",
       properties: {
