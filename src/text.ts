@@ -107,3 +107,31 @@ function describeErrorValue(error: Error): string {
 export function serialize(value: unknown): string {
   return value === undefined ? "" : toReadableText(value);
 }
+
+/**
+ * A number as en-US writes it (`30,000`, `1,234.5`), without `Intl`: a process's first `toLocaleString` loads ICU's
+ * data, some 25 ms that a CLI's start would pay for one tool description. At most `fractionDigits` digits after the
+ * point (default 3, as `toLocaleString`), trailing zeros dropped unless `fixed`.
+ * @example formatNumber(1234567.891) // "1,234,567.891"
+ * @example formatNumber(0.5, { fractionDigits: 4, fixed: true }) // "0.5000"
+ */
+export function formatNumber(value: number, options: { fractionDigits?: number; fixed?: boolean } = {}): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (!Number.isFinite(value)) return value > 0 ? "∞" : "-∞";
+  const digits = options.fractionDigits ?? 3;
+  let text = roundHalfUp(Math.abs(value), digits).toFixed(digits);
+  if (digits > 0 && !options.fixed) text = text.replace(/\.?0+$/, "");
+  const [whole = "", fraction] = text.split(".");
+  const sign = value < 0 && /[1-9]/.test(text) ? "-" : "";
+  return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ",")}${fraction === undefined ? "" : `.${fraction}`}`;
+}
+
+/**
+ * `value` (not negative) rounded to `digits` decimals as its shortest decimal form reads, as ICU rounds it: 0.00165
+ * to four is 0.0017, where `toFixed` rounds the binary value just below it down.
+ */
+function roundHalfUp(value: number, digits: number): number {
+  const shortest = String(value);
+  if (shortest.includes("e")) return value;
+  return Number(`${Math.round(Number(`${shortest}e${digits}`))}e-${digits}`);
+}

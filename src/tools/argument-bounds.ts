@@ -1,3 +1,5 @@
+import { formatNumber } from "../text.js";
+
 /**
  * Deepest nesting of tool-call arguments accepted by default (objects and arrays). Validators and serialisers
  * recurse, and `JSON.stringify` of a few thousand levels throws a RangeError, which would crash the next request's
@@ -21,8 +23,8 @@ export const defaultArgumentBounds: ArgumentBounds = Object.freeze({ maxDepth: m
 // as one refused by the registry.
 const tooDeep = (bounds: ArgumentBounds) => `the arguments are nested more than ${bounds.maxDepth} levels deep. Send flatter arguments.`;
 const tooLong = (length: number | undefined, bounds: ArgumentBounds) => {
-  const limit = bounds.maxLength.toLocaleString("en-US");
-  return `the arguments are ${length === undefined ? `over ${limit}` : length.toLocaleString("en-US")} characters long; at most ${limit} are accepted. Send shorter arguments.`;
+  const limit = formatNumber(bounds.maxLength);
+  return `the arguments are ${length === undefined ? `over ${limit}` : formatNumber(length)} characters long; at most ${limit} are accepted. Send shorter arguments.`;
 };
 
 /**

@@ -4,6 +4,7 @@ import type { Model, Usage } from "../../core/types.js";
 import { UsageError } from "../../errors.js";
 import { ProviderError } from "../../models/provider-error.js";
 import { describeApiKeyVariables, findApiKey, modelSpecSyntax, parseModelSpec, resolveModel } from "../../models/resolve-model.js";
+import { formatNumber } from "../../text.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import { estimateCost } from "../../trace/model-prices.js";
 import { describeProgress, toolCallLine } from "../describe-progress.js";
@@ -183,7 +184,7 @@ function createPrinter(io: CliIo): ((event: AgentEvent) => void) & { endLine: ()
 
 /** `tokens: 1,234 in (1,000 cached) · 56 out · ≈ $0.0042` */
 export function formatUsage(modelId: string, spec: string, usage: Usage): string {
-  const number = (value: number) => value.toLocaleString("en-US");
+  const number = (value: number) => formatNumber(value);
   const cached = usage.cacheReadTokens ? ` (${number(usage.cacheReadTokens)} cached)` : "";
   const reasoning = usage.reasoningTokens ? ` (${number(usage.reasoningTokens)} reasoning)` : "";
   const parts = [`tokens: ${number(usage.inputTokens)} in${cached}`, `${number(usage.outputTokens)} out${reasoning}`];

@@ -1,6 +1,7 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
+import { formatNumber } from "../../text.js";
 import { type CommandScope, type CustomCommand, parseCustomCommand } from "./custom-command.js";
 
 /** Where custom command files are looked for. */
@@ -149,7 +150,7 @@ async function markdownFiles(directory: string, warnings: string[]): Promise<str
 async function readCommandFile(file: string): Promise<string> {
   const { size } = await stat(file);
   if (size > maxFileBytes)
-    throw new Error(`Custom command file ${file} is ${size.toLocaleString("en-US")} bytes; a command may have at most 256 KB (skipped).`);
+    throw new Error(`Custom command file ${file} is ${formatNumber(size)} bytes; a command may have at most 256 KB (skipped).`);
   try {
     return await readFile(file, "utf8");
   } catch (error) {

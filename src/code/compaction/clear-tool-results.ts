@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from "../../engine.js";
+import { formatNumber } from "../../text.js";
 
 /** How a cleared result begins: such a result is never cleared again. */
 const clearedPrefix = "[Result cleared to save context]";
@@ -51,6 +52,6 @@ function placeholderFor(result: Message, call: ToolCall | undefined): string {
   const name = call?.name ?? "the tool";
   const json = JSON.stringify(call?.arguments ?? {}) ?? "{}";
   const args = json.length > maxArgumentsLength ? `${json.slice(0, maxArgumentsLength)}…` : json;
-  const size = `${result.isError ? "failed with" : "returned"} ${result.content.length.toLocaleString("en-US")} characters`;
+  const size = `${result.isError ? "failed with" : "returned"} ${formatNumber(result.content.length)} characters`;
   return `${clearedPrefix} ${name}(${args}) ${size}. Call it again if you need them.`;
 }

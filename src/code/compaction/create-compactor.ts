@@ -1,5 +1,6 @@
 import type { AgentEventListener, Message, Model, PrepareTurn, TurnContext, TurnPlan } from "../../engine.js";
 import { AbortError, UsageError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 import { clearOldToolResults } from "./clear-tool-results.js";
 import { type PinnedState, stateMessage, summaryMessage, systemPrefixLength, withStateMessage } from "./compaction-messages.js";
 import { ContextMeter, startsWith } from "./context-meter.js";
@@ -299,6 +300,6 @@ function readState(settings: Settings): PinnedState {
 }
 
 function stillAbove(tokens: number, settings: Settings): string {
-  const number = (value: number) => value.toLocaleString("en-US");
+  const number = (value: number) => formatNumber(value);
   return `the compacted conversation still holds about ${number(tokens)} tokens, above the threshold (${number(settings.threshold)} of ${number(settings.window)}); automatic compaction waits until it has grown by ${number(settings.retryGrowth)} tokens or more`;
 }

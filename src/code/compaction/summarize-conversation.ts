@@ -1,4 +1,5 @@
 import { Agent, type Message, type Model, type RunContext, type ToolCall, ToolRegistry } from "../../engine.js";
+import { formatNumber } from "../../text.js";
 import { isCompactionMessage, isPersonMessage, isSummaryMessage, type PinnedState, systemPrefixLength } from "./compaction-messages.js";
 import { charactersPerToken } from "./estimate-tokens.js";
 
@@ -132,7 +133,7 @@ function renderEntry(message: Message, calls: ReadonlyMap<string, ToolCall>, lim
 function cut(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const half = Math.floor(limit / 2);
-  return `${text.slice(0, half)}\n[… ${(text.length - 2 * half).toLocaleString("en-US")} characters left out …]\n${text.slice(-half)}`;
+  return `${text.slice(0, half)}\n[… ${formatNumber(text.length - 2 * half)} characters left out …]\n${text.slice(-half)}`;
 }
 
 /** The person's messages of the older part, in order: carried verbatim after the summary. */

@@ -1,5 +1,6 @@
 import { open, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
+import { formatNumber } from "../../text.js";
 import type { MemoryFileLocation, MemoryScope } from "./memory-file-paths.js";
 
 /** One memory file found on disk, as it goes into the system prompt. */
@@ -92,7 +93,7 @@ function cut(text: string, maxCharacters: number, path: string, bytes: number): 
   const lineEnd = kept.lastIndexOf("\n");
   if (lineEnd >= maxCharacters * (1 - lineSlack)) kept = kept.slice(0, lineEnd);
   kept = kept.trimEnd();
-  return `${kept}\n\n[Cut: ${path} has ${bytes.toLocaleString("en-US")} bytes; only its first ${kept.length.toLocaleString("en-US")} characters are included here (the limit is ${maxCharacters.toLocaleString("en-US")}). Read the file for the rest.]`;
+  return `${kept}\n\n[Cut: ${path} has ${formatNumber(bytes)} bytes; only its first ${formatNumber(kept.length)} characters are included here (the limit is ${formatNumber(maxCharacters)}). Read the file for the rest.]`;
 }
 
 function describe(error: unknown): string {

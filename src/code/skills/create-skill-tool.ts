@@ -1,5 +1,6 @@
 import type { Tool } from "../../engine.js";
 import { ToolError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 import { substituteArguments, usesArguments } from "../commands/command-arguments.js";
 import type { Skill } from "./load-skills.js";
 import { readSkillText } from "./load-skills.js";
@@ -93,7 +94,7 @@ export function describeSkills(
   });
   if (namesOnly.length > 0)
     options.onWarning?.(
-      `The skills' descriptions take more than ${budget.toLocaleString("en-US")} characters: ${namesOnly.length} of ${skills.length} skills are listed for the model by name only (${namesOnly.join(", ")}). Shorten the descriptions or remove skills.`,
+      `The skills' descriptions take more than ${formatNumber(budget)} characters: ${namesOnly.length} of ${skills.length} skills are listed for the model by name only (${namesOnly.join(", ")}). Shorten the descriptions or remove skills.`,
     );
   return [
     "Load a skill: instructions (and files beside them) for a kind of task. When the task matches a skill's description, call this tool with its name before you start, then follow what it returns; pass `file` to read a file the skill names. Load a skill once per task; only the skills listed exist.",

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { formatNumber } from "../../text.js";
 import { parseSkillFile, SkillFileError } from "./parse-skill-file.js";
 
 /** One skill: a folder with a SKILL.md, whose name and description the model sees until it loads the rest. */
@@ -142,7 +143,7 @@ async function readSkill(file: string, folder: { path: string; name: string }, l
   let description = parsed.description;
   if (description.length > maxDescriptionLength) {
     warnings.push(
-      `Skill ${file}: its description is ${description.length.toLocaleString("en-US")} characters; the model is shown the first ${maxDescriptionLength.toLocaleString("en-US")}. Move the details into the body.`,
+      `Skill ${file}: its description is ${formatNumber(description.length)} characters; the model is shown the first ${formatNumber(maxDescriptionLength)}. Move the details into the body.`,
     );
     description = `${description.slice(0, maxDescriptionLength - 1)}…`;
   }
@@ -166,7 +167,7 @@ export async function readSkillText(file: string): Promise<string> {
     const { size } = await stat(file);
     if (size > maxSkillFileBytes)
       throw new SkillFileError(
-        `it is ${size.toLocaleString("en-US")} bytes; a SKILL.md may have at most 256 KB (put reference material in other files of the folder)`,
+        `it is ${formatNumber(size)} bytes; a SKILL.md may have at most 256 KB (put reference material in other files of the folder)`,
       );
     return await readFile(file, "utf8");
   } catch (error) {

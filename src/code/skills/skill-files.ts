@@ -1,6 +1,7 @@
 import { lstat, open, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { ToolError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 
 /** A file of a skill's folder besides SKILL.md, by its path inside the folder (`/` between parts). */
 export type SkillFileEntry = { path: string; bytes: number };
@@ -102,10 +103,10 @@ async function readText(path: string, shown: string, bytes: number): Promise<str
   }
   if (buffer.subarray(0, 8192).includes(0))
     throw new ToolError(
-      `${shown} is a binary file (${bytes.toLocaleString("en-US")} bytes): use it with Bash (run it, or convert it) rather than reading it.`,
+      `${shown} is a binary file (${formatNumber(bytes)} bytes): use it with Bash (run it, or convert it) rather than reading it.`,
     );
   const text = buffer.toString("utf8");
   if (text.length <= maxSkillFileCharacters && wanted === bytes) return text;
   const end = maxSkillFileCharacters - (/[\uD800-\uDBFF]/.test(text.charAt(maxSkillFileCharacters - 1)) ? 1 : 0);
-  return `${text.slice(0, end)}\n…[${shown} is ${bytes.toLocaleString("en-US")} bytes; the first ${end.toLocaleString("en-US")} characters are shown. To see more, search or page through ${path} with Bash (grep -n, sed -n).]`;
+  return `${text.slice(0, end)}\n…[${shown} is ${formatNumber(bytes)} bytes; the first ${formatNumber(end)} characters are shown. To see more, search or page through ${path} with Bash (grep -n, sed -n).]`;
 }

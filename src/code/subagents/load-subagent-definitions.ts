@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 import { parseSubagentDefinition, type SubagentDefinition } from "./subagent-definition.js";
 
 /** Where subagent files are looked for. */
@@ -118,7 +119,7 @@ async function markdownFiles(directory: string): Promise<string[]> {
 async function readDefinitionFile(file: string): Promise<string> {
   const { size } = await stat(file);
   if (size > maxFileBytes)
-    throw new UsageError(`Subagent definition ${file} is ${size.toLocaleString("en-US")} bytes; a definition may have at most 256 KB.`);
+    throw new UsageError(`Subagent definition ${file} is ${formatNumber(size)} bytes; a definition may have at most 256 KB.`);
   try {
     return await readFile(file, "utf8");
   } catch (error) {

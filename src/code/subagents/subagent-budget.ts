@@ -1,5 +1,6 @@
 import type { AgentEventListener, Model, PrepareTurn, Usage } from "../../engine.js";
 import { MinagentError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 
 /**
  * The session's budget, as subagents see it. Subagents' model calls are the session's (their events reach the
@@ -68,7 +69,7 @@ export function createSpendingGuard(options: {
   const prepareTurn: PrepareTurn = () => {
     if (maxTokens !== undefined && spentTokens + last.tokens > maxTokens)
       throw new SubagentLimitError(
-        `it has used ${spentTokens.toLocaleString("en-US")} tokens, and its next model call would take it past its limit of ${maxTokens.toLocaleString("en-US")}`,
+        `it has used ${formatNumber(spentTokens)} tokens, and its next model call would take it past its limit of ${formatNumber(maxTokens)}`,
       );
     if (allowanceUsd !== undefined && spentUsd + last.usd > allowanceUsd)
       throw new SubagentLimitError(

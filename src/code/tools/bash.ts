@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type { Tool } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 import type { ConfinedCommand, Sandbox } from "../sandbox/create-sandbox.js";
 import type { Workspace } from "../workspace.js";
 
@@ -119,7 +120,7 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
       "stdin is closed: interactive commands fail instead of waiting, so pass flags such as --yes or -y.",
       `Timeout: the timeout argument in milliseconds (default ${defaultTimeoutMs}, at most ${maxTimeoutMs}); the command and everything it started are stopped then.`,
       "Background processes (cmd &) end when the command does.",
-      `Output over ${maxOutputLength.toLocaleString("en-US")} characters is cut in the middle.`,
+      `Output over ${formatNumber(maxOutputLength)} characters is cut in the middle.`,
       "Prefer Grep, Glob and Read to grep, find and cat; quote paths that contain spaces.",
       ...(sandbox ? [sandboxDescription(sandbox)] : []),
     ].join(" "),
@@ -154,7 +155,7 @@ export function createBashTool(workspace: Workspace, options: BashToolOptions = 
       const bytes = Buffer.byteLength(command);
       if (bytes > maxCommandBytes)
         throw new ToolError(
-          `The command is ${bytes.toLocaleString("en-US")} bytes, over the ${maxCommandBytes.toLocaleString("en-US")} bytes the system lets one command line hold. Write the script to a file with the Write tool and run that file instead.`,
+          `The command is ${formatNumber(bytes)} bytes, over the ${formatNumber(maxCommandBytes)} bytes the system lets one command line hold. Write the script to a file with the Write tool and run that file instead.`,
         );
       const confined = sandboxing(args as Record<string, unknown>) === "confined" ? sandbox : undefined;
       if (sandbox && !confined && sandbox.status.allowUnsandboxedCommands === false)
@@ -410,8 +411,8 @@ class OutputTail {
       this.#drop(tail.slice(0, tailStart));
       tail = tail.slice(tailStart);
     }
-    const lines = this.#cutLines > 0 ? ` (${this.#cutLines.toLocaleString("en-US")} line breaks)` : "";
-    return `${head}\n[… ${this.#cut.toLocaleString("en-US")} characters${lines} cut from the middle of the output …]\n\n${tail}`;
+    const lines = this.#cutLines > 0 ? ` (${formatNumber(this.#cutLines)} line breaks)` : "";
+    return `${head}\n[… ${formatNumber(this.#cut)} characters${lines} cut from the middle of the output …]\n\n${tail}`;
   }
 
   #drop(text: string): void {

@@ -1,6 +1,7 @@
 // Text helpers shared by Read, Write and Edit: how lines are shown, how binary files are recognised, and how a
 // file's conventions (line endings, byte-order mark) are kept.
 import { ToolError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 
 /** How many bytes at the start of a file are checked for signs of binary content. */
 export const sniffLength = 8192;
@@ -96,11 +97,11 @@ export function countLines(text: string): number {
 
 /** "1,234 bytes", "2.5 MB": a size a model can take in at a glance. */
 export function formatSize(bytes: number): string {
-  if (bytes < 1024 * 1024) return `${bytes.toLocaleString("en-US")} byte${bytes === 1 ? "" : "s"}`;
+  if (bytes < 1024 * 1024) return `${formatNumber(bytes)} byte${bytes === 1 ? "" : "s"}`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 /** `count` followed by `noun`, plural unless it is one: "1 line", "3 lines". */
 export function plural(count: number, noun: string): string {
-  return `${count.toLocaleString("en-US")} ${noun}${count === 1 ? "" : "s"}`;
+  return `${formatNumber(count)} ${noun}${count === 1 ? "" : "s"}`;
 }

@@ -4,6 +4,7 @@ import { isAbsolute, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import type { Tool } from "../../engine.js";
 import { ToolError, throwIfAborted, UsageError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 import { walkFiles } from "../walk-files.js";
 import { fileError, type Workspace } from "../workspace.js";
 
@@ -95,7 +96,7 @@ async function glob(
   const lines = dated.slice(0, maxResults).map((file) => workspace.display(file.path));
   if (dated.length > maxResults)
     lines.push(
-      `[Showing the ${maxResults} most recently modified of ${dated.length.toLocaleString("en-US")} files; use a narrower pattern or path to see the others.]`,
+      `[Showing the ${maxResults} most recently modified of ${formatNumber(dated.length)} files; use a narrower pattern or path to see the others.]`,
     );
   return lines.join("\n");
 }

@@ -1,3 +1,4 @@
+import { formatNumber } from "../../text.js";
 import { formatLine } from "./file-text.js";
 
 /**
@@ -100,7 +101,7 @@ function decodeLine(bytes: Buffer, length: number, lineNumber: number, maxLength
   let end = maxLength;
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--; // never split a surrogate pair
-  return { text: `${text.slice(0, end)}… [line cut; it is ${length.toLocaleString("en-US")} bytes long]`, cut: true };
+  return { text: `${text.slice(0, end)}… [line cut; it is ${formatNumber(length)} bytes long]`, cut: true };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FileHandle } from "node:fs/promises";
 import { ToolError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 import { digestText, type FileVersion, type Workspace } from "../workspace.js";
 import { decodeText, plural } from "./file-text.js";
 import { type NotebookImage, type NotebookJson, parseNotebook, renderNotebookCells } from "./notebook-cells.js";
@@ -51,7 +52,7 @@ export async function readNotebook(
   await workspace.remember(absolute, seen);
   const parts = [header, rendering.text];
   if (rendering.lastCell < total) {
-    const why = rendering.complete ? "" : ` The output limit of ${window.maxCharacters.toLocaleString("en-US")} characters was reached.`;
+    const why = rendering.complete ? "" : ` The output limit of ${formatNumber(window.maxCharacters)} characters was reached.`;
     parts.push(
       `[Shown cells ${window.start}–${rendering.lastCell} of ${total}.${why} To read more, call Read with offset=${rendering.lastCell + 1} (in a notebook offset and limit count cells).]`,
     );

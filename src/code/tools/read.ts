@@ -3,6 +3,7 @@ import { type FileHandle, opendir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { type ContentPart, maxImagesPerResult, type Tool, type ToolOutput, toolOutput } from "../../engine.js";
 import { ToolError, UsageError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 import { charactersPerToken } from "../compaction/estimate-tokens.js";
 import { digestText, type FileVersion, fileError, type Workspace } from "../workspace.js";
 import { describeBinary, formatSize, plural, sniffLength } from "./file-text.js";
@@ -248,17 +249,17 @@ async function showWindow(
 function describeOmissions(window: Window, request: ReadRequest, size: number): string[] {
   const notes: string[] = [];
   if (window.stop !== "end") {
-    const range = `lines ${request.start}–${window.last}${window.total === undefined ? "" : ` of ${window.total.toLocaleString("en-US")}`}`;
+    const range = `lines ${request.start}–${window.last}${window.total === undefined ? "" : ` of ${formatNumber(window.total)}`}`;
     const why =
       window.stop === "characters"
-        ? `The output limit of ${request.maxCharacters.toLocaleString("en-US")} characters (about ${Math.round(request.maxCharacters / charactersPerToken).toLocaleString("en-US")} tokens) was reached: shown ${range}.`
+        ? `The output limit of ${formatNumber(request.maxCharacters)} characters (about ${formatNumber(Math.round(request.maxCharacters / charactersPerToken))} tokens) was reached: shown ${range}.`
         : `Shown ${range}${window.total === undefined ? `; the file goes on (${formatSize(size)} in all)` : ""}.`;
     notes.push(`[${why} To read more, call Read with offset=${window.last + 1} (and a limit if you want fewer lines).]`);
   }
   if (window.cutLines.length > 0) {
     const listed = window.cutLines.slice(0, 5).join(", ") + (window.cutLines.length > 5 ? ", …" : "");
     notes.push(
-      `[${plural(window.cutLines.length, "line")} (${listed}) ${window.cutLines.length === 1 ? "was" : "were"} longer than ${request.maxLineLength.toLocaleString("en-US")} characters and cut; use Grep or Bash to see the rest of a line.]`,
+      `[${plural(window.cutLines.length, "line")} (${listed}) ${window.cutLines.length === 1 ? "was" : "were"} longer than ${formatNumber(request.maxLineLength)} characters and cut; use Grep or Bash to see the rest of a line.]`,
     );
   }
   return notes;

@@ -1,5 +1,6 @@
 import { type Model, type Tool, type ToolOutput, toolOutput } from "../../engine.js";
 import { ToolError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 import type { PermissionRule } from "../permissions/parse-rule.js";
 import { type LookupAll, lookupAll } from "../web/address-guard.js";
 import { domainPatternNames, hostOfUrl, portOfUrl } from "../web/domain-pattern.js";
@@ -174,7 +175,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
  * downscaled, a PDF of more than 10 pages refused with how to read it: download it with Bash and Read its pages).
  */
 async function mediaOutput(page: Extract<LoadedPage, { kind: "media" }>, notes: string[]): Promise<ToolOutput> {
-  const head = `${page.url} (HTTP ${page.status}, ${page.mediaType}), ${page.bytes.length.toLocaleString("en-US")} bytes`;
+  const head = `${page.url} (HTTP ${page.status}, ${page.mediaType}), ${formatNumber(page.bytes.length)} bytes`;
   const last = new URL(page.url).pathname.split("/").pop() || "document.pdf";
   // A path that is not valid percent-encoding keeps its name as written.
   const name = safeDecode(last);
@@ -215,7 +216,7 @@ function cutMarkdown(full: string, max: number): { text: string; cut: boolean } 
 
 /** `12,345`. */
 function count(value: number): string {
-  return value.toLocaleString("en-US");
+  return formatNumber(value);
 }
 
 async function answerOverPage(model: Model, markdown: string, prompt: string, signal: AbortSignal): Promise<string> {

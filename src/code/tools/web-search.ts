@@ -8,6 +8,7 @@ import {
   type WebSearchResult,
 } from "../../engine.js";
 import { ToolError } from "../../errors.js";
+import { formatNumber } from "../../text.js";
 
 /**
  * A search backend of the user's (a search engine's API, a company index): the results for `query`, within the
@@ -112,7 +113,7 @@ function formatOutcome(query: string, outcome: WebSearchOutcome): string {
 
 function cut(text: string, max: number): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n\n[… ${(text.length - max).toLocaleString("en-US")} more characters of results were cut]`;
+  return `${text.slice(0, max)}\n\n[… ${formatNumber(text.length - max)} more characters of results were cut]`;
 }
 
 /** The coding agent's WebSearch, as a list (empty for `false`), searching with `options.search` or `model`'s provider. */

@@ -8,6 +8,7 @@ import { nextPermissionMode, type PermissionMode } from "../../../code/permissio
 import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { AbortError, type AgentEvent, conversationOf, type Message } from "../../../engine.js";
 import type { AttachedResources, McpPrompt } from "../../../mcp/index.js";
+import { formatNumber } from "../../../text.js";
 import { describeMcpLog, describeMcpProgress } from "../../describe-progress.js";
 import { findSessionId } from "../choose-session.js";
 import { ProcessSignalError } from "../process-input.js";
@@ -767,5 +768,5 @@ export class InteractiveSession implements SlashHost {
 }
 
 function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
+  return `${formatNumber(count)} ${count === 1 ? one : many}`;
 }

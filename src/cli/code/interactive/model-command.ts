@@ -1,3 +1,4 @@
+import { formatNumber } from "../../../text.js";
 import { estimateCost } from "../../../trace/model-prices.js";
 import type { SlashHost } from "./slash-commands.js";
 
@@ -34,7 +35,7 @@ function describeModel(host: SlashHost, hint = true): string {
   const { spec, id, instance } = host.context.model;
   const lines = [
     `Model: ${spec}${spec.endsWith(id) ? "" : ` (${id})`}`,
-    `Context window: ${host.contextWindow ? `${host.contextWindow.toLocaleString("en-US")} tokens` : "not known"}`,
+    `Context window: ${host.contextWindow ? `${formatNumber(host.contextWindow)} tokens` : "not known"}`,
     `List price: ${instance.provider === "ollama" ? "none (a local model: its calls count as free)" : describePrice(id)}`,
   ];
   if (hint)

@@ -5,6 +5,7 @@ import { listMcpPrompts } from "../../../code/mcp-prompt-commands.js";
 import { isPermissionMode, nextPermissionMode, type PermissionMode, permissionModes } from "../../../code/permissions/index.js";
 import { defaultDataDirectory } from "../../../code/sessions/json-lines-session-store.js";
 import { describeArguments, type McpPrompt } from "../../../mcp/index.js";
+import { formatNumber } from "../../../text.js";
 import { describeSandbox } from "../sandbox-status.js";
 import type { CodeSessionContext } from "../session-context.js";
 import { type SessionRules, sessionRuleSource } from "../session-rules.js";
@@ -203,7 +204,7 @@ function memoryText(host: SlashHost): string {
   return files
     .map(
       (file) =>
-        `${file.path}  ${file.error ? `(unreadable: ${file.error})` : `${file.bytes.toLocaleString("en-US")} bytes${file.truncated ? " (cut)" : ""}`}${file.importedBy ? host.style.dim(`  imported by ${file.importedBy}`) : ""}`,
+        `${file.path}  ${file.error ? `(unreadable: ${file.error})` : `${formatNumber(file.bytes)} bytes${file.truncated ? " (cut)" : ""}`}${file.importedBy ? host.style.dim(`  imported by ${file.importedBy}`) : ""}`,
     )
     .concat(host.agent.memory.warnings.map((warning) => host.style.yellow(warning)))
     .join("\n");
@@ -318,7 +319,7 @@ function helpText(host: SlashHost, prompts: readonly McpPrompt[]): string {
 
 function costText(host: SlashHost): string {
   const { usage, costUsd, byModel = [] } = host.context.spending;
-  const number = (value: number) => value.toLocaleString("en-US");
+  const number = (value: number) => formatNumber(value);
   const minutes = (Date.now() - host.startedAt) / 60_000;
   const lines = [
     `Total cost:     ${costUsd === undefined ? `no price known for ${host.context.model.id}` : `${formatCost(costUsd)} at list prices`}`,

@@ -1,5 +1,6 @@
 import type { PermissionMode } from "../../../code/permissions/index.js";
 import type { Usage } from "../../../core/types.js";
+import { formatNumber } from "../../../text.js";
 import type { Style } from "./terminal.js";
 import { displayWidth } from "./text-width.js";
 
@@ -67,7 +68,7 @@ export function formatStatus(facts: StatusFacts, style: Style, columns: number):
 /** `1,234 tokens · $0.0042 · context 6% of 200k` */
 export function formatSpending(facts: Pick<StatusFacts, "usage" | "costUsd" | "contextTokens" | "contextWindow">): string {
   const tokens = facts.usage.inputTokens + facts.usage.outputTokens;
-  const parts = [`${tokens.toLocaleString("en-US")} tokens`];
+  const parts = [`${formatNumber(tokens)} tokens`];
   if (facts.costUsd !== undefined) parts.push(formatCost(facts.costUsd));
   if (facts.contextTokens !== undefined) {
     parts.push(
@@ -86,7 +87,7 @@ export function formatSpending(facts: Pick<StatusFacts, "usage" | "costUsd" | "c
  * hundredth stay visible: what a session of small calls adds up to. Thousands are grouped (`$1,234.5678`).
  */
 export function formatCost(usd: number): string {
-  return `$${usd.toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 })}`;
+  return `$${formatNumber(usd, { fractionDigits: 4, fixed: true })}`;
 }
 
 /**

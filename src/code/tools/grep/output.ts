@@ -1,3 +1,4 @@
+import { formatNumber } from "../../../text.js";
 import { formatSize, plural } from "../file-text.js";
 import type { FoundFile, OutputMode } from "./protocol.js";
 import type { SearchReport } from "./search-pool.js";
@@ -43,7 +44,7 @@ export function listFiles(files: FoundFile[], limit: number, shown: (path: strin
   const lines = [`Found ${plural(files.length, "file")}`, ...paths.slice(0, count)];
   if (files.length > count)
     lines.push(
-      `[Showing the ${count} most recently modified of ${files.length.toLocaleString("en-US")} files${budgetNote(count, limit)}; narrow the search with path, glob or type, or raise head_limit.]`,
+      `[Showing the ${count} most recently modified of ${formatNumber(files.length)} files${budgetNote(count, limit)}; narrow the search with path, glob or type, or raise head_limit.]`,
     );
   return lines;
 }
@@ -52,13 +53,13 @@ export function listCounts(files: FoundFile[], limit: number, shown: (path: stri
   if (files.length === 0) return ["No matches found."];
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   const total = files.reduce((sum, file) => sum + file.count, 0);
-  const what = multiline ? `${total.toLocaleString("en-US")} match${total === 1 ? "" : "es"}` : plural(total, "matching line");
+  const what = multiline ? `${formatNumber(total)} match${total === 1 ? "" : "es"}` : plural(total, "matching line");
   const counts = files.map((file) => `${shown(file.path)}:${file.count}`);
   const count = fitting(counts, limit);
   const lines = counts.slice(0, count);
   if (files.length > count)
     lines.push(
-      `[Showing ${count} of ${files.length.toLocaleString("en-US")} files, in path order${budgetNote(count, limit)}; raise head_limit to see more.]`,
+      `[Showing ${count} of ${formatNumber(files.length)} files, in path order${budgetNote(count, limit)}; raise head_limit to see more.]`,
     );
   lines.push(`Found ${what} in ${plural(files.length, "file")}.`);
   return lines;
@@ -89,7 +90,7 @@ export function listContent(
   if (lines.length === 0) return ["No matches found."];
   if (collected.totalEntries > count)
     lines.push(
-      `[Showing the first ${count} of ${collected.totalEntries.toLocaleString("en-US")} lines, in path order${budgetNote(count, limit)}; narrow the search with path, glob or type, or raise head_limit.]`,
+      `[Showing the first ${count} of ${formatNumber(collected.totalEntries)} lines, in path order${budgetNote(count, limit)}; narrow the search with path, glob or type, or raise head_limit.]`,
     );
   if (collected.files.some((file) => file.cutLines))
     lines.push(`[Lines longer than ${maxColumns} characters are shown in part, around the match; Read shows a whole line.]`);
@@ -108,7 +109,7 @@ function fitting(lines: readonly string[], limit: number): number {
 }
 
 function budgetNote(count: number, limit: number): string {
-  return count < limit ? ` (output is limited to ${maxOutputCharacters.toLocaleString("en-US")} characters)` : "";
+  return count < limit ? ` (output is limited to ${formatNumber(maxOutputCharacters)} characters)` : "";
 }
 
 /** Notes on what was not searched, and why a search found nothing when the pattern explains it. */
@@ -127,7 +128,7 @@ export function describeSkipped(
       `[Not searched: ${plural(report.tooBig.length, "file")} larger than ${formatSize(limits.maxFileBytes)} (${list(report.tooBig)}). Search them with Bash (grep -n) if you need to.]`,
     );
   if (report.slow.length > 0) {
-    const seconds = `${(limits.maxFileMilliseconds / 1000).toLocaleString("en-US")} s`;
+    const seconds = `${formatNumber(limits.maxFileMilliseconds / 1000)} s`;
     const what = report.stopped
       ? `The search stopped, so the results are incomplete: the pattern took over ${seconds} on each of ${list(report.slow)}.`
       : `Gave up on ${list(report.slow)}: the pattern took over ${seconds} there.`;
