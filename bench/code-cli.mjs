@@ -255,7 +255,7 @@ function report() {
   log(`| \`--version\` wall time (${versionRounds}) | ${versions.programs.map((program) => program.label).join(" | ")} |`);
   log(`| --- | ${versions.programs.map(() => "---:").join(" | ")} |`);
   log(`| spawn → exit | ${versions.programs.map((program) => cell(versions.medians[program.key], ms)).join(" | ")} |`);
-  for (const [label, message] of Object.entries(versions.failed)) log(`${label} --version: not measured: ${message}`);
+  for (const [label, message] of Object.entries(versions.failed)) log(`${label}: not measured: ${message}`);
   log();
   log("aims (ratios measured in this run):");
   for (const check of aimChecks) log(`  ${check.pass === undefined ? "–" : check.pass ? "✓" : "✗"} ${check.text}`);
@@ -316,10 +316,10 @@ function checkAims() {
   return checks;
 }
 
-/** Why a peer has no figures: not installed, or failed. */
+/** Why a peer has no figures, in short (the whole reason is printed at the top). */
 function whyNot(peer, label) {
-  if ("missing" in peer) return `${label} not installed or not runnable: ${peer.missing}`;
-  if (failures.has(peer)) return `${label} failed: ${failures.get(peer).slice(0, 200)}`;
+  if ("missing" in peer) return `${label} is not installed or cannot run here; see above`;
+  if (failures.has(peer)) return `${label} failed; see above`;
   return `${label} not measured`;
 }
 
@@ -357,7 +357,7 @@ async function measureVersions(rounds) {
         if (program.label in failed) continue;
         const run = await measureProcess(program.command, program.args, { cwd: workspace.project, env: program.env });
         if (run.exit !== 0 || (program.key !== "node" && !/\d+\.\d+/.test(run.stdout))) {
-          failed[program.label] = `exit ${run.exit}: ${(run.stderr || run.stdout).trim().slice(0, 200)}`;
+          failed[program.label] = `exit ${run.exit}: ${(run.stderr || run.stdout).trim().split("\n")[0].slice(0, 200)}`;
           continue;
         }
         if (round >= 0) times.get(program).push(run.wallMs);
