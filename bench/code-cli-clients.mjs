@@ -1,6 +1,8 @@
-// The two programs bench/code-cli.mjs drives, each in a temporary project folder with a temporary HOME (so that each
-// writes its session files there and reads no settings of the machine), both against the scripted server:
-//   minagent code -p …  (MINAGENT_ROOT's dist/, else this repository's: see minagent-root.mjs)
+// The programs bench/code-cli.mjs drives, each in a temporary project folder with a temporary HOME (so that each
+// writes its session files there and reads no settings of the machine), against the scripted server of its wire
+// (Codex, the fourth, is in code-cli-codex.mjs):
+//   minagent code -p …  (MINAGENT_ROOT's dist/, else this repository's: see minagent-root.mjs), on Anthropic's wire
+//   (anthropic:<model>, ANTHROPIC_BASE_URL) or on OpenAI's Responses wire (openai:<model>, OPENAI_BASE_URL)
 //   Claude Code's native binary: CLAUDE_CODE_BIN, else found in an npm install under CLAUDE_CODE_PREFIX (default
 //   /tmp/cc): `npm install --prefix /tmp/cc @anthropic-ai/claude-code@latest` (without @latest, npm on Node 20 picks
 //   the newest release whose engines allow Node 20, an older one). The binary is the platform package's, which is
@@ -12,23 +14,35 @@ import { minagentRoot } from "./minagent-root.mjs";
 export const prompt = "List the files here with ls, then read notes.txt and tell me what it says.";
 /** minagent's model when neither --model nor Claude Code's own choice says another. */
 export const defaultModel = "claude-sonnet-4-6";
+/** The model on OpenAI's wire (minagent and Codex): a GPT-5-class id that Codex's model catalog knows. */
+export const defaultOpenAIModel = "gpt-5.5";
 
 /**
  * @typedef {{ name: string, version: string, command: string, model: string | undefined,
+ *   wire?: "anthropic" | "responses",
  *   args: (options?: { prompt?: string, extra?: string[] }) => string[],
- *   env: (base: Record<string, string>) => Record<string, string>, sessionFolder: string }} Client
+ *   env: (base: Record<string, string>) => Record<string, string>, sessionFolder: string,
+ *   prepare?: (workspace: { project: string, home: string }, serverUrl: string) => { env?: Record<string, string>, close?: () => void },
+ *   finalAnswer?: (stdout: string) => string | undefined }} Client
  */
 
-/** @returns {Client} */
-export function minagentClient(model = defaultModel) {
+/**
+ * minagent code -p on `model`: through Anthropic's Messages API, or with `wire: "responses"` through OpenAI's
+ * Responses API (the same Bash and Read tools either way).
+ * @param {string} [model]
+ * @param {{ wire?: "anthropic" | "responses" }} [options]
+ * @returns {Client}
+ */
+export function minagentClient(model = defaultModel, { wire = "anthropic" } = {}) {
   const bin = join(minagentRoot, "dist", "cli", "bin.js");
   if (!existsSync(bin)) throw new Error(`${bin} is missing: build first (npm run build), or set MINAGENT_ROOT`);
   const { version } = JSON.parse(readFileSync(join(minagentRoot, "package.json"), "utf8"));
   return {
-    name: "minagent code -p",
+    name: wire === "responses" ? "minagent code -p (Responses)" : "minagent code -p",
     version,
     command: process.execPath,
     model,
+    wire,
     args: ({ prompt: text = prompt, extra = [] } = {}) => [
       // BENCH_NODE_ARGS goes to minagent's Node: "--cpu-prof --cpu-prof-dir=/tmp/prof" shows where its time goes.
       ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
@@ -37,7 +51,7 @@ export function minagentClient(model = defaultModel) {
       "-p",
       text,
       "--model",
-      `anthropic:${model}`,
+      `${wire === "responses" ? "openai" : "anthropic"}:${model}`,
       "--allowedTools",
       "Bash(ls)",
       "--output-format",
@@ -59,6 +73,7 @@ export function claudeCodeClient(model = undefined) {
     version: found.version,
     command: found.bin,
     model,
+    wire: "anthropic",
     args: ({ prompt: text = prompt, extra = [] } = {}) => [
       "-p",
       text,

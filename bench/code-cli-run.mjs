@@ -1,10 +1,13 @@
-// One measured run of a client (code-cli-clients.mjs) on the three-turn task, in a fresh project folder and HOME:
-// wall time from spawn to exit, peak resident memory (GNU time's %M, the process's ru_maxrss; without /usr/bin/time,
-// VmHWM polled from /proc), each request's bytes and parts, and what the run wrote under its HOME.
+// One measured run of a client (code-cli-clients.mjs, code-cli-codex.mjs) on the three-turn task, in a fresh project
+// folder and HOME, against the scripted server of its wire (Anthropic's Messages API, code-cli-server.mjs, or OpenAI's
+// Responses API, code-cli-responses-server.mjs): wall time from spawn to exit, peak resident memory (GNU time's %M,
+// the process's ru_maxrss; without /usr/bin/time, VmHWM polled from /proc), each request's bytes and parts, and what
+// the run wrote under its HOME.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { functionCallOutputs, outputText, startResponsesServer } from "./code-cli-responses-server.mjs";
 import { startScriptedServer } from "./code-cli-server.mjs";
 
 const gnuTime = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
@@ -27,9 +30,15 @@ export function openWorkspace() {
   };
 }
 
-/** The environment of a client: only what it needs (no credentials of this machine, no settings). */
-export function baseEnv(home, serverUrl) {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ANTHROPIC_BASE_URL: serverUrl, ANTHROPIC_API_KEY: "any", TERM: "dumb" };
+/**
+ * The environment of a client: only what it needs (no credentials of this machine, no settings). On OpenAI's wire
+ * the base URL carries the API's /v1, as the SDK's default (https://api.openai.com/v1) does.
+ * @param {"anthropic" | "responses"} [wire]
+ */
+export function baseEnv(home, serverUrl, wire = "anthropic") {
+  const base = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TERM: "dumb" };
+  if (wire === "responses") return { ...base, OPENAI_BASE_URL: `${serverUrl}/v1`, OPENAI_API_KEY: "any" };
+  return { ...base, ANTHROPIC_BASE_URL: serverUrl, ANTHROPIC_API_KEY: "any" };
 }
 
 /**
@@ -85,10 +94,26 @@ function readStatus(pid) {
   }
 }
 
-/** The parts of a request body, in bytes of its JSON on the wire. */
+/**
+ * The parts of a request body, in bytes of its JSON on the wire. On the Responses wire the system prompt is
+ * `instructions` plus the developer (or system) items that open `input`: Codex sends its prompt as such items, not
+ * as `instructions`; `messages` is then the rest of `input`.
+ */
 export function requestParts(request) {
   const bytes = (value) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
   const body = request.body ?? {};
+  if (Array.isArray(body.input)) {
+    const opening = body.input.findIndex((item) => !(item?.type === "message" && (item.role === "developer" || item.role === "system")));
+    const split = opening === -1 ? body.input.length : opening;
+    const system = bytes(body.instructions) + (split === 0 ? 0 : bytes(body.input.slice(0, split)));
+    return {
+      bytes: request.bytes,
+      tools: bytes(body.tools),
+      toolCount: body.tools?.length ?? 0,
+      system,
+      messages: bytes(body.input.slice(split)),
+    };
+  }
   return {
     bytes: request.bytes,
     tools: bytes(body.tools),
@@ -111,29 +136,41 @@ export function filesUnder(folder) {
   return files;
 }
 
-/** One run of the three-turn task by `client`, verified: the answer came back after Bash, Read and the answer. */
+/**
+ * One run of the three-turn task by `client`, verified: the answer came back after the listing, the file's reading
+ * (Bash and Read; Codex's shell twice) and the answer. A client may `prepare` its HOME (Codex's config.toml names the
+ * server) and say how its answer is printed (`finalAnswer`; else the last line of stdout is a JSON result).
+ * @param {import("./code-cli-clients.mjs").Client} client
+ */
 export async function runTask(client) {
   const workspace = openWorkspace();
   const answer = "notes.txt says: The answer is 42.";
-  const server = await startScriptedServer({ command: "ls", filePath: join(workspace.project, "notes.txt"), answer });
+  const wire = client.wire ?? "anthropic";
+  const script = { command: "ls", filePath: join(workspace.project, "notes.txt"), answer };
+  const server = wire === "responses" ? await startResponsesServer(script) : await startScriptedServer(script);
+  let cleanUp;
   try {
+    const prepared = client.prepare?.(workspace, server.url) ?? {};
+    cleanUp = prepared.close;
     const measured = await measureProcess(client.command, client.args(), {
       cwd: workspace.project,
-      env: client.env(baseEnv(workspace.home, server.url)),
+      env: client.env({ ...baseEnv(workspace.home, server.url, wire), ...prepared.env }),
     });
     const turns = server.requests.filter((request) => request.agentTurn);
-    const result = parseResult(measured.stdout);
+    const printed = client.finalAnswer ? client.finalAnswer(measured.stdout) : parseResult(measured.stdout)?.result;
     // The tools really ran: the model's second turn saw the listing, its third the file.
-    const [listing, file] = turns.slice(1).map((turn) => lastToolResult(turn.body));
+    const [listing, file] = turns
+      .slice(1)
+      .map((turn) => (wire === "responses" ? outputText(functionCallOutputs(turn.body).at(-1)) : lastToolResult(turn.body)));
     const problem =
       measured.exit !== 0
         ? `exit ${measured.exit}: ${measured.stderr.trim().slice(0, 500) || measured.stdout.trim().slice(0, 500)}`
-        : result?.result !== answer
+        : printed !== answer
           ? `unexpected result: ${measured.stdout.trim().slice(0, 500)}`
           : turns.length !== 3
             ? `${turns.length} model turns instead of 3`
             : !listing?.includes("notes.txt") || !file?.includes("The answer is 42.")
-              ? `the tools did not run as asked: Bash gave ${JSON.stringify(listing)}, Read gave ${JSON.stringify(file)}`
+              ? `the tools did not run as asked: the listing gave ${JSON.stringify(listing)}, the reading ${JSON.stringify(file)}`
               : undefined;
     if (problem) throw new Error(`${client.name}: ${problem}`);
     const sessionFiles = filesUnder(join(workspace.home, client.sessionFolder)).filter((file) => file.path.endsWith(".jsonl"));
@@ -153,6 +190,7 @@ export async function runTask(client) {
     };
   } finally {
     await server.close();
+    cleanUp?.();
     workspace.close();
   }
 }
