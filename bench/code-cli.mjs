@@ -22,6 +22,7 @@ import { claudeCodeClient, defaultModel, defaultOpenAIModel, minagentClient } fr
 import { codexClient, codexEnv } from "./code-cli-codex.mjs";
 import { measureResume, resumedMessages } from "./code-cli-resume.mjs";
 import { measureProcess, memorySource, openWorkspace, runTask } from "./code-cli-run.mjs";
+import { measureInteractiveStart } from "./interactive-start.mjs";
 import { minagentRoot } from "./minagent-root.mjs";
 
 const options = parseOptions(process.argv.slice(2));
@@ -40,7 +41,7 @@ const issueReference = {
 };
 const aims = { requestBytes: 1 / 4, wallMs: 1, peakBytes: 1 / 2, sessionBytes: 1 / 10, resumeMs: 200 };
 /** Issue 29's aims: against Codex, and minagent's time to its first request against a bare Node's start. */
-const codexAims = { wallMs: 1, peakBytes: 1, firstRequestPerNodeStart: 2.5 };
+const codexAims = { wallMs: 1, peakBytes: 1, firstRequestPerNodeStart: 2.5, interactiveStartMs: 200 };
 
 const claude = claudeCodeClient(options.model);
 const codex = codexClient(options.openaiModel);
@@ -99,6 +100,7 @@ const figures = new Map([...runs].filter(([client]) => !failures.has(client)).ma
 const resume = await measureResume(options.rounds, minagent.model);
 const nodeStartMs = await measureNodeStart(options.rounds);
 const versions = await measureVersions(options.rounds);
+const interactive = await measureInteractiveStart(options.smoke ? 1 : Math.max(options.rounds, 5));
 const resumeFigures = {
   headersMs: median(resume.samples.map((sample) => sample.headersMs)),
   bodyMs: median(resume.samples.map((sample) => sample.bodyMs)),
@@ -124,6 +126,7 @@ const broken = [
     .filter(([, value]) => !Number.isFinite(value))
     .map(([key]) => `resume: ${key}`),
   ...(Number.isFinite(versions.medians.minagent) ? [] : ["minagent --version"]),
+  ...("skipped" in interactive || Number.isFinite(interactive.promptMs) ? [] : ["interactive start"]),
 ];
 
 if (options.json) {
@@ -142,6 +145,7 @@ if (options.json) {
     codexMissing: "missing" in codex ? codex.missing : undefined,
     resume: resumeFigures,
     versionMs: versions.medians,
+    interactiveStart: interactive,
     versionFailed: versions.failed,
     aimChecks,
     broken,
@@ -257,6 +261,13 @@ function report() {
   log(`| spawn → exit | ${versions.programs.map((program) => cell(versions.medians[program.key], ms)).join(" | ")} |`);
   for (const [label, message] of Object.entries(versions.failed)) log(`${label}: not measured: ${message}`);
   log();
+  if ("skipped" in interactive) log(`interactive start: not measured (${interactive.skipped})`);
+  else
+    log(
+      `interactive start, spawn → prompt drawn on a pty (median of ${interactive.runs}): minagent code ${ms(interactive.promptMs)}, ` +
+        `\`node -e 0\` ${ms(interactive.nodeMs)} on the same pty; load ${loadavg()[0].toFixed(2)} on ${availableParallelism()} CPUs`,
+    );
+  log();
   log("aims (ratios measured in this run):");
   for (const check of aimChecks) log(`  ${check.pass === undefined ? "–" : check.pass ? "✓" : "✗"} ${check.text}`);
 }
@@ -313,6 +324,16 @@ function checkAims() {
     limit: aims.resumeMs,
     text: `resume ${resumedMessages.toLocaleString("en-US")} messages: first request's whole body at ${ms(resumeFigures.bodyMs)}, aim < ${aims.resumeMs} ms`,
   });
+  if (!("skipped" in interactive))
+    checks.push({
+      aim: "interactive start",
+      client: "minagent code",
+      peer: undefined,
+      pass: interactive.promptMs <= codexAims.interactiveStartMs,
+      ratio: undefined,
+      limit: codexAims.interactiveStartMs,
+      text: `interactive start: prompt drawn at ${ms(interactive.promptMs)}, aim ≤ ${codexAims.interactiveStartMs} ms on a quiet machine (load ${loadavg()[0].toFixed(2)})`,
+    });
   return checks;
 }
 
