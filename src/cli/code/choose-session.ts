@@ -31,6 +31,7 @@ export async function chooseSession(store: CodeSessionStore, options: CodeOption
  * UsageError listing them when several sessions have the name.
  */
 export async function findSessionId(store: CodeSessionStore, given: string, cwd: string): Promise<string> {
+  if (await store.has?.(given)) return given;
   const sessions = await store.list();
   if (sessions.some((session) => session.id === given)) return given;
   const wanted = given.trim().toLowerCase();

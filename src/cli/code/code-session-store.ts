@@ -112,6 +112,7 @@ export function createCodeSessionStore(options: CodeSessionStoreOptions): CodeSe
       switchTo(id);
       return sessionOf(recorderFor(loaded, false), loaded, loaded.messages);
     },
+    has: (id) => store.has(cwd, id),
     // The store's summaries, without reading each conversation: --continue stays fast in a folder of big sessions.
     async list() {
       return (await store.list(cwd)).map((summary) => ({

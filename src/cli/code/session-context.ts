@@ -140,6 +140,8 @@ export interface CodeSessionStore {
   open(id: string): Promise<CodeSession>;
   /** The folder's saved sessions, newest first. */
   list(): Promise<CodeSessionSummary[]>;
+  /** Whether the folder has a saved session with this id (as `list` would show it), without reading every session. */
+  has?(id: string): Promise<boolean>;
   /** Deletes a saved session's file; false when there was none. Refused while another process writes it. */
   remove(id: string): Promise<boolean>;
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
-import { readdir, readFile, unlink } from "node:fs/promises";
+import { open, readdir, readFile, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Message } from "../../engine.js";
@@ -39,6 +39,9 @@ export function projectFolderName(cwd: string): string {
   if (name.length <= 200) return name;
   return `${name.slice(0, 180)}-${createHash("sha256").update(resolve(cwd)).digest("hex").slice(0, 16)}`;
 }
+
+/** A header is one short line (ids, the folder's path, the model); a folder's path may be long. */
+const headerReadBytes = 64 * 1024;
 
 /** Session ids become file names: letters, digits, `.`, `_` and `-`, not starting with a dot, at most 128. */
 const sessionIdPattern = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
@@ -178,6 +181,28 @@ export class JsonLinesSessionStore implements SessionStore {
       id = readSessionHeader(text, path).forkedFrom?.sessionId;
     }
     return undefined;
+  }
+
+  /**
+   * Whether `cwd`'s folder holds the session `sessionId` (what `list(cwd)` would show), read from the file's header
+   * alone: `--resume <id>` need not read every session of the folder to know its id is one of them.
+   */
+  async has(cwd: string, sessionId: string): Promise<boolean> {
+    if (!sessionIdPattern.test(sessionId)) return false;
+    const handle = await open(this.sessionPath(cwd, sessionId), "r").catch(() => undefined);
+    if (handle === undefined) return false;
+    try {
+      const { buffer, bytesRead } = await handle.read({ buffer: Buffer.alloc(headerReadBytes), position: 0 });
+      const firstLine = buffer.subarray(0, bytesRead);
+      const end = firstLine.indexOf(10);
+      if (end === -1) return false;
+      const header = readSessionHeader(firstLine.toString("utf8", 0, end), "");
+      return header.sessionId === sessionId && header.cwd === resolve(cwd);
+    } catch {
+      return false;
+    } finally {
+      await handle.close();
+    }
   }
 
   async list(cwd: string): Promise<SessionSummary[]> {

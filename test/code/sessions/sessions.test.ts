@@ -311,6 +311,21 @@ describe("fork, continue, list", () => {
     ]);
   });
 
+  it("has(cwd, id) says what list(cwd) would, from the header alone", async () => {
+    const recorder = new SessionRecorder({ store, cwd: home.cwd, env: {} });
+    await new Agent(new FakeModel(["one"]), new ToolRegistry()).run("first", { onEvent: recorder.listen });
+    expect(await store.has(home.cwd, recorder.sessionId)).toBe(true);
+    expect(await store.has(home.cwd, "no-such-session")).toBe(false);
+    expect(await store.has(home.cwd, "../escape")).toBe(false);
+    // Another folder whose name maps to the same project folder (/a-b and /a/b) does not have it.
+    expect(await store.has(`${home.cwd}/elsewhere`, recorder.sessionId)).toBe(false);
+    const path = store.sessionPath(home.cwd, recorder.sessionId);
+    const [header, ...rest] = readFileSync(path, "utf8").split("\n");
+    writeFileSync(path, [JSON.stringify({ ...JSON.parse(header as string), cwd: "/some/other/folder" }), ...rest].join("\n"));
+    expect(await store.has(home.cwd, recorder.sessionId)).toBe(false);
+    expect((await store.list(home.cwd)).map((summary) => summary.sessionId)).not.toContain(recorder.sessionId);
+  });
+
   it("opening a fork writes nothing until the first run; openSession refuses what it cannot do", async () => {
     await expect(openSession(store, { cwd: home.cwd, continue: true })).rejects.toThrow(/no session to continue/);
     await expect(openSession(store, { cwd: home.cwd, fork: true })).rejects.toThrow(/fork needs a session/);
