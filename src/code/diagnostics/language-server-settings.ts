@@ -136,11 +136,11 @@ export async function findExecutable(
     ...(options.workspaceBin === false ? [] : [join(root, "node_modules", ".bin")]),
     ...path.split(delimiter).filter(Boolean),
   ];
-  for (const folder of folders) {
-    const candidate = join(folder, command);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return undefined;
+  // Every folder is asked at once, the first in order wins: one by one, a PATH of ten folders costs ten round trips
+  // to the thread pool before the session's first request.
+  const candidates = folders.map((folder) => join(folder, command));
+  const found = await Promise.all(candidates.map(isExecutable));
+  return candidates[found.indexOf(true)];
 }
 
 async function isExecutable(path: string): Promise<boolean> {

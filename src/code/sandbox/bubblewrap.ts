@@ -21,29 +21,31 @@ export async function findBubblewrap(
 ): Promise<BubblewrapPrograms | { problem: string }> {
   if (process.platform !== "linux") return { problem: `bubblewrap runs on Linux, not ${process.platform}` };
   if (!seccompSupported()) return { problem: `the sandbox's seccomp filter knows x64 and arm64, not ${process.arch}` };
-  const bwrap = await findProgram("bwrap", env);
+  // Looked for together: this runs before a session's first request.
+  const [bwrap, nsenter, socat] = await Promise.all(["bwrap", "nsenter", "socat"].map((name) => findProgram(name, env)));
   if (!bwrap)
     return { problem: "bubblewrap is not installed (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)" };
-  const nsenter = await findProgram("nsenter", env);
   if (!nsenter) return { problem: "nsenter (util-linux) is not installed" };
   const probe = await run(bwrap, [...sessionNamespaceArguments, "--", "true"]);
   if (probe !== undefined) return { problem: `bubblewrap cannot create its namespaces here: ${probe}` };
-  return { bwrap, nsenter, socat: await findProgram("socat", env) };
+  return { bwrap, nsenter, socat };
 }
 
+/** The first folder of PATH holding an executable `name`; every folder is asked at once. */
 async function findProgram(name: string, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
-  for (const directory of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter)) {
-    if (directory === "") continue;
-    const path = join(directory, name);
-    if (
-      await access(path, constants.X_OK).then(
+  const candidates = (env.PATH ?? "/usr/local/bin:/usr/bin:/bin")
+    .split(delimiter)
+    .filter((directory) => directory !== "")
+    .map((directory) => join(directory, name));
+  const executable = await Promise.all(
+    candidates.map((path) =>
+      access(path, constants.X_OK).then(
         () => true,
         () => false,
-      )
-    )
-      return path;
-  }
-  return undefined;
+      ),
+    ),
+  );
+  return candidates[executable.indexOf(true)];
 }
 
 /** Runs a probe; resolves undefined when it succeeded, else its error output's first line. */
