@@ -11,6 +11,7 @@
 import { createServer } from "node:http";
 import { basename } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { listenOnLoopback } from "./listen-on-loopback.mjs";
 
 /**
  * @param {{ command: string, filePath: string, answer: string }} script what the model asks for and answers
@@ -39,19 +40,8 @@ export async function startResponsesServer(script) {
       answer(request.method ?? "GET", path, body, dialect, script, response);
     });
   });
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    requests,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const { url, close } = await listenOnLoopback(server);
+  return { url, requests, close };
 }
 
 /** Which of the task's tool sets a request offers: "minagent" (Bash, Read), "exec" or "shell" (Codex), or none. */

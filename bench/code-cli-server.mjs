@@ -3,6 +3,7 @@
 // tools gets the three-turn task: a Bash call, then a Read call, then the answer; a request without those tools (a
 // title, a summary…) gets a short text. Every request is recorded with its size, parts and arrival time.
 import { createServer } from "node:http";
+import { listenOnLoopback } from "./listen-on-loopback.mjs";
 
 /**
  * @typedef {{ path: string, startedAt: number, receivedAt: number, bytes: number, body: any, agentTurn: boolean }} ReceivedRequest
@@ -30,19 +31,8 @@ export async function startScriptedServer(script) {
       answer(request.url ?? "/", body, agentTurn, script, response);
     });
   });
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    requests,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const { url, close } = await listenOnLoopback(server);
+  return { url, requests, close };
 }
 
 function isAgentTurn(body) {
