@@ -33,8 +33,9 @@ export function chooseOne<T>(
   let selected = options.selected ?? 0;
   let drawnChoiceRows = 0;
   const line = (text: string) => `${truncateToWidth(text, terminal.columns - 1)}\r\n`;
-  const drawChoices = () => {
-    let output = drawnChoiceRows > 0 ? `\r\x1b[${drawnChoiceRows}A\x1b[J` : "";
+  // The first drawing writes the title with the choices: one write, so no screen ever shows a question without them.
+  const drawChoices = (before = "") => {
+    let output = before + (drawnChoiceRows > 0 ? `\r\x1b[${drawnChoiceRows}A\x1b[J` : "");
     choices.forEach((choice, index) => {
       const text = `${index === selected ? "›" : " "} ${index + 1}. ${choice.label}`;
       output += index === selected ? style.cyan(line(text)) : line(text);
@@ -43,8 +44,7 @@ export function chooseOne<T>(
     drawnChoiceRows = choices.length + (footer ? 1 : 0);
     terminal.write(output + terminal.statusDrawing());
   };
-  terminal.write(title.map(line).join(""));
-  drawChoices();
+  drawChoices(title.map(line).join(""));
   const erase = () => terminal.eraseRowsAbove(title.length + drawnChoiceRows);
   return new Promise((resolve) => {
     const finish = (outcome: ChoiceOutcome<T>) => {
