@@ -37,7 +37,8 @@ export async function runLoop(messages: Message[], options: LoopOptions): Promis
       if (pending.length > 0) return { messages, status: "interrupted", final: "", turns: turn + 1, pending };
     }
     const end = { run, turn, message: response.message, messages };
-    const answer = options.concludeTurn ? await options.concludeTurn(end) : answerWithoutCalls(end);
+    const concluded = options.concludeTurn ? options.concludeTurn(end) : answerWithoutCalls(end);
+    const answer = isPromise(concluded) ? await concluded : concluded; // a plain conclusion costs no tick
     if (answer) return { messages, status: "completed", ...answer, turns: turn + 1, pending: [] };
   }
   return { messages, status: "max_steps", final: "", turns: options.maxSteps, pending: [] };
@@ -46,6 +47,10 @@ export async function runLoop(messages: Message[], options: LoopOptions): Promis
 /** The default conclusion: a turn without tool calls is the answer. */
 export function answerWithoutCalls({ message }: TurnEnd): RunAnswer | undefined {
   return message.toolCalls?.length ? undefined : { final: message.content };
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | undefined)?.then === "function";
 }
 
 /** One turn's settings: what to send, how to call the model, how to execute its calls. */
@@ -103,8 +108,12 @@ function offeredSchemas(all: readonly ToolSchema[], names: readonly string[]): T
   return all.filter((schema) => names.includes(schema.name));
 }
 
-/** Executes one call of a turn, between its start event and its end (or pending) event. */
-export async function executeInTurn(
+/**
+ * Executes one call of a turn, between its start event and its end (or pending) event. A `then` rather than an
+ * async function: it runs at every step, and most steps run in code not yet optimised, where an async frame and
+ * its await cost several allocations.
+ */
+export function executeInTurn(
   toolCall: ToolCall,
   turn: number,
   executeOptions: ToolExecuteOptions,
@@ -113,10 +122,11 @@ export async function executeInTurn(
 ): Promise<ToolOutcome> {
   const { runId } = run;
   run.emit({ type: "tool-call-start", runId, turn, toolCall });
-  const outcome = await tools.execute(toolCall, executeOptions);
-  if ("pending" in outcome) run.emit({ type: "tool-call-pending", runId, turn, toolCall, ...pendingDetails(outcome) });
-  else run.emit({ type: "tool-call-end", runId, turn, toolCall, result: outcome });
-  return outcome;
+  return tools.execute(toolCall, executeOptions).then((outcome) => {
+    if ("pending" in outcome) run.emit({ type: "tool-call-pending", runId, turn, toolCall, ...pendingDetails(outcome) });
+    else run.emit({ type: "tool-call-end", runId, turn, toolCall, result: outcome });
+    return outcome;
+  });
 }
 
 /** A call not started because an earlier one of its turn waits for a decision: reported, and run on resume. */
@@ -135,11 +145,12 @@ export function deferInTurn(toolCall: ToolCall, turn: number, run: RunContext, o
 /** Appends one tool message per answered call, in call order; returns the calls that wait for a decision. */
 export function appendToolResults(messages: Message[], calls: readonly ToolCall[], outcomes: readonly ToolOutcome[]): PendingToolCall[] {
   const pending: PendingToolCall[] = [];
-  calls.forEach((toolCall, index) => {
+  for (let index = 0; index < calls.length; index++) {
+    const toolCall = calls[index] as ToolCall;
     const outcome = outcomes[index] as ToolOutcome;
     if ("pending" in outcome) pending.push({ toolCall, ...pendingDetails(outcome) });
     else messages.push(toolResultMessage(toolCall, outcome));
-  });
+  }
   return pending;
 }
 
