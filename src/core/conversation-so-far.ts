@@ -31,7 +31,13 @@ export function conversationOf(error: unknown): Message[] | undefined {
 export class ConversationSoFar {
   readonly #runId: string;
   #messages: readonly Message[];
-  #ended: Message[] = [];
+  /**
+   * The calls that ended since the latest model call, as their events (the first `#endedCount`): a run that succeeds
+   * never needs their messages, so they are made only by {@link attachTo}. One array for the whole run, written over
+   * from the start each turn: a new array per turn cost a backing store of 16 slots at its first push, every step.
+   */
+  readonly #ended: ToolCallEnd[] = [];
+  #endedCount = 0;
 
   constructor(runId: string, messages: readonly Message[]) {
     this.#runId = runId;
@@ -42,8 +48,8 @@ export class ConversationSoFar {
     if (event.runId !== this.#runId) return;
     if (event.type === "model-call-start") {
       this.#messages = event.messages;
-      this.#ended = [];
-    } else if (event.type === "tool-call-end") this.#ended.push(toolResultMessage(event.toolCall, event.result));
+      this.#endedCount = 0;
+    } else if (event.type === "tool-call-end") this.#ended[this.#endedCount++] = event;
   };
 
   /**
@@ -59,10 +65,13 @@ export class ConversationSoFar {
   #conversation(): Message[] {
     const messages = [...this.#messages];
     const turn = OpenTurn.last(messages);
-    for (const result of this.#ended) {
-      const id = result.toolCallId ?? "";
-      if (turn.includes(id) && !turn.isAnswered(messages, id)) messages.splice(turn.position(messages, id), 0, result);
+    for (const { toolCall, result } of this.#ended.slice(0, this.#endedCount)) {
+      const id = toolCall.id;
+      if (turn.includes(id) && !turn.isAnswered(messages, id))
+        messages.splice(turn.position(messages, id), 0, toolResultMessage(toolCall, result));
     }
     return closeUnansweredCalls(messages);
   }
 }
+
+type ToolCallEnd = Extract<AgentEvent, { type: "tool-call-end" }>;

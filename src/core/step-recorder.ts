@@ -28,12 +28,20 @@ export class StepRecorder {
   readonly #thoughts: boolean;
   // The current turn's calls and their observation steps, by position: filled in as each call ends.
   #turnCalls: readonly ToolCall[] = [];
-  /** null for a call that `describeCall` recorded: it has no observation step. */
-  #turnObservations: (Step | null)[] = [];
+  /**
+   * null for a call that `describeCall` recorded: it has no observation step. Position i is the current turn's call i;
+   * the array is written over each turn (positions past the turn's calls are never read), not made anew: a new one
+   * cost a backing store of 16 slots at its first push, every step.
+   */
+  readonly #turnObservations: (Step | null)[] = [];
   readonly #describeCall: StepRecorderOptions["describeCall"];
   readonly #describeAnswer: StepRecorderOptions["describeAnswer"];
-  /** The conversation the current turn was sent (for `describeAnswer`): the run's array, and how much of it was sent. */
-  #sent: { messages: readonly Message[]; length: number } = { messages: [], length: 0 };
+  /**
+   * The conversation the current turn was sent (for `describeAnswer`): the run's array, and how much of it was sent
+   * (two fields, not an object: one is heard per turn).
+   */
+  #sentMessages: readonly Message[] = [];
+  #sentLength = 0;
   /** The run being recorded: the first run-start heard. Child runs' events reach the same listeners and are skipped. */
   #runId: string | undefined;
 
@@ -47,8 +55,10 @@ export class StepRecorder {
   readonly listen = (event: AgentEvent): void => {
     this.#runId ??= event.runId;
     if (event.runId !== this.#runId) return;
-    if (event.type === "model-call-start") this.#sent = { messages: event.messages, length: event.messages.length };
-    else if (event.type === "model-call-end") {
+    if (event.type === "model-call-start") {
+      this.#sentMessages = event.messages;
+      this.#sentLength = event.messages.length;
+    } else if (event.type === "model-call-end") {
       const { message, stopReason } = event.response;
       const calls = message.toolCalls ?? [];
       // Extended thinking is the model's own thought: shown as is, never parsed.
@@ -57,25 +67,27 @@ export class StepRecorder {
           if (part.text) this.steps.push({ index: event.turn, kind: "thought", detail: part.text });
       if (calls.length === 0) {
         if (stopReason === "pause_turn") return;
-        const { messages, length } = this.#sent;
-        const described = this.#describeAnswer?.(message, messages.slice(0, length)) ?? [{ kind: "final", detail: message.content }];
+        const described = this.#describeAnswer?.(message, this.#sentMessages.slice(0, this.#sentLength)) ?? [
+          { kind: "final", detail: message.content },
+        ];
         for (const { kind, detail } of described) this.steps.push({ index: event.turn, kind, detail });
         return;
       }
       if (this.#thoughts && message.content) this.steps.push({ index: event.turn, kind: "thought", detail: message.content });
       this.#turnCalls = calls;
-      this.#turnObservations = [];
-      for (const call of calls) {
+      // Indexed: code not yet optimised (a short run's) would make an iterator per turn.
+      for (let index = 0; index < calls.length; index++) {
+        const call = calls[index] as ToolCall;
         const described = this.#describeCall?.(call);
         if (described) {
           for (const { kind, detail } of described) this.steps.push({ index: event.turn, kind, detail });
-          this.#turnObservations.push(null);
+          this.#turnObservations[index] = null;
           continue;
         }
         this.steps.push({ index: event.turn, kind: "action", detail: formatAction(call) });
         const observation: Step = { index: event.turn, kind: "observation", detail: "" };
         this.steps.push(observation);
-        this.#turnObservations.push(observation);
+        this.#turnObservations[index] = observation;
       }
     } else if (event.type === "tool-call-end") {
       const position = this.#turnCalls.indexOf(event.toolCall);
@@ -115,5 +127,22 @@ export class StepRecorder {
 
 /** `name({"arg":1})`: the detail of an action step. */
 export function formatAction(call: ToolCall): string {
-  return `${call.name}(${toText(call.arguments)})`;
+  return `${call.name}(${argumentsText(call.arguments)})`;
+}
+
+/**
+ * `toText(args)` for the usual arguments, an object, with `JSON.stringify` called here: toText wraps it in a closure
+ * made per call, a cost every step paid before its code was optimised. Anything else, or an object plain JSON
+ * refuses, goes to toText, which gives the same text it always did.
+ */
+function argumentsText(args: unknown): string {
+  if (typeof args === "object" && args !== null) {
+    try {
+      const json = JSON.stringify(args);
+      if (json !== undefined) return json;
+    } catch {
+      // a cycle, a bigint, a throwing toJSON: toText's fallbacks below
+    }
+  }
+  return toText(args);
 }

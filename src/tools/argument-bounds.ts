@@ -55,6 +55,8 @@ export function checkArgumentText(text: string, bounds: ArgumentBounds = default
  * first excess; the length is JSON's, counted without escapes.
  */
 export function checkArgumentValue(value: unknown, bounds: ArgumentBounds = defaultArgumentBounds): string | undefined {
+  const flat = bounds.maxDepth >= 1 ? flatLength(value) : undefined;
+  if (flat !== undefined) return flat > bounds.maxLength ? tooLong(undefined, bounds) : undefined;
   const pending: [unknown, number][] = [[value, 0]];
   let length = 0;
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
@@ -74,4 +76,22 @@ export function checkArgumentValue(value: unknown, bounds: ArgumentBounds = defa
     if (length > bounds.maxLength) return tooLong(undefined, bounds);
   }
   return undefined;
+}
+
+/**
+ * The JSON length `checkArgumentValue` counts, for the usual arguments: an object (one level deep, within any
+ * bound of depth of at least 1) whose values are all strings, numbers, booleans or null; undefined for anything else. It walks
+ * them without the general walk's stack, which allocates a pair per value on every tool call.
+ */
+function flatLength(value: unknown): number | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  let length = 2;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === "string") length += item.length + 2;
+    else if (typeof item === "object" && item !== null) return undefined;
+    else length += 8;
+    length += key.length + 4;
+  }
+  return length;
 }
