@@ -65,13 +65,10 @@ export class FakeModel implements Model {
     throwIfAborted(options.signal);
     const call = this.requests.length;
     const { toolChoice, responseFormat } = options;
-    this.requests.push(
-      recordRequest(this.#transcript(messages), messages.length, {
-        tools: tools.slice(),
-        ...(toolChoice !== undefined && { toolChoice: typeof toolChoice === "string" ? toolChoice : { ...toolChoice } }),
-        ...(responseFormat !== undefined && { responseFormat }),
-      }),
-    );
+    const request = recordRequest(this.#transcript(messages), messages.length, tools.slice());
+    if (toolChoice !== undefined) request.toolChoice = typeof toolChoice === "string" ? toolChoice : { ...toolChoice };
+    if (responseFormat !== undefined) request.responseFormat = responseFormat;
+    this.requests.push(request);
     const item = this.#script[call];
     if (item === undefined) {
       throw new UsageError(
@@ -102,22 +99,63 @@ export class FakeModel implements Model {
   }
 }
 
+/** Hands back the object it is given: a subclass's private fields are then put on that (plain) object. */
+class OnObject {
+  constructor(target: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: the point: RequestSource's fields go on a plain object.
+    return target;
+  }
+}
+
+/**
+ * Where a request's `messages` come from: the first `length` of `transcript`, sliced when first read (and then kept).
+ * Kept in private fields on the request itself, which stays a plain object (`toStrictEqual({ messages, tools })`
+ * holds) and shows nothing more: a WeakMap from requests did the same at about twice the cost per model call.
+ */
+class RequestSource extends OnObject {
+  #transcript: readonly Message[];
+  #length: number;
+  #messages: Message[] | undefined;
+
+  constructor(request: object, transcript: readonly Message[], length: number) {
+    super(request);
+    this.#transcript = transcript;
+    this.#length = length;
+  }
+
+  static read(request: RequestSource): Message[] {
+    request.#messages ??= request.#transcript.slice(0, request.#length);
+    return request.#messages;
+  }
+
+  static write(request: RequestSource, messages: Message[]): void {
+    request.#messages = messages;
+  }
+}
+
+/**
+ * `messages` of every request: one getter and one setter for all of them. Accessors made per request (closures)
+ * gave every request object a shape of its own, a slow dictionary object per model call; shared ones let V8 give
+ * all requests one shape.
+ */
+const messagesProperty: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: RequestSource): Message[] {
+    return RequestSource.read(this);
+  },
+  set(this: RequestSource, value: Message[]) {
+    RequestSource.write(this, value);
+  },
+};
+
 /** A request whose `messages` are the first `length` of `transcript`, sliced when first read (and then kept). */
-function recordRequest(transcript: readonly Message[], length: number, rest: Omit<FakeModelRequest, "messages">): FakeModelRequest {
-  let messages: Message[] | undefined;
+function recordRequest(transcript: readonly Message[], length: number, tools: ToolSchema[]): FakeModelRequest {
   const request = {} as FakeModelRequest;
-  Object.defineProperty(request, "messages", {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      messages ??= transcript.slice(0, length);
-      return messages;
-    },
-    set: (value: Message[]) => {
-      messages = value;
-    },
-  });
-  return Object.assign(request, rest);
+  Object.defineProperty(request, "messages", messagesProperty);
+  new RequestSource(request, transcript, length);
+  request.tools = tools;
+  return request;
 }
 
 function toResponse(item: string | ModelResponse): ModelResponse {
