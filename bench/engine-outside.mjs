@@ -50,10 +50,11 @@ export async function makeRunner(kind) {
       const tools = new Map([
         ["step", { name: "step", description: "Carries out step i.", parameters: stepParameters, execute: stepTool(state) }],
       ]);
+      const cpu = processCpuMs();
       const start = performance.now();
       const { final } = await runBareLoop(model, tools, "Do the task.", n + 1);
       const ms = performance.now() - start;
-      return verify(ms, final, state, n);
+      return verify({ ms, cpuMs: processCpuMs() - cpu }, final, state, n);
     };
   }
   const { Agent, FakeModel, ToolRegistry } = await import("minagent");
@@ -73,11 +74,12 @@ export async function makeRunner(kind) {
       execute: stepTool(state),
     });
     const agent = new Agent(model, registry, { maxSteps: n + 1 });
+    const cpu = processCpuMs();
     const start = performance.now();
     const { final } = await agent.run("Do the task.");
     const ms = performance.now() - start;
     if (state.fake) state.calls = state.fake.requests.length;
-    return verify(ms, final, state, n);
+    return verify({ ms, cpuMs: processCpuMs() - cpu }, final, state, n);
   };
 }
 
@@ -89,12 +91,22 @@ function stepTool(state) {
   };
 }
 
-function verify(ms, final, state, n) {
+/**
+ * Milliseconds of CPU the process has used, all its threads (the compiler's and the GC's helpers too). Unlike wall
+ * time it leaves out the time other processes had the CPU, which on a shared machine is most of the noise: read beside
+ * wall time, never instead of it.
+ */
+function processCpuMs() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+function verify(times, final, state, n) {
   if (final !== "done" || state.calls !== n || state.toolRuns !== n - 1)
     throw new Error(
       `run did not do the work: final ${JSON.stringify(final)}, ${state.calls} model calls, ${state.toolRuns} tool runs (n = ${n})`,
     );
-  return ms;
+  return times;
 }
 
 async function child(kind, n, runs) {
@@ -102,8 +114,13 @@ async function child(kind, n, runs) {
   const run = await makeRunner(kind);
   const importMs = performance.now() - importStart;
   const runMs = [];
-  for (let index = 0; index < runs; index++) runMs.push(await run(n));
-  process.stdout.write(`${JSON.stringify({ kind, n, importMs, runMs })}\n`);
+  const cpuMs = [];
+  for (let index = 0; index < runs; index++) {
+    const times = await run(n);
+    runMs.push(times.ms);
+    cpuMs.push(times.cpuMs);
+  }
+  process.stdout.write(`${JSON.stringify({ kind, n, importMs, runMs, cpuMs })}\n`);
 }
 
 /** A folder with node_modules/minagent linked to the built package, so that `import "minagent"` resolves as a user's does. */
