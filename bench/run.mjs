@@ -4,11 +4,13 @@
 //   node bench/run.mjs                 the full bench (about 10–15 minutes on 2 cores)
 //   node bench/run.mjs --smoke         tiny N, one repetition, every scenario (CI); exits 1 if any run fails verification
 //   node bench/run.mjs --only=minagent-agent,baseline --scenarios=s1,s5     a subset, for profiling
+//   node bench/run.mjs --scenarios=outside                                   only S1 from outside (bench/engine-outside.mjs)
 // Run `npm run build` first: the bench measures the built package (a snapshot of dist/, see minagent-root.mjs).
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { makeConsumerFolder, measureOutside } from "./engine-outside.mjs";
 import { frameworks } from "./frameworks.mjs";
 import { renderReport } from "./report.mjs";
 import { describeDifference, diffJson, foldDifferences } from "./wire-diff.mjs";
@@ -35,6 +37,7 @@ const settings = smoke
       s3: { turns: 3, modelId: "gpt-4o" },
       s4: { resultN: 20, resultCopies: 2, growthN: 5, growthRuns: 3, longN: 50, longBudgetMs: 10_000 },
       s5: { runs: 1 },
+      outside: { ns: [5], processes: 1, runs: 2 },
       workerTimeoutMs: 60_000,
     }
   : {
@@ -52,6 +55,8 @@ const settings = smoke
       s3: { turns: 3, modelId: "gpt-4o" },
       s4: { resultN: 500, resultCopies: 5, growthN: 100, growthRuns: 45, longN: 10_000, longBudgetMs: 60_000 },
       s5: { runs: 7 },
+      // S1 as a user's own harness sees it: fresh processes, no warm-up (see bench/engine-outside.mjs).
+      outside: { ns: [10, 100, 500], processes: 9, runs: 5 },
       workerTimeoutMs: 15 * 60_000,
     };
 
@@ -81,6 +86,14 @@ try {
       if (outcome.error) results.failures.push(outcome);
       else results.runs.push(scenario === "s3" ? await analyseWire(outcome) : outcome);
     }
+  }
+  if (wants("outside") && (!only || only.some((id) => id === "baseline" || id.startsWith("minagent")))) {
+    process.stderr.write("outside (S1 from a user's harness) …");
+    const started = performance.now();
+    results.outside = measureOutside({ packageRoot: snapshot, ...settings.outside });
+    process.stderr.write(` ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    for (const failure of results.outside.failures)
+      results.failures.push({ framework: failure.kind, scenario: "outside", error: failure.error });
   }
   if (wants("s5")) results.startup = measureStartup(settings.s5.runs);
 } finally {
@@ -186,12 +199,11 @@ function measureStartup(runs) {
       label: "bare loop module",
       specifier: pathToFileURL(fileURLToPath(new URL("baseline-loop.mjs", import.meta.url))).href,
     },
-    { id: "minagent", label: "minagent", specifier: pathToFileURL(`${snapshot}/dist/index.js`).href },
-    {
-      id: "minagent/openai",
-      label: "minagent/openai (loads the openai SDK)",
-      specifier: pathToFileURL(`${snapshot}/dist/models/openai/index.js`).href,
-    },
+    // minagent's own entry points by name, from a folder whose node_modules/minagent links to the snapshot: the
+    // package's exports resolve them, as in a user's project.
+    { id: "minagent", label: "minagent", specifier: "minagent", consumer: true },
+    { id: "minagent/code", label: "minagent/code", specifier: "minagent/code", consumer: true },
+    { id: "minagent/openai", label: "minagent/openai (loads the openai SDK)", specifier: "minagent/openai", consumer: true },
     { id: "ai", label: "ai", specifier: "ai" },
     { id: "@openai/agents", label: "@openai/agents", specifier: "@openai/agents" },
     { id: "@langchain/langgraph", label: "@langchain/langgraph", specifier: "@langchain/langgraph" },
@@ -202,14 +214,16 @@ function measureStartup(runs) {
     },
   ];
   const importScript = fileURLToPath(new URL("import-time.mjs", import.meta.url));
+  const consumer = makeConsumerFolder(snapshot);
+  cpSync(importScript, `${consumer}/import-time.mjs`);
   const samples = new Map(importTargets.map((target) => [target.id, []]));
   const demo = [];
   const bareNode = [];
   for (let run = 0; run < runs; run++) {
     // Interleaved, so that load from other processes on the machine hits every target alike.
     for (const target of importTargets) {
-      const child = spawnSync(process.execPath, [importScript, target.specifier], {
-        cwd: root,
+      const child = spawnSync(process.execPath, [target.consumer ? `${consumer}/import-time.mjs` : importScript, target.specifier], {
+        cwd: target.consumer ? consumer : root,
         env: environment,
         encoding: "utf8",
         timeout: 60_000,
@@ -231,8 +245,13 @@ function measureStartup(runs) {
       });
     } else demo.push(cli.ms);
   }
+  rmSync(consumer, { recursive: true, force: true });
   return {
-    imports: importTargets.map((target) => ({ ...target, ms: median(samples.get(target.id)), samples: samples.get(target.id).length })),
+    imports: importTargets.map(({ consumer: _, ...target }) => ({
+      ...target,
+      ms: median(samples.get(target.id)),
+      samples: samples.get(target.id).length,
+    })),
     demoMs: median(demo),
     bareNodeMs: median(bareNode),
     runs,
