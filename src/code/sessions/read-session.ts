@@ -10,8 +10,96 @@ import type { LoadedSession, SessionProblem, SessionStatus, SessionSummary } fro
  * Throws a UsageError when the first line is not a version-1 header. `source` names the file in errors.
  */
 export function readSession(text: string, source: string): LoadedSession {
+  return readFromLastCompaction(text, source) ?? readWhole(text, source);
+}
+
+/**
+ * `readSession` by replaying every line from the first, never from the last compaction: what `readSession` must
+ * always give (its tests compare the two), and slower for a long session.
+ */
+export function readWhole(text: string, source: string): LoadedSession {
   const { reader, problems } = replayLines(text, source, () => false);
   return reader.result(problems);
+}
+
+const compactionLine = '{"type":"compaction",';
+const lastOfType = ['{"type":"model",', '{"type":"permission-mode",', '{"type":"name",'] as const;
+/** What only a replay of every line can tell, read from one when first asked for (see readFromLastCompaction). */
+const tallied = ["firstPrompt", "title", "prompts", "turns", "usage", "compactions", "problems"] as const;
+
+/**
+ * A long session read from its last compaction: what came before it replaced everything but the first `keep`
+ * messages, so the lines in between are not parsed, only looked at for the last model, permission mode and name
+ * lines (found by how they start: the recorder writes `type` first, and JSON text holds no raw newline). Resuming a
+ * 10,000-message session parsed about four times the JSON it needed. The counts and sums over every line (usage,
+ * prompts, turns, the first prompt, problems) are replayed from the whole text when first read, so the result is
+ * what `readWhole` gives. Undefined, and the whole file is replayed, when that sameness is not certain: no complete
+ * compaction line, an earlier compaction that may have changed the kept messages, a line in between that does not
+ * start with its type, an unreadable last model, mode or name line.
+ */
+function readFromLastCompaction(text: string, source: string): LoadedSession | undefined {
+  const at = text.lastIndexOf(`\n${compactionLine}`);
+  const lineEnd = at === -1 ? -1 : text.indexOf("\n", at + 1);
+  if (lineEnd === -1) return undefined;
+  const compaction = parseEntry(text.slice(at + 1, lineEnd));
+  if (compaction?.type !== "compaction" || !Number.isInteger(compaction.keep) || typeof compaction.at !== "string") return undefined;
+  const before = text.slice(0, at).split("\n");
+  const reader = new ConversationReader(readHeader(before[0], source));
+  // The head: replayed until its first `keep` messages can no longer change (a result spliced into an open turn
+  // among them could still move them).
+  let index = 1;
+  for (; index < before.length && !reader.holdsStable(compaction.keep); index++) {
+    const entry = parseEntry(before[index] as string);
+    if (entry !== undefined) reader.apply(entry);
+  }
+  const last: (string | undefined)[] = [];
+  for (; index < before.length; index++) {
+    const line = before[index] as string;
+    if (line.startsWith(compactionLine)) {
+      // An earlier compaction keeps the head if it keeps at least as much, and its own messages hold the open turn.
+      const earlier = parseEntry(line);
+      if (earlier?.type === "compaction" && Array.isArray(earlier.messages))
+        if (!(earlier.keep >= compaction.keep && earlier.messages.some((message) => message?.role !== "tool"))) return undefined;
+    } else if (line.startsWith('{"type":"')) {
+      for (let kind = 0; kind < lastOfType.length; kind++) if (line.startsWith(lastOfType[kind] as string)) last[kind] = line;
+    } else if (line !== "") return undefined; // written by another hand, or damaged: its type is not where it is looked for
+  }
+  for (const line of last) {
+    const entry = line === undefined ? undefined : parseEntry(line);
+    if (line !== undefined && (entry === undefined || reader.apply(entry) !== undefined)) return undefined;
+  }
+  if (reader.apply(compaction) !== undefined) return undefined;
+  const after = text.slice(lineEnd + 1);
+  const lines = after.split("\n");
+  const lastLine = after.endsWith("\n") ? lines.length - 2 : lines.length - 1;
+  for (let index = 0; index <= lastLine; index++) {
+    const raw = lines[index] as string;
+    const entry = raw === "" ? undefined : parseEntry(raw);
+    if (entry !== undefined) reader.apply(entry);
+  }
+  const result = reader.result([]);
+  let whole: LoadedSession | undefined;
+  const replayed = () => {
+    whole ??= readWhole(text, source);
+    return whole;
+  };
+  for (const field of tallied)
+    Object.defineProperty(result, field, {
+      get: () => replayed()[field],
+      enumerable: true,
+      configurable: true,
+    });
+  return result;
+}
+
+/** A line's JSON when it is an object; undefined when it is not JSON (torn or damaged) or not an object. */
+function parseEntry(raw: string): SessionEntry | undefined {
+  try {
+    const entry = JSON.parse(raw) as SessionEntry | null;
+    return typeof entry === "object" && entry !== null ? entry : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -119,6 +207,14 @@ class ConversationReader {
     this.#header = header;
     this.#updatedAt = header.createdAt;
     this.#model = header.model;
+  }
+
+  /**
+   * Whether the conversation's first `keep` messages are settled: there are that many, and no turn open among them
+   * could splice a result in before their end.
+   */
+  holdsStable(keep: number): boolean {
+    return this.#messages.length >= keep && (this.#turn.start === -1 || this.#turn.start >= keep - 1);
   }
 
   /** Applies one line; returns why it was skipped, if it was. */
