@@ -8,7 +8,9 @@
 // Per program: the bytes of each model request and of its tool schemas and system prompt, the wall time of the whole
 // task (spawn to exit) and of each turn, the peak resident memory, the session file written; then minagent's time to
 // the first request when resuming a session of 10,000 messages (code-cli-resume.mjs), and the wall time of each
-// program's `--version` beside `node -e 0`. The ratios are checked against issue 12's and issue 29's aims.
+// program's `--version` beside `node -e 0`, the interactive start on a pty, the engine from outside beside the bare
+// loop (engine-outside.mjs, N = 100 and 500) and `import "minagent"` and `"minagent/code"` by name. The ratios are
+// checked against issue 12's and issue 29's aims.
 //   node bench/code-cli.mjs [--rounds 5] [--model <id>: minagent and Claude Code on this model]
 //     [--openai-model <id>: minagent and Codex on this one, default gpt-5.5] [--json] [--smoke: 1 round, no warm-up]
 // Claude Code: npm install --prefix /tmp/cc @anthropic-ai/claude-code@latest (or CLAUDE_CODE_BIN / CLAUDE_CODE_PREFIX,
@@ -16,12 +18,15 @@
 // Codex: npm install --prefix /tmp/codex @openai/codex (or CODEX_BIN / CODEX_PREFIX, see code-cli-codex.mjs).
 // A peer that is missing or fails is reported as not measured, and the run goes on; minagent failing is exit 1.
 // We measure the peers' requests by size only; none of their text is kept.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { claudeCodeClient, defaultModel, defaultOpenAIModel, minagentClient } from "./code-cli-clients.mjs";
 import { codexClient, codexEnv } from "./code-cli-codex.mjs";
 import { measureResume, resumedMessages } from "./code-cli-resume.mjs";
 import { measureProcess, memorySource, openWorkspace, runTask } from "./code-cli-run.mjs";
+import { formatOutside, makeConsumerFolder, measureOutside } from "./engine-outside.mjs";
 import { measureInteractiveStart } from "./interactive-start.mjs";
 import { minagentRoot } from "./minagent-root.mjs";
 
@@ -41,7 +46,7 @@ const issueReference = {
 };
 const aims = { requestBytes: 1 / 4, wallMs: 1, peakBytes: 1 / 2, sessionBytes: 1 / 10, resumeMs: 200 };
 /** Issue 29's aims: against Codex, and minagent's time to its first request against a bare Node's start. */
-const codexAims = { wallMs: 1, peakBytes: 1, firstRequestPerNodeStart: 2.5, interactiveStartMs: 200 };
+const codexAims = { wallMs: 1, peakBytes: 1, firstRequestPerNodeStart: 2.5, interactiveStartMs: 200, enginePerBareLoop: 3 };
 
 const claude = claudeCodeClient(options.model);
 const codex = codexClient(options.openaiModel);
@@ -101,6 +106,14 @@ const resume = await measureResume(options.rounds, minagent.model);
 const nodeStartMs = await measureNodeStart(options.rounds);
 const versions = await measureVersions(options.rounds);
 const interactive = await measureInteractiveStart(options.smoke ? 1 : Math.max(options.rounds, 5));
+// The engine as a user's own harness sees it (bench/engine-outside.mjs), and the package's imports by name.
+const outside = measureOutside({
+  packageRoot: minagentRoot,
+  ns: options.smoke ? [100] : [100, 500],
+  processes: options.smoke ? 1 : 7,
+  kindIds: ["bare", "minagent-model"],
+});
+const imports = measureImports(options.smoke ? 1 : 7);
 const resumeFigures = {
   headersMs: median(resume.samples.map((sample) => sample.headersMs)),
   bodyMs: median(resume.samples.map((sample) => sample.bodyMs)),
@@ -127,6 +140,10 @@ const broken = [
     .map(([key]) => `resume: ${key}`),
   ...(Number.isFinite(versions.medians.minagent) ? [] : ["minagent --version"]),
   ...("skipped" in interactive || Number.isFinite(interactive.promptMs) ? [] : ["interactive start"]),
+  ...outside.failures.map((failure) => `engine from outside (${failure.kind}, N = ${failure.n})`),
+  ...Object.entries(imports)
+    .filter(([, value]) => !Number.isFinite(value))
+    .map(([specifier]) => `import "${specifier}"`),
 ];
 
 if (options.json) {
@@ -146,6 +163,8 @@ if (options.json) {
     resume: resumeFigures,
     versionMs: versions.medians,
     interactiveStart: interactive,
+    engineOutside: outside.rows,
+    importMs: imports,
     versionFailed: versions.failed,
     aimChecks,
     broken,
@@ -268,6 +287,17 @@ function report() {
         `\`node -e 0\` ${ms(interactive.nodeMs)} on the same pty; load ${loadavg()[0].toFixed(2)} on ${availableParallelism()} CPUs`,
     );
   log();
+  log(`the engine from outside (bench/engine-outside.mjs: a fresh process per run set, \`import "minagent"\` by name, a scripted`);
+  log(`model asking for one tool call per step; ${plural(outside.rows[0]?.processes ?? 0, "process", "processes")} each, interleaved):`);
+  log(formatOutside(outside).trimEnd());
+  log();
+  log(
+    `import by name from a fresh process (median of ${options.smoke ? 1 : 7}): ` +
+      Object.entries(imports)
+        .map(([specifier, value]) => `"${specifier}" ${ms(value)}`)
+        .join(", "),
+  );
+  log();
   log("aims (ratios measured in this run):");
   for (const check of aimChecks) log(`  ${check.pass === undefined ? "–" : check.pass ? "✓" : "✗"} ${check.text}`);
 }
@@ -334,7 +364,47 @@ function checkAims() {
       limit: codexAims.interactiveStartMs,
       text: `interactive start: prompt drawn at ${ms(interactive.promptMs)}, aim ≤ ${codexAims.interactiveStartMs} ms on a quiet machine (load ${loadavg()[0].toFixed(2)})`,
     });
+  for (const row of outside.rows.filter((row) => row.kind !== "bare")) {
+    const bare = outside.rows.find((other) => other.kind === "bare" && other.n === row.n);
+    const ratio = bare ? row.medianUs / bare.medianUs : undefined;
+    const limit = codexAims.enginePerBareLoop;
+    checks.push({
+      aim: `engine per step from outside, N = ${row.n}`,
+      client: "minagent Agent",
+      peer: "bare loop",
+      pass: ratio === undefined ? undefined : ratio <= limit,
+      ratio,
+      limit,
+      text:
+        ratio === undefined
+          ? `engine per step from outside, N = ${row.n}: the bare loop failed`
+          : `engine per step from outside, N = ${row.n}: minagent Agent ${row.medianUs.toFixed(2)} µs vs the bare loop ${bare.medianUs.toFixed(2)} µs: ${ratio.toFixed(2)} ×, aim ≤ ${limit} ×`,
+    });
+  }
   return checks;
+}
+
+function plural(count, one, many) {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** Median ms of a fresh process's `import()` of minagent's entry points by name, from a folder that depends on it. */
+function measureImports(rounds) {
+  const consumer = makeConsumerFolder(minagentRoot);
+  const script = join(consumer, "import-time.mjs");
+  copyFileSync(new URL("import-time.mjs", import.meta.url), script);
+  const specifiers = ["minagent", "minagent/code"];
+  const samples = Object.fromEntries(specifiers.map((specifier) => [specifier, []]));
+  try {
+    for (let round = 0; round < rounds; round++)
+      for (const specifier of specifiers) {
+        const run = spawnSync(process.execPath, [script, specifier], { cwd: consumer, encoding: "utf8" });
+        samples[specifier].push(run.status === 0 ? JSON.parse(run.stdout).ms : Number.NaN);
+      }
+  } finally {
+    rmSync(consumer, { recursive: true, force: true });
+  }
+  return Object.fromEntries(specifiers.map((specifier) => [specifier, median(samples[specifier])]));
 }
 
 /** Why a peer has no figures, in short (the whole reason is printed at the top). */
