@@ -195,6 +195,53 @@ describe("diagnostics with other servers", () => {
     expect(isAlive(pid)).toBe(false);
   });
 
+  it("takes a server's last publish for a file, not its first: servers publish in steps", async () => {
+    // As typescript-language-server does on a busy machine: the syntax errors at once (none here), the type errors
+    // 150 ms later. A wait that took the first publish would see no errors before or after the edit.
+    const root = project({
+      "src/a.ts": 'export const old = "bad";\n',
+      "stepped-server.mjs": [
+        `import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from ${JSON.stringify(join(import.meta.dirname, "../../node_modules/vscode-jsonrpc/lib/node/main.js"))};`,
+        "const connection = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));",
+        'connection.onRequest("initialize", () => ({ capabilities: {} }));',
+        'connection.onRequest("shutdown", () => null);',
+        'connection.onNotification("exit", () => process.exit(0));',
+        'const publish = (uri, diagnostics) => connection.sendNotification("textDocument/publishDiagnostics", { uri, diagnostics });',
+        'connection.onNotification("textDocument/didOpen", ({ textDocument: { uri, text } }) => {',
+        "  publish(uri, []);",
+        "  const errors = text.split('\\n').flatMap((line, index) => line.includes('\"bad\"')",
+        "    ? [{ range: { start: { line: index, character: 13 }, end: { line: index, character: 16 } }, severity: 1, code: 1, message: 'Bad.' }] : []);",
+        "  setTimeout(() => publish(uri, errors), 150);",
+        "});",
+        'connection.onNotification("textDocument/didClose", ({ textDocument: { uri } }) => publish(uri, []));',
+        "connection.listen();",
+      ].join("\n"),
+    });
+    const model = new FakeModel([
+      reply("", toolCall("Read", { file_path: "src/a.ts" }, "read")),
+      reply(
+        "",
+        toolCall(
+          "Edit",
+          { file_path: "src/a.ts", old_string: "export const old", new_string: 'export const added = "bad";\nexport const old' },
+          "edit",
+        ),
+      ),
+      "Done.",
+    ]);
+    const agent = await agentOn(root, model, {
+      diagnostics: {
+        searchPath: "",
+        servers: [{ name: "stepped", command: [process.execPath, join(root, "stepped-server.mjs")], extensions: { ".ts": "typescript" } }],
+      },
+    });
+    const result = await agent.run("Edit.");
+    const edited = resultOf(result.messages, "edit");
+    expect(edited).toContain("New errors in src/a.ts (stepped language server):\nsrc/a.ts:1:14 error 1: Bad.");
+    expect(edited).not.toContain("src/a.ts:2:");
+    await agent.close();
+  });
+
   it("leaves the workspace's node_modules/.bin alone with workspaceBin: false (a folder not trusted)", async () => {
     const root = project({ "node_modules/.bin/typescript-language-server": "#!/bin/sh\necho pwned > pwned.txt\n" });
     chmodSync(join(root, "node_modules/.bin/typescript-language-server"), 0o755);

@@ -13,6 +13,11 @@ export type DiagnosticsOptions = {
   servers: readonly LanguageServerConfig[];
   /** How long to wait for a warm server's diagnostics of a file, in ms (default 3,000). */
   timeoutMs?: number | undefined;
+  /**
+   * How long after a publish to wait for another before taking it as the answer, in ms (default 150; four times as long
+   * for a server's first diagnosis, whose type check loads the project's types). Servers publish in steps.
+   */
+  settleMs?: number | undefined;
   /** How long a server may take to start and diagnose its first file (loading the project), in ms (default 20,000). */
   startTimeoutMs?: number | undefined;
   /** Most errors appended to a result (default 10). */
@@ -170,7 +175,7 @@ export class Diagnostics {
     if (textAfter === undefined || textAfter === baseline.text || textAfter.length > this.#maxFileCharacters)
       return { value, report: undefined };
     const timeoutMs = this.#options.timeoutMs ?? 3_000;
-    const published = await server.diagnose(path, textAfter, timeoutMs).catch((error: Error) => error);
+    const published = await server.diagnose(path, textAfter, timeoutMs, this.#settleMs(slot)).catch((error: Error) => error);
     slot.diagnosed = true;
     const shown = this.#display(path);
     if (published instanceof Error) return { value, report: `[diagnostics: ${published.message}]` };
@@ -207,12 +212,17 @@ export class Diagnostics {
     if (last?.text === text) return { text, before: last };
     // The first diagnosis of a server waits for it to load the project.
     const timeoutMs = slot.diagnosed ? (this.#options.timeoutMs ?? 3_000) : (this.#options.startTimeoutMs ?? 20_000);
-    const published = await server.diagnose(path, text, timeoutMs).catch(() => "timeout" as const);
+    const published = await server.diagnose(path, text, timeoutMs, this.#settleMs(slot)).catch(() => "timeout" as const);
     slot.diagnosed = true;
     if (published === "timeout") return { text, before: undefined };
     const before = { text, diagnostics: published.diagnostics };
     this.#last.set(path, before);
     return { text, before };
+  }
+
+  #settleMs(slot: ServerSlot): number {
+    const settleMs = this.#options.settleMs ?? 150;
+    return slot.diagnosed ? settleMs : 4 * settleMs;
   }
 
   get #maxFileCharacters(): number {
