@@ -267,7 +267,7 @@ export type CodingAgentCheckpoints = Omit<CheckpointSettings, "maxStoreBytes"> &
 /** How a {@link CodingAgent} diagnoses edits: caps and time limits, and servers given in code. */
 export type CodingAgentDiagnostics = Pick<
   DiagnosticsOptions,
-  "timeoutMs" | "startTimeoutMs" | "maxErrors" | "maxCharacters" | "maxFileCharacters" | "searchPath" | "workspaceBin"
+  "timeoutMs" | "settleMs" | "startTimeoutMs" | "maxErrors" | "maxCharacters" | "maxFileCharacters" | "searchPath" | "workspaceBin"
 > & {
   /** More servers, after the settings files' (one of the same name replaces theirs). */
   servers?: readonly LanguageServerConfig[] | undefined;

@@ -195,28 +195,28 @@ describe("diagnostics with other servers", () => {
     expect(isAlive(pid)).toBe(false);
   });
 
-  it("takes a server's last publish for a file, not its first: servers publish in steps", async () => {
-    // As typescript-language-server does on a busy machine: the syntax errors at once (none here), the type errors
-    // 150 ms later. A wait that took the first publish would see no errors before or after the edit.
-    const root = project({
-      "src/a.ts": 'export const old = "bad";\n',
-      "stepped-server.mjs": [
-        `import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from ${JSON.stringify(join(import.meta.dirname, "../../node_modules/vscode-jsonrpc/lib/node/main.js"))};`,
-        "const connection = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));",
-        'connection.onRequest("initialize", () => ({ capabilities: {} }));',
-        'connection.onRequest("shutdown", () => null);',
-        'connection.onNotification("exit", () => process.exit(0));',
-        'const publish = (uri, diagnostics) => connection.sendNotification("textDocument/publishDiagnostics", { uri, diagnostics });',
-        'connection.onNotification("textDocument/didOpen", ({ textDocument: { uri, text } }) => {',
-        "  publish(uri, []);",
-        "  const errors = text.split('\\n').flatMap((line, index) => line.includes('\"bad\"')",
-        "    ? [{ range: { start: { line: index, character: 13 }, end: { line: index, character: 16 } }, severity: 1, code: 1, message: 'Bad.' }] : []);",
-        "  setTimeout(() => publish(uri, errors), 150);",
-        "});",
-        'connection.onNotification("textDocument/didClose", ({ textDocument: { uri } }) => publish(uri, []));',
-        "connection.listen();",
-      ].join("\n"),
-    });
+  /** A server that publishes an open file's errors in two steps `stepMs` apart: none at once, then a line's `"bad"`. */
+  const steppedServer = (stepMs: number) =>
+    [
+      `import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from ${JSON.stringify(join(import.meta.dirname, "../../node_modules/vscode-jsonrpc/lib/node/main.js"))};`,
+      "const connection = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));",
+      'connection.onRequest("initialize", () => ({ capabilities: {} }));',
+      'connection.onRequest("shutdown", () => null);',
+      'connection.onNotification("exit", () => process.exit(0));',
+      'const publish = (uri, diagnostics) => connection.sendNotification("textDocument/publishDiagnostics", { uri, diagnostics });',
+      'connection.onNotification("textDocument/didOpen", ({ textDocument: { uri, text } }) => {',
+      "  publish(uri, []);",
+      "  const errors = text.split('\\n').flatMap((line, index) => line.includes('\"bad\"')",
+      "    ? [{ range: { start: { line: index, character: 13 }, end: { line: index, character: 16 } }, severity: 1, code: 1, message: 'Bad.' }] : []);",
+      `  setTimeout(() => publish(uri, errors), ${stepMs});`,
+      "});",
+      'connection.onNotification("textDocument/didClose", ({ textDocument: { uri } }) => publish(uri, []));',
+      "connection.listen();",
+    ].join("\n");
+
+  /** Reads src/a.ts (its first diagnosis), then adds a line with an error above the old one; the Edit's result. */
+  async function editWithSteppedServer(stepMs: number, settleMs: number): Promise<string> {
+    const root = project({ "src/a.ts": 'export const old = "bad";\n', "stepped-server.mjs": steppedServer(stepMs) });
     const model = new FakeModel([
       reply("", toolCall("Read", { file_path: "src/a.ts" }, "read")),
       reply(
@@ -232,14 +232,32 @@ describe("diagnostics with other servers", () => {
     const agent = await agentOn(root, model, {
       diagnostics: {
         searchPath: "",
+        settleMs,
         servers: [{ name: "stepped", command: [process.execPath, join(root, "stepped-server.mjs")], extensions: { ".ts": "typescript" } }],
       },
     });
-    const result = await agent.run("Edit.");
-    const edited = resultOf(result.messages, "edit");
+    try {
+      return resultOf((await agent.run("Edit.")).messages, "edit");
+    } finally {
+      await agent.close();
+    }
+  }
+
+  it("takes a server's last publish for a file, not its first: servers publish in steps", async () => {
+    // As typescript-language-server does on a busy machine: the syntax errors at once (none here), the type errors
+    // later. A wait that took the first publish would see no errors before or after the edit. The settle time is far
+    // above the step so that a loaded machine cannot stretch one past the other.
+    const edited = await editWithSteppedServer(100, 1_000);
     expect(edited).toContain("New errors in src/a.ts (stepped language server):\nsrc/a.ts:1:14 error 1: Bad.");
     expect(edited).not.toContain("src/a.ts:2:");
-    await agent.close();
+  });
+
+  it("waits longer for a server seen to take longer between its steps than the settle time", async () => {
+    // Steps 300 ms apart, a settle time of 200 ms: the first diagnosis (after the Read) waits four times as long and
+    // sees the step, so the Edit's diagnosis waits twice the step (600 ms) and gets the error, where 200 ms would not.
+    const edited = await editWithSteppedServer(300, 200);
+    expect(edited).toContain("New errors in src/a.ts (stepped language server):\nsrc/a.ts:1:14 error 1: Bad.");
+    expect(edited).not.toContain("src/a.ts:2:");
   });
 
   it("leaves the workspace's node_modules/.bin alone with workspaceBin: false (a folder not trusted)", async () => {

@@ -22,6 +22,8 @@ export class LanguageServer {
   readonly #connection: MessageConnection;
   /** The version of the last text sent: versions only grow, whatever the file. */
   #version = 0;
+  /** The longest time seen between two publishes for one file in one diagnosis: how long this server's steps take. */
+  #largestStepMs = 0;
   readonly #waiters = new Map<string, (params: PublishDiagnosticsParams) => void>();
   #exited: Promise<void>;
   #stderr = "";
@@ -106,7 +108,8 @@ export class LanguageServer {
 
   /**
    * The server's diagnostics for a file with this text: opened with it, its publishes for the file gathered until
-   * none has come for `settleMs`, then closed again. The last publish wins: a server may publish in steps, and
+   * none has come for `settleMs` (or twice the longest gap this server has shown between its steps, up to 1 s), then
+   * closed again. The last publish wins: a server may publish in steps, and
    * typescript-language-server does — the syntax errors first (often an empty list), the type errors when its check
    * ends, tens of milliseconds later or more on a busy machine. Taking the first publish would miss the type errors
    * and leave them to be taken, late, as the next file's answer. Open and close rather than `didChange` on a file
@@ -132,10 +135,15 @@ export class LanguageServer {
       const deadline = setTimeout(finish, timeoutMs);
       // A wait never holds the process open (a background diagnosis when the program ends).
       deadline.unref();
+      let previousAt: number | undefined;
       this.#waiters.set(path, (params) => {
+        const now = performance.now();
+        if (previousAt !== undefined) this.#largestStepMs = Math.max(this.#largestStepMs, now - previousAt);
+        previousAt = now;
         latest = params.diagnostics;
         clearTimeout(settle);
-        settle = setTimeout(finish, settleMs);
+        // A server seen to take longer between its steps (a slow machine) is waited for longer, up to a second.
+        settle = setTimeout(finish, Math.max(settleMs, Math.min(2 * this.#largestStepMs, 1_000)));
         settle.unref();
       });
     });
