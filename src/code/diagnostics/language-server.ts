@@ -107,17 +107,16 @@ export class LanguageServer {
   }
 
   /**
-   * The server's diagnostics for a file with this text: opened with it, its publishes for the file gathered until
-   * none has come for `settleMs` (or twice the longest gap this server has shown between its steps, up to 1 s), then
-   * closed again. The last publish wins: a server may publish in steps, and
-   * typescript-language-server does — the syntax errors first (often an empty list), the type errors when its check
-   * ends, tens of milliseconds later or more on a busy machine. Taking the first publish would miss the type errors
-   * and leave them to be taken, late, as the next file's answer. Open and close rather than `didChange` on a file
-   * kept open: some servers publish nothing when a clean file stays clean (typescript-language-server does so),
-   * which a wait could not tell from a slow answer, while every server publishes after an open; and a server that
-   * re-checks every open file on each change (typescript-language-server again) has one file to check. The publish
-   * the close causes (an empty list) is let through before this returns (a request round trip), so that the next
-   * wait does not take it for its answer.
+   * The server's diagnostics for a file with this text: opened with it, its publishes for the file gathered until none
+   * has come for `settleMs` (or twice the longest gap this server has shown between its steps, up to 1 s), then closed
+   * again. The last publish wins: a server may publish in steps, and typescript-language-server does — the syntax
+   * errors first (often an empty list), the type errors when its check ends, tens of milliseconds later or more on a
+   * busy machine. Taking the first publish would miss the type errors and leave them to be taken, late, as the next
+   * file's answer. Open and close rather than `didChange` on a file kept open: some servers publish nothing when a
+   * clean file stays clean (typescript-language-server does so), which a wait could not tell from a slow answer, while
+   * every server publishes after an open; and a server that re-checks every open file on each change
+   * (typescript-language-server again) has one file to check. The publish the close causes (an empty list) is let
+   * through before this returns (a request round trip), so that the next wait does not take it for its answer.
    */
   async diagnose(path: string, text: string, timeoutMs: number, settleMs = 150): Promise<PublishedDiagnostics> {
     if (!this.#running) throw new Error(`the ${this.config.name} language server has stopped${this.#stderrNote()}`);
