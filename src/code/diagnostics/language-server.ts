@@ -118,7 +118,7 @@ export class LanguageServer {
    * (typescript-language-server again) has one file to check. The publish the close causes (an empty list) is let
    * through before this returns (a request round trip), so that the next wait does not take it for its answer.
    */
-  async diagnose(path: string, text: string, timeoutMs: number, settleMs = 150): Promise<PublishedDiagnostics> {
+  async diagnose(path: string, text: string, timeoutMs: number, settleMs: number): Promise<PublishedDiagnostics> {
     if (!this.#running) throw new Error(`the ${this.config.name} language server has stopped${this.#stderrNote()}`);
     const uri = pathToFileURL(path).href;
     const published = new Promise<PublishedDiagnostics>((resolve) => {
